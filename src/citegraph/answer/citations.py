@@ -1,0 +1,115 @@
+"""From answer text to checked claims: split, parse markers, resolve, verify.
+
+* Claims are the sentences of the answer (pysbd, which knows abbreviations), one per list item.
+  Markers written after a claim's full stop ("... cancellation. [1]") belong to that claim.
+* Markers: ``[N]``, ``[N, M]`` and ``[N][M]``. Each resolves to the context item numbered N, i.e.
+  the exact span of the sentence shown to the answerer. A marker with no such item is reported
+  with a warning ``invalid_marker`` and marks its claim; it is never dropped silently.
+* A claim's ``text`` is the claim itself with its markers removed, never a label.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem
+from citegraph.verify.base import Verifier
+
+__all__ = ["MARKER", "answer_status", "parse_markers", "resolve_claims", "split_claims"]
+
+MARKER = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
+_LEADING_MARKERS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])+[\s.,;:!?]*")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+
+_SUPPORT_TO_STATUS = {
+    "supported": ClaimStatus.SUPPORTED,
+    "not_supported": ClaimStatus.UNSUPPORTED,
+    "contradicted": ClaimStatus.CONTRADICTED,
+    "unverified": ClaimStatus.UNVERIFIED,
+}
+
+
+@lru_cache(maxsize=1)
+def _segmenter():  # type: ignore[no-untyped-def]
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False, char_span=True)
+
+
+def split_claims(text: str) -> list[str]:
+    """The answer's claims, markers still attached, in order."""
+    claims: list[str] = []
+    for line in text.splitlines():
+        line = _BULLET.sub("", line).strip()
+        if not line:
+            continue
+        for seg in _segmenter().segment(line):
+            piece = seg.sent.strip()
+            lead = _LEADING_MARKERS.match(piece)
+            if lead and claims:
+                claims[-1] = claims[-1] + " " + lead.group().strip()
+                piece = piece[lead.end() :].strip()
+            if piece:
+                claims.append(piece)
+    return claims
+
+
+def parse_markers(claim: str) -> tuple[str, list[int]]:
+    """``(claim without markers, markers in order of appearance)``."""
+    markers = [int(n) for m in MARKER.finditer(claim) for n in m.group(1).split(",")]
+    clean = MARKER.sub("", claim)
+    clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
+    return " ".join(clean.split()), markers
+
+
+def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifier) -> tuple[list[Claim], list[AnswerWarning]]:
+    by_marker = {item.marker: item for item in context}
+    claims: list[Claim] = []
+    warnings: list[AnswerWarning] = []
+    for index, raw in enumerate(split_claims(answer)):
+        text, markers = parse_markers(raw)
+        if not text:
+            continue
+        unique = list(dict.fromkeys(markers))
+        invalid = [m for m in unique if m not in by_marker]
+        valid = [by_marker[m] for m in unique if m in by_marker]
+        for marker in invalid:
+            warnings.append(
+                AnswerWarning(
+                    "invalid_marker",
+                    f"claim {index + 1} cites [{marker}], but the context has {len(context)} item(s)",
+                    (("marker", marker), ("claim", index), ("context_size", len(context))),
+                )
+            )
+        citations = tuple(
+            Citation(item.marker, item.span, verifier.verify(text, [item.span]), item.evidence.route, item.evidence.found_by)
+            for item in valid
+        )
+        if not markers:
+            status = ClaimStatus.UNCITED
+            warnings.append(AnswerWarning("uncited", f"claim {index + 1} has no citation", (("claim", index),)))
+        elif invalid:
+            status = ClaimStatus.INVALID_MARKER
+        else:
+            joint = verifier.verify(text, [item.span for item in valid[:3]])
+            status = _SUPPORT_TO_STATUS[joint.label]
+        claims.append(Claim(text, raw, status, citations, tuple(markers), tuple(invalid)))
+    return claims, warnings
+
+
+def answer_status(claims: Sequence[Claim], context: Sequence[ContextItem]) -> AnswerStatus:
+    """``verified`` only if every claim is supported; ``cited`` if every claim resolved but none
+    was checked; ``unsupported`` if no claim has support or a resolved citation; otherwise
+    ``partially_supported``."""
+    if not context or not claims:
+        return AnswerStatus.NO_EVIDENCE
+    statuses = {c.status for c in claims}
+    if statuses == {ClaimStatus.SUPPORTED}:
+        return AnswerStatus.VERIFIED
+    if statuses == {ClaimStatus.UNVERIFIED}:
+        return AnswerStatus.CITED
+    if not statuses & {ClaimStatus.SUPPORTED, ClaimStatus.UNVERIFIED}:
+        return AnswerStatus.UNSUPPORTED
+    return AnswerStatus.PARTIALLY_SUPPORTED

@@ -1,0 +1,310 @@
+"""The records that flow between pipeline stages.
+
+Every stage takes and returns these frozen dataclasses; nothing in the core passes dicts around.
+Two ideas run through all of them:
+
+* A :class:`Span` is the unit of provenance: ``(document, version, start, end)`` in characters
+  (Python ``str`` indices, i.e. Unicode code points) into the stored document text, half-open, with
+  ``text[start:end] == span.text``. Entities and relations keep *every* span that supports them.
+* The *route* that found a piece of evidence (a path through the graph) is kept apart from the
+  *span* that supports a claim. A :class:`Citation` carries both, and only the span can support.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = [
+    "Answer",
+    "AnswerStatus",
+    "AnswerWarning",
+    "Citation",
+    "Claim",
+    "ClaimStatus",
+    "ContextItem",
+    "Document",
+    "DocumentReport",
+    "DocumentStatus",
+    "Entity",
+    "EntityMention",
+    "Evidence",
+    "ExtractedEntity",
+    "ExtractedRelation",
+    "Extraction",
+    "Hop",
+    "IngestReport",
+    "ReachedNode",
+    "Rejection",
+    "Relation",
+    "Retrieval",
+    "Span",
+    "Support",
+]
+
+
+class DocumentStatus(StrEnum):
+    """Outcome of ingesting one document (``citegraph ingest --json``)."""
+
+    OK = "ok"  #: stored, something was extracted
+    EMPTY = "empty"  #: stored; the extractor ran and found nothing (a result, not an error)
+    FAILED = "failed"  #: nothing stored for this document; ``reason`` says why
+    PARTIAL = "partial"  #: stored, but some records were rejected or failed
+    UNCHANGED = "unchanged"  #: identical content already stored: a no-op
+    SKIPPED = "skipped"  #: not a document citegraph reads (unsupported type)
+
+
+class ClaimStatus(StrEnum):
+    SUPPORTED = "supported"
+    UNSUPPORTED = "unsupported"
+    CONTRADICTED = "contradicted"
+    UNCITED = "uncited"
+    UNVERIFIED = "unverified"
+    INVALID_MARKER = "invalid_marker"
+
+
+class AnswerStatus(StrEnum):
+    VERIFIED = "verified"
+    CITED = "cited"
+    PARTIALLY_SUPPORTED = "partially_supported"
+    UNSUPPORTED = "unsupported"
+    NO_EVIDENCE = "no_evidence"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One version of one document, as stored."""
+
+    id: str  #: stable id: path relative to the ingest root, or ``--id``
+    version: str  #: content hash (sha256 prefix) of ``text``
+    text: str  #: the stored text every span indexes into
+    source: str  #: where it was read from
+    access: tuple[str, ...] = ("public",)  #: access labels, sorted
+    label: str | None = None  #: optional human version label (``--version``)
+    ingested_at: str = ""  #: ISO-8601 UTC
+    current: bool = True  #: False once a newer version of the same id is stored
+    media_type: str = "text/plain"
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """Half-open character range of one document version, with the text it covers."""
+
+    document: str
+    version: str
+    start: int
+    end: int
+    text: str
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < self.end:
+            raise ValueError(f"span offsets must satisfy 0 <= start < end, got {self.start}, {self.end}")
+        if len(self.text) != self.end - self.start:
+            raise ValueError("span text length does not match its offsets")
+
+
+@dataclass(frozen=True)
+class ExtractedEntity:
+    """An entity an extractor found in one sentence."""
+
+    name: str  #: surface form as written
+    key: str  #: normalised key (lemma, case-folded) that merges mentions into one entity
+    type: str  #: NER label or ``CONCEPT`` for noun chunks
+    sentence: Span  #: the sentence the program sent to the extractor: the provenance
+    start: int | None = None  #: mention offsets in the document, when the extractor knows them
+    end: int | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ExtractedRelation:
+    source_key: str
+    target_key: str
+    type: str
+    sentence: Span
+    source_name: str = ""
+    target_name: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A record that was not stored, and why. Reported, never dropped silently."""
+
+    kind: str  #: ``entity`` | ``relation`` | ``record`` | ``document``
+    reason: str  #: machine-readable code, e.g. ``sentence_not_in_document``
+    detail: str = ""  #: human-readable explanation
+    record: str = ""  #: the offending record, as text
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one extractor produced for one document."""
+
+    extractor: str
+    entities: tuple[ExtractedEntity, ...] = ()
+    relations: tuple[ExtractedRelation, ...] = ()
+    extra_spans: tuple[Span, ...] = ()  #: spans that are not sentences of the splitter (imported)
+    rejected: tuple[Rejection, ...] = ()
+
+
+@dataclass(frozen=True)
+class EntityMention:
+    """One span that supports an entity."""
+
+    span: Span
+    surface: str
+    type: str
+    current: bool
+    inferred: bool = False  #: created as the endpoint of a relation, not extracted itself
+    extractor: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Entity:
+    key: str
+    name: str  #: most frequent visible surface form
+    type: str
+    mentions: tuple[EntityMention, ...] = ()
+    inferred: bool = False  #: every visible mention is inferred
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One asserted relation; the store is a multigraph, so pairs may repeat."""
+
+    id: int
+    source: str  #: entity key
+    target: str
+    type: str
+    span: Span
+    current: bool = True
+    extractor: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a route: from one entity across one relation to another."""
+
+    source: str  #: entity key the step starts from
+    relation: str  #: relation type
+    direction: str  #: ``out`` (followed source->target) or ``in`` (followed target->source)
+    target: str  #: entity key the step arrives at
+    span: Span  #: the sentence that asserted the relation
+
+
+@dataclass(frozen=True)
+class ReachedNode:
+    entity: str  #: entity key
+    name: str
+    depth: int
+    seed: str  #: the seed the best route starts from
+    route: tuple[Hop, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A candidate span and how retrieval found it."""
+
+    span: Span
+    score: float  #: ranking score (similarity discounted by depth)
+    similarity: float  #: cosine similarity of the span to the question
+    found_by: str  #: ``entity`` | ``relation`` | ``sentence``
+    entity: str | None = None  #: entity key whose mention or relation produced it
+    depth: int | None = None
+    route: tuple[Hop, ...] = ()
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    question: str
+    seeds: tuple[str, ...]
+    hops: int
+    nodes: tuple[ReachedNode, ...]
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    marker: int
+    evidence: Evidence
+
+    @property
+    def span(self) -> Span:
+        return self.evidence.span
+
+
+@dataclass(frozen=True)
+class Support:
+    """A verifier's verdict on one citation. ``score`` is a probability, or None when unchecked."""
+
+    label: str  #: ``supported`` | ``not_supported`` | ``contradicted`` | ``unverified``
+    score: float | None
+    verifier: str
+    guards: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Citation:
+    marker: int
+    span: Span
+    support: Support
+    route: tuple[Hop, ...] = ()
+    found_by: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    text: str  #: the claim itself, markers removed
+    raw: str  #: the claim as it appeared in the answer, markers included
+    status: ClaimStatus
+    citations: tuple[Citation, ...] = ()
+    markers: tuple[int, ...] = ()  #: every marker written, valid or not
+    invalid_markers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class AnswerWarning:
+    code: str
+    message: str
+    data: tuple[tuple[str, object], ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    text: str
+    status: AnswerStatus
+    context: tuple[ContextItem, ...]
+    claims: tuple[Claim, ...]
+    warnings: tuple[AnswerWarning, ...]
+    retrieval: Retrieval
+    models: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class DocumentReport:
+    id: str
+    version: str | None
+    status: DocumentStatus
+    source: str = ""
+    sentences: int = 0
+    entities: int = 0
+    relations: int = 0
+    inferred_entities: int = 0
+    rejected: tuple[Rejection, ...] = ()
+    reason: str = ""  #: why a document failed or was skipped
+    superseded: str | None = None  #: the version this one replaced
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    documents: tuple[DocumentReport, ...]
+    rejected: tuple[Rejection, ...] = ()  #: problems not tied to one document (e.g. unknown ids)
+
+    @property
+    def partial(self) -> bool:
+        bad = {DocumentStatus.FAILED, DocumentStatus.PARTIAL, DocumentStatus.SKIPPED}
+        return bool(self.rejected) or any(d.status in bad for d in self.documents)

@@ -1,0 +1,38 @@
+"""Every setting, declared once: name, default, environment variable and help.
+
+The CLI builds its options from this table and the README's settings table is checked against it
+by a test, so the three cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["SETTINGS", "Setting", "setting"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: object
+    help: str
+
+    @property
+    def env(self) -> str:
+        return "CITEGRAPH_" + self.name.upper().replace("-", "_")
+
+
+SETTINGS = (
+    Setting("db", "citegraph.db", "SQLite store file"),
+    Setting("embedder", "minilm", "sentence embedder: 'minilm' (all-MiniLM-L6-v2, ONNX int8) or 'hashing' (no model; tests)"),
+    Setting("hops", 2, "traversal hop limit from the entry entities"),
+    Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question"),
+    Setting("context-size", 8, "number of evidence sentences numbered into the answerer's context"),
+    Setting("depth-penalty", 0.1, "evidence score = similarity * (1 - depth_penalty * depth)"),
+    Setting("dangling", "infer", "relation whose endpoint was not extracted: 'infer' the entity or 'reject' the relation"),
+)
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def setting(name: str) -> Setting:
+    return _BY_NAME[name]

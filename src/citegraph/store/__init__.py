@@ -1,0 +1,6 @@
+"""Stage: persistence. SQLite is the embedded default; backends implement :class:`Store`."""
+
+from citegraph.store.base import DocumentWrite, GraphData, MentionRow, RelationRow, Store, StoredDocument
+from citegraph.store.sqlite import SQLiteStore
+
+__all__ = ["DocumentWrite", "GraphData", "MentionRow", "RelationRow", "SQLiteStore", "Store", "StoredDocument"]

@@ -1,0 +1,317 @@
+"""The embedded default store: one SQLite file, WAL mode, versioned schema migrations."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Collection, Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from citegraph.errors import StoreError, UserError
+from citegraph.models import Document, Span
+from citegraph.store.base import DocumentWrite, GraphData, Store, StoredDocument, WriteResult
+
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
+
+
+def _migrations() -> list[tuple[int, str]]:
+    folder = resources.files("citegraph.store") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+SCHEMA_VERSION = _migrations()[-1][0]
+
+# Documents the caller may read: current ones (or all versions), and, unless the caller is
+# unrestricted (labels NULL), only those carrying at least one of the caller's labels.
+_VISIBLE = """
+WITH visible(doc_id, version) AS (
+    SELECT d.doc_id, d.version FROM documents d
+    WHERE (d.current = 1 OR :superseded)
+      AND (:labels IS NULL OR EXISTS (
+          SELECT 1 FROM document_access a
+          WHERE a.doc_id = d.doc_id AND a.version = d.version
+            AND a.label IN (SELECT value FROM json_each(:labels))))
+)
+"""
+
+
+def _vec(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+class SQLiteStore(Store):
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            parent = Path(self.path).parent
+            if not parent.is_dir():
+                raise UserError(f"{self.path}: folder {parent} does not exist (create it or choose another --db)")
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA busy_timeout = 30000")
+            if self.path != ":memory:":
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a readable citegraph store ({exc})") from exc
+
+    # -- schema -----------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        current = int(row[0]) if row else 0
+        if current > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: store schema v{current} is newer than this citegraph (v{SCHEMA_VERSION}); upgrade citegraph")
+        for version, script in _migrations():
+            if version <= current:
+                continue
+            # executescript commits first; the migration's own statements run inside one transaction.
+            self.db.executescript(
+                f"BEGIN IMMEDIATE;\n{script}\nINSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', '{version}');\nCOMMIT;"
+            )
+
+    def schema_version(self) -> int:
+        return int(self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+    def change_token(self) -> object:
+        return (self.db.execute("PRAGMA data_version").fetchone()[0], self.db.total_changes)
+
+    def embedder_name(self) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        return row[0] if row else None
+
+    def set_embedder_name(self, name: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('embedder', ?)", (name,))
+
+    # -- documents --------------------------------------------------------------------------------
+    def _document(self, row: sqlite3.Row | tuple) -> Document:
+        doc_id, version, label, source, media_type, ingested_at, text, current = row
+        access = tuple(
+            r[0]
+            for r in self.db.execute("SELECT label FROM document_access WHERE doc_id = ? AND version = ? ORDER BY label", (doc_id, version))
+        )
+        return Document(doc_id, version, text, source, access, label, ingested_at, bool(current), media_type)
+
+    _DOC_COLUMNS = "doc_id, version, label, source, media_type, ingested_at, text, current"
+
+    def get_document(self, doc_id: str, version: str | None = None) -> Document | None:
+        if version is None:
+            row = self.db.execute(f"SELECT {self._DOC_COLUMNS} FROM documents WHERE doc_id = ? AND current = 1", (doc_id,)).fetchone()
+        else:
+            row = self.db.execute(
+                f"SELECT {self._DOC_COLUMNS} FROM documents WHERE doc_id = ? AND version = ?", (doc_id, version)
+            ).fetchone()
+        return self._document(row) if row else None
+
+    def set_access(self, doc_id: str, version: str, access: Sequence[str]) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM document_access WHERE doc_id = ? AND version = ?", (doc_id, version))
+            self.db.executemany(
+                "INSERT INTO document_access (doc_id, version, label) VALUES (?, ?, ?)",
+                [(doc_id, version, label) for label in sorted(set(access))],
+            )
+
+    def make_current(self, doc_id: str, version: str) -> str | None:
+        with self._transaction():
+            return self._make_current(doc_id, version)
+
+    def _make_current(self, doc_id: str, version: str) -> str | None:
+        row = self.db.execute(
+            "SELECT version FROM documents WHERE doc_id = ? AND current = 1 AND version != ?", (doc_id, version)
+        ).fetchone()
+        self.db.execute("UPDATE documents SET current = 0 WHERE doc_id = ? AND current = 1", (doc_id,))
+        self.db.execute("UPDATE documents SET current = 1 WHERE doc_id = ? AND version = ?", (doc_id, version))
+        return row[0] if row else None
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.db)
+
+    # -- writes -----------------------------------------------------------------------------------
+    def missing_keys(self, keys: Collection[str]) -> set[str]:
+        keys = set(keys)
+        if not keys:
+            return set()
+        found = {
+            r[0]
+            for r in self.db.execute("SELECT key FROM entities WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(sorted(keys)),))
+        }
+        return keys - found
+
+    def write_document(self, write: DocumentWrite) -> WriteResult:
+        doc = write.document
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor, write.status),
+            )
+            superseded = self._make_current(doc.id, doc.version)
+            self.db.executemany(
+                "INSERT INTO document_access (doc_id, version, label) VALUES (?, ?, ?)",
+                [(doc.id, doc.version, label) for label in sorted(set(doc.access))],
+            )
+            span_ids: dict[tuple[int, int], int] = {}
+            for (span, kind), vector in zip(write.spans, write.span_vectors, strict=True):
+                if doc.text[span.start : span.end] != span.text:
+                    raise StoreError(f"{doc.id}: span {span.start}-{span.end} does not slice to its text")
+                cur = self.db.execute(
+                    "INSERT INTO spans (doc_id, version, start_char, end_char, text, kind, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (doc.id, doc.version, span.start, span.end, span.text, kind, np.asarray(vector, np.float32).tobytes()),
+                )
+                span_ids[(span.start, span.end)] = int(cur.lastrowid or 0)
+            keys = {m.key for m in write.mentions} | {k for r in write.relations for k in (r.source_key, r.target_key)}
+            for key in sorted(self.missing_keys(keys)):
+                vector = write.key_vectors.get(key)
+                if vector is None:
+                    raise StoreError(f"{doc.id}: no vector for new entity key {key!r}")
+                self.db.execute("INSERT INTO entities (key, key_vector) VALUES (?, ?)", (key, np.asarray(vector, np.float32).tobytes()))
+            entity_ids = dict(
+                self.db.execute("SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(sorted(keys)),))
+            )
+            self.db.executemany(
+                "INSERT INTO mentions (entity_id, span_id, start_char, end_char, surface, type, description, inferred, extractor)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        entity_ids[m.key],
+                        span_ids[(m.span.start, m.span.end)],
+                        m.start,
+                        m.end,
+                        m.surface,
+                        m.type,
+                        m.description,
+                        int(m.inferred),
+                        m.extractor,
+                    )
+                    for m in write.mentions
+                ],
+            )
+            before = self.db.total_changes
+            self.db.executemany(
+                "INSERT OR IGNORE INTO relations (source_id, target_id, type, span_id, source_name, target_name, description, extractor)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        entity_ids[r.source_key],
+                        entity_ids[r.target_key],
+                        r.type,
+                        span_ids[(r.span.start, r.span.end)],
+                        r.source_name,
+                        r.target_name,
+                        r.description,
+                        r.extractor,
+                    )
+                    for r in write.relations
+                ],
+            )
+            stored_relations = self.db.total_changes - before
+            self.db.executemany(
+                "INSERT INTO rejections (doc_id, version, kind, reason, detail, record) VALUES (?, ?, ?, ?, ?, ?)",
+                [(doc.id, doc.version, r.kind, r.reason, r.detail, r.record) for r in write.rejections],
+            )
+        return WriteResult(stored_relations, superseded)
+
+    # -- reads ------------------------------------------------------------------------------------
+    @staticmethod
+    def _params(labels: Collection[str] | None, include_superseded: bool) -> dict[str, object]:
+        return {"labels": None if labels is None else json.dumps(sorted(labels)), "superseded": int(include_superseded)}
+
+    def documents(self, labels: Collection[str] | None, include_superseded: bool = True) -> list[StoredDocument]:
+        rows = self.db.execute(
+            _VISIBLE
+            + f"""
+            SELECT {", ".join("d." + c.strip() for c in self._DOC_COLUMNS.split(","))}, d.status, d.extractor,
+                (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version AND s.kind = 'sentence'),
+                (SELECT count(DISTINCT m.entity_id) FROM mentions m JOIN spans s ON s.id = m.span_id
+                    WHERE s.doc_id = d.doc_id AND s.version = d.version),
+                (SELECT count(*) FROM relations r JOIN spans s ON s.id = r.span_id
+                    WHERE s.doc_id = d.doc_id AND s.version = d.version),
+                (SELECT count(*) FROM rejections j WHERE j.doc_id = d.doc_id AND j.version = d.version)
+            FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
+            ORDER BY d.doc_id, d.current DESC, d.ingested_at DESC, d.version
+            """,
+            self._params(labels, include_superseded),
+        ).fetchall()
+        return [StoredDocument(self._document(r[:8]), r[8], r[9], r[10], r[11], r[12], r[13]) for r in rows]
+
+    def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
+        params = self._params(labels, include_superseded)
+        span_rows = self.db.execute(
+            _VISIBLE
+            + """
+            SELECT s.id, s.doc_id, s.version, s.start_char, s.end_char, s.text, s.vector, d.current
+            FROM spans s JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version
+            JOIN documents d ON d.doc_id = s.doc_id AND d.version = s.version
+            ORDER BY s.doc_id, s.version, s.start_char, s.end_char
+            """,
+            params,
+        ).fetchall()
+        span_index = {row[0]: i for i, row in enumerate(span_rows)}
+        spans = [Span(r[1], r[2], r[3], r[4], r[5]) for r in span_rows]
+        dim = len(_vec(span_rows[0][6])) if span_rows else 0
+        span_vectors = np.stack([_vec(r[6]) for r in span_rows]) if span_rows else np.zeros((0, dim), np.float32)
+        mention_rows = self.db.execute(
+            _VISIBLE
+            + """
+            SELECT m.entity_id, m.span_id, m.surface, m.inferred FROM mentions m
+            JOIN spans s ON s.id = m.span_id JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version
+            ORDER BY m.id
+            """,
+            params,
+        ).fetchall()
+        entity_ids = sorted({r[0] for r in mention_rows})
+        key_rows = {
+            r[0]: (r[1], r[2])
+            for r in self.db.execute(
+                "SELECT id, key, key_vector FROM entities WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(entity_ids),)
+            )
+        }
+        # Entities are ordered by key, not by id, so the view does not depend on insertion order.
+        ordered = sorted(entity_ids, key=lambda i: key_rows[i][0])
+        entity_index = {eid: i for i, eid in enumerate(ordered)}
+        keys = [key_rows[i][0] for i in ordered]
+        key_vectors = np.stack([_vec(key_rows[i][1]) for i in ordered]) if ordered else np.zeros((0, dim), np.float32)
+        mentions = [(entity_index[e], span_index[s], surface, bool(inf)) for e, s, surface, inf in mention_rows]
+        relation_rows = self.db.execute(
+            _VISIBLE
+            + """
+            SELECT r.id, r.source_id, r.target_id, r.type, r.span_id FROM relations r
+            JOIN spans s ON s.id = r.span_id JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version
+            ORDER BY r.id
+            """,
+            params,
+        ).fetchall()
+        relations = [
+            (rid, entity_index[src], entity_index[dst], type_, span_index[sid])
+            for rid, src, dst, type_, sid in relation_rows
+            if src in entity_index and dst in entity_index
+        ]
+        return GraphData(spans, span_vectors, [bool(r[7]) for r in span_rows], keys, key_vectors, mentions, relations)
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        else:
+            self.db.execute("ROLLBACK")

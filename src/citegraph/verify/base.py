@@ -1,0 +1,30 @@
+"""The verifier interface: does this span (or these spans) entail this claim?
+
+Until an entailment model is configured, :class:`UncheckedVerifier` labels every citation
+``unverified`` with no score. It never says ``supported``: a resolved marker is *cited*, not
+*verified*, and a constant confidence would be a lie.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from citegraph.models import Span, Support
+
+__all__ = ["UncheckedVerifier", "Verifier"]
+
+
+class Verifier(ABC):
+    name: str
+
+    @abstractmethod
+    def verify(self, claim: str, spans: Sequence[Span]) -> Support:
+        """Whether ``spans`` together support ``claim``; ``score`` is a probability or None."""
+
+
+class UncheckedVerifier(Verifier):
+    name = "none"
+
+    def verify(self, claim: str, spans: Sequence[Span]) -> Support:
+        return Support("unverified", None, self.name)
