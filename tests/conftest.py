@@ -17,6 +17,11 @@ LARKSPUR = Path(__file__).resolve().parents[1] / "src" / "citegraph" / "demo" / 
 
 
 @pytest.fixture(scope="session")
+def larkspur() -> Path:
+    return LARKSPUR
+
+
+@pytest.fixture(scope="session")
 def splitter() -> SentenceSplitter:
     return SentenceSplitter()
 

@@ -30,7 +30,7 @@ DEMO_QUESTION = "How long do exports stay available after cancellation?"
 
 F = TypeVar("F", bound=Callable[..., Any])
 stdout = Console(soft_wrap=True)
-stderr = Console(stderr=True)
+stderr = Console(stderr=True, soft_wrap=True)
 
 
 def _option(s: Setting, *flags: str, **extra: Any) -> Callable[[F], F]:
@@ -152,6 +152,7 @@ def ingest(
 @_option(setting("hops"))
 @_option(setting("top-k"))
 @_option(setting("context-size"))
+@_option(setting("depth-penalty"))
 @click.option(
     "--answer-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -168,13 +169,14 @@ def ask(
     hops: int,
     top_k: int,
     context_size: int,
+    depth_penalty: float,
     answer_file: Path | None,
     include_superseded: bool,
     as_json: bool,
 ) -> None:
     """Answer QUESTION from the store, every claim cited to a source sentence."""
     answer_text = answer_file.read_text(encoding="utf-8") if answer_file else None
-    with _open(db, embedder, hops=hops, top_k=top_k, context_size=context_size) as graph:
+    with _open(db, embedder, hops=hops, top_k=top_k, context_size=context_size, depth_penalty=depth_penalty) as graph:
         answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
     if as_json:
         _print_json(output.answer_json(answer))

@@ -1,0 +1,111 @@
+"""The CLI edge: JSON shapes, exit codes, error translation. Uses the hashing embedder (fast)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citegraph.cli import main
+from citegraph.settings import SETTINGS
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("CITEGRAPH_DB", str(tmp_path / "cli.db"))
+    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
+    runner = CliRunner()
+
+    def _run(*args: str, code: int = 0):  # type: ignore[no-untyped-def]
+        result = runner.invoke(main, list(args), catch_exceptions=False)
+        assert result.exit_code == code, result.output + result.stderr
+        return result
+
+    return _run
+
+
+def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
+    report = json.loads(run("ingest", str(larkspur), "--json", "--quiet").stdout)
+    assert report["totals"]["ok"] == 5 and report["totals"]["failed"] == 0
+    assert set(report["documents"][0]) >= {"id", "version", "status", "sentences", "entities", "relations", "rejected"}
+
+    answer = json.loads(run("ask", "How long do exports stay available after cancellation?", "--json").stdout)
+    assert set(answer) >= {"question", "answer", "status", "context", "claims", "warnings", "retrieval", "models"}
+    assert answer["status"] == "cited"
+    assert set(answer["context"][0]) >= {"marker", "document", "version", "start", "end", "sentence"}
+    citation = answer["claims"][0]["citations"][0]
+    assert set(citation) >= {"marker", "document", "version", "start", "end", "sentence", "support", "route"}
+    assert citation["support"] == {"label": "unverified", "score": None, "verifier": "none"}
+    assert set(answer["retrieval"]) == {"seeds", "hops", "nodes"}
+    assert set(answer["models"]) == {"extractor", "embedder", "generator", "verifier"}
+
+    nodes = json.loads(run("traverse", "Exports", "--hops", "1", "--json").stdout)["nodes"]
+    assert nodes[0] == {"entity": "export", "name": nodes[0]["name"], "depth": 0, "seed": "export", "route": []}
+    assert all(n["depth"] == 1 and n["route"][0]["from"] == "export" for n in nodes[1:])
+
+    entity = json.loads(run("show", "entity", "export", "--json").stdout)
+    assert {m["document"] for m in entity["mentions"]} >= {"exports.md", "faq-2023.md", "retention-policy.md"}
+    rels = json.loads(run("show", "relations", "--between", "export", "snapshot", "--json").stdout)
+    assert rels and all({r["source"], r["target"]} == {"export", "snapshot"} for r in rels)
+    docs = json.loads(run("documents", "--json").stdout)
+    assert sorted(d["id"] for d in docs) == ["billing.md", "exports.md", "faq-2023.md", "retention-policy.md", "snapshots.md"]
+
+    again = json.loads(run("ingest", str(larkspur), "--json", "--quiet").stdout)
+    assert again["totals"]["unchanged"] == 5
+
+
+def test_answer_file_is_checked_against_the_context(run, larkspur: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run("ingest", str(larkspur), "--quiet")
+    answer_file = tmp_path / "answer.txt"
+    answer_file.write_text("Exports stay available for 30 days [1]. Snapshots last 30 days [3]. See also [9].", encoding="utf-8")
+    out = json.loads(run("ask", "How long do exports stay available?", "--answer-file", str(answer_file), "--json").stdout)
+    assert [c["status"] for c in out["claims"]] == ["unverified", "unverified", "invalid_marker"]
+    assert out["claims"][0]["text"] == "Exports stay available for 30 days."
+    assert [w["code"] for w in out["warnings"]] == ["invalid_marker"] and out["warnings"][0]["marker"] == 9
+    assert out["models"]["generator"] == "answer-file"
+
+
+def test_exit_codes(run, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # 1: the user's mistake, named.
+    missing = run("ingest", str(tmp_path / "nope"), "--json", code=1)
+    assert json.loads(missing.stdout)["ok"] is False and "no such file or folder" in missing.stderr
+    assert "no entity named 'Exprts'" in run("traverse", "Exprts", code=1).stderr
+    # 3: partial success; the good file is still ingested.
+    write("good.md", "Exports use the latest snapshot.")
+    bad = write("bad.txt", b"\xff\xfe\x00binary")
+    result = run("ingest", str(bad.parent), "--json", "--quiet", code=3)
+    assert {d["id"]: d["status"] for d in json.loads(result.stdout)["documents"]} == {"bad.txt": "failed", "good.md": "ok"}
+    assert "did you mean 'export'" in run("traverse", "Exprts", code=1).stderr
+    # 2: the store (a backend) is unusable.
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"garbage" * 200)
+    assert "not a readable citegraph store" in run("documents", "--db", str(broken), code=2).stderr
+
+
+def test_demo_runs_and_cites(run) -> None:  # type: ignore[no-untyped-def]
+    out = json.loads(run("demo", "--json").stdout)
+    assert out["answer"]["status"] == "cited"
+    assert out["answer"]["claims"] and all(c["citations"] for c in out["answer"]["claims"])
+
+
+def test_every_setting_is_a_flag_and_documented() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    flags = {p.opts[0] for cmd in _commands(main) for p in cmd.params if p.opts}
+    for s in SETTINGS:
+        assert f"--{s.name}" in flags, s.name
+        assert f"| `--{s.name}` | `{s.default}` | `{s.env}` |" in readme, s.name
+
+
+def test_every_command_is_in_the_readme() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for path in ("ingest", "ask", "traverse", "show entity", "show relations", "documents", "demo"):
+        assert f"citegraph {path}" in readme or f"make {path}" in readme, path
+
+
+def _commands(group):  # type: ignore[no-untyped-def]
+    for cmd in group.commands.values():
+        yield cmd
+        if hasattr(cmd, "commands"):
+            yield from _commands(cmd)
