@@ -19,6 +19,7 @@ demo: setup
 
 test: setup
 	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: setup

@@ -98,3 +98,14 @@ def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="not a readable citegraph store"):
         SQLiteStore(path)
+
+
+def test_visible_follows_labels_and_currency(store: Store) -> None:
+    first = _write(access=("public", "staff"))
+    store.write_document(first)
+    second = _write(text=TEXT + " More.", access=("staff",))
+    store.write_document(second)
+    assert store.visible(["public"]) == set()  # the public version is superseded
+    assert store.visible(["public"], include_superseded=True) == {("a.md", first.document.version)}
+    assert store.visible(["staff"]) == {("a.md", second.document.version)}
+    assert store.visible(None, include_superseded=True) == {("a.md", first.document.version), ("a.md", second.document.version)}

@@ -287,7 +287,7 @@ def demo(embedder: str, question: str, as_json: bool) -> None:
     stdout.rule("citegraph demo: the Larkspur handbook")
     output.render_ingest(stdout, report)
     stdout.print()
-    output.render_answer(stdout, answer)
+    output.render_answer(stdout, answer, routes=6)
     stdout.print()
     stdout.print(
         "[dim]Each citation shows the exact span (document@version:start-end) and the graph route that found it. "

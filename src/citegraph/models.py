@@ -251,8 +251,9 @@ class Citation:
     marker: int
     span: Span
     support: Support
-    route: tuple[Hop, ...] = ()
-    found_by: str = ""
+    route: tuple[Hop, ...] = ()  #: how retrieval reached the span (empty for a seed or a direct hit)
+    found_by: str = ""  #: ``entity`` | ``relation`` | ``sentence``
+    entity: str | None = None  #: the entity whose mention or relation surfaced the span
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from citegraph.models import Answer, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Span
+from citegraph.models import Answer, Citation, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Span
 from citegraph.store.base import StoredDocument
 
 __all__ = [
@@ -62,6 +62,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
                         **span_json(c.span),
                         "support": {"label": c.support.label, "score": c.support.score, "verifier": c.support.verifier},
                         "found_by": c.found_by,
+                        "entity": c.entity,
                         "route": route_json(c.route),
                     }
                     for c in claim.citations
@@ -76,7 +77,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 
 def ingest_json(report: IngestReport) -> dict[str, Any]:
-    docs = [
+    docs: list[dict[str, Any]] = [
         {
             "id": d.id,
             "version": d.version,
@@ -160,7 +161,16 @@ def _route_text(route: Sequence[Hop]) -> str:
     return " ".join(parts)
 
 
-def render_answer(console: Console, answer: Answer) -> None:
+def _found_text(c: Citation) -> str:
+    if c.route:
+        return f"route: {_route_text(c.route)}"
+    if c.entity:
+        return f"found as a {'relation' if c.found_by == 'relation' else 'mention'} of seed entity '{c.entity}'"
+    return "found by sentence similarity to the question"
+
+
+def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
+    """The answer, each claim with its cited spans; with ``routes``, that many traversal routes too."""
     status = answer.status.value
     console.print(Text(f"Q: {answer.question}", style="bold"))
     console.print(Text.assemble(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
@@ -178,8 +188,7 @@ def render_answer(console: Console, answer: Answer) -> None:
                     (f"  support: {c.support.label}{score} ({c.support.verifier})", "dim"),
                 )
             )
-            route = _route_text(c.route)
-            console.print(Text(f"       route: {route}" if route else f"       found by: {c.found_by} similarity", style="dim"))
+            console.print(Text(f"       {_found_text(c)}", style="dim"))
     for w in answer.warnings:
         console.print(Text(f"warning [{w.code}]: {w.message}", style="yellow"))
     console.print(
@@ -188,6 +197,11 @@ def render_answer(console: Console, answer: Answer) -> None:
             style="dim",
         )
     )
+    if routes:
+        console.print(Text("routes (how retrieval reached entities; a route finds evidence, only a span supports a claim):", style="dim"))
+        for node in [n for n in answer.retrieval.nodes if n.route][:routes]:
+            last = node.route[-1].span
+            console.print(Text(f"   {_route_text(node.route)}   ({last.document}:{last.start}-{last.end})", style="dim"))
 
 
 def render_ingest(console: Console, report: IngestReport) -> None:

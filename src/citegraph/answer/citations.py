@@ -84,7 +84,14 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
                 )
             )
         citations = tuple(
-            Citation(item.marker, item.span, verifier.verify(text, [item.span]), item.evidence.route, item.evidence.found_by)
+            Citation(
+                item.marker,
+                item.span,
+                verifier.verify(text, [item.span]),
+                item.evidence.route,
+                item.evidence.found_by,
+                item.evidence.entity,
+            )
             for item in valid
         )
         if not markers:

@@ -31,7 +31,7 @@ __all__ = ["SpacyExtractor"]
 _SKIP_LABELS = {"CARDINAL", "ORDINAL"}
 _SUBJECTS = {"nsubj", "nsubjpass", "csubj"}
 _OBJECTS = {"dobj", "attr", "oprd", "dative"}
-_COMPLEMENTS = {"acomp", "xcomp", "ccomp"}
+_COMPLEMENTS = {"acomp", "xcomp"}  # a ccomp is a clause with its own subject: extracted on its own
 
 
 def _conjuncts(tok: Any) -> Iterator[Any]:

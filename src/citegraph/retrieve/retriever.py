@@ -166,7 +166,8 @@ class Retriever:
         for span, _ in ExactIndex(data.span_vectors).search(query, self.context_size):
             offer(span, "sentence", None, None, ())
 
-        allowed = {(d.document.id, d.document.version) for d in self.store.documents(labels, include_superseded)}
+        # Checked again here, on every span, before anything can enter the context.
+        allowed = self.store.visible(labels, include_superseded)
         evidence = [e for e in best.values() if (e.span.document, e.span.version) in allowed]
         evidence.sort(key=lambda e: (-round(e.score, 6), _span_order(e.span)))
         return Retrieval(question, tuple(sorted(set(seeds))), hops, tuple(nodes), tuple(evidence))

@@ -125,6 +125,10 @@ class Store(ABC):
     def documents(self, labels: Collection[str] | None, include_superseded: bool = True) -> list[StoredDocument]: ...
 
     @abstractmethod
+    def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
+        """``(document id, version)`` of every document version the caller may read."""
+
+    @abstractmethod
     def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData: ...
 
     @abstractmethod

@@ -246,6 +246,10 @@ class SQLiteStore(Store):
         ).fetchall()
         return [StoredDocument(self._document(r[:8]), r[8], r[9], r[10], r[11], r[12], r[13]) for r in rows]
 
+    def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
+        rows = self.db.execute(_VISIBLE + "SELECT doc_id, version FROM visible", self._params(labels, include_superseded))
+        return {(r[0], r[1]) for r in rows}
+
     def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
         params = self._params(labels, include_superseded)
         span_rows = self.db.execute(
