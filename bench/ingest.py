@@ -145,9 +145,9 @@ def run_ingest(db: Path, corpus: Path, total: int, err: Console) -> tuple[dict[s
     graph.embedder.embed([WARMUP_TEXT])  # this instance's session warm-up, outside the clock
     graph.splitter.nlp(WARMUP_TEXT)
     timers = StageTimers()
-    timers.wrap(graph.splitter, "split_many", "split (spaCy)")
+    timers.wrap(graph.splitter, "split_many", "spaCy split+parse")
     timers.wrap(graph.extractor, "extract", "extract")
-    timers.wrap(graph.embedder, "embed", "embed (sentences + keys)")
+    timers.wrap(graph.embedder, "embed", "embed sentences+keys")
     timers.wrap(graph.store, "write_document", "SQLite write")
 
     with Progress(
@@ -170,7 +170,7 @@ def run_ingest(db: Path, corpus: Path, total: int, err: Console) -> tuple[dict[s
 
     sentences = sum(d.sentences for d in report.documents)
     in_run = {stage: round(timers.seconds[stage], 3) for stage in timers.seconds}
-    in_run["other (load, hash, look-ups, progress)"] = round(seconds - sum(timers.seconds.values()), 3)
+    in_run["other (load, look-ups, ...)"] = round(seconds - sum(timers.seconds.values()), 3)
     figures = {
         "documents": len(report.documents),
         "status": {s.value: statuses.get(s.value, 0) for s in DocumentStatus},
@@ -183,7 +183,7 @@ def run_ingest(db: Path, corpus: Path, total: int, err: Console) -> tuple[dict[s
         "whole_ingest_s": round(seconds, 3),
         "sentences_per_s": round(sentences / seconds, 1) if seconds else None,
         "in_run_stages_s": in_run,
-        "embed_calls": timers.calls["embed (sentences + keys)"],
+        "embed_calls": timers.calls["embed sentences+keys"],
     }
     material = {"span_texts": [s.text for s in data.spans], "keys": list(data.keys), "documents": stored}
     return figures, material
@@ -213,14 +213,14 @@ def standalone_stages(documents: list[Document], keys: list[str]) -> dict[str, f
         extractor.extract(doc, sentences)
     extract_s = perf_counter() - start
     keys_s = embedding_only(keys) if keys else 0.0
-    return {"split (spaCy)": round(split_s, 3), "extract": round(extract_s, 3), "embed entity keys": round(keys_s, 3)}
+    return {"spaCy split+parse": round(split_s, 3), "extract": round(extract_s, 3), "embed keys only": round(keys_s, 3)}
 
 
 # -- output -------------------------------------------------------------------------------------
 def render(out: Console, r: dict[str, Any]) -> None:
     status = r["status"]
     ratio = r["ratio_whole_over_embedding"]
-    summary = Table(title=f"citegraph ingest benchmark: {r['data']}", show_header=False)
+    summary = Table(title="citegraph ingest benchmark", caption=r["data"], show_header=False)
     summary.add_column("figure")
     summary.add_column("value", justify="right")
     for label, value in [
@@ -243,20 +243,24 @@ def render(out: Console, r: dict[str, Any]) -> None:
 
     stages = Table(title="stage breakdown (seconds)")
     stages.add_column("stage")
-    stages.add_column("in the ingest run", justify="right")
-    stages.add_column("% of ingest", justify="right")
-    stages.add_column("standalone re-run", justify="right")
+    stages.add_column("in ingest", justify="right")
+    stages.add_column("% ingest", justify="right")
+    stages.add_column("alone", justify="right")
     whole = r["whole_ingest_s"]
-    standalone = dict(r["standalone_stages_s"])
-    standalone["embed (sentences + keys)"] = round(r["embedding_only_s"] + standalone.pop("embed entity keys"), 3)
-    for stage, seconds in r["in_run_stages_s"].items():
-        alone = standalone.get(stage)
-        stages.add_row(stage, f"{seconds:.2f}", f"{100 * seconds / whole:.0f}%", "" if alone is None else f"{alone:.2f}")
+    alone = r["standalone_stages_s"]
+    rows: list[tuple[str, float | None, float | None]] = [(stage, seconds, alone.get(stage)) for stage, seconds in r["in_run_stages_s"].items()]
+    at = next(i for i, row in enumerate(rows) if row[0] == "embed sentences+keys") + 1
+    rows[at - 1] = (rows[at - 1][0], rows[at - 1][1], r["embedding_only_s"] + alone["embed keys only"])
+    rows[at:at] = [("  of which sentences", None, r["embedding_only_s"]), ("  of which entity keys", None, alone["embed keys only"])]
+    for stage, seconds, standalone in rows:
+        share = "" if seconds is None else f"{100 * seconds / whole:.0f}%"
+        stages.add_row(stage, "" if seconds is None else f"{seconds:.2f}", share, "" if standalone is None else f"{standalone:.2f}")
     stages.add_row("whole ingest", f"{whole:.2f}", "100%", "")
     out.print(stages)
     if r["failed_reasons"]:
         out.print("failure reasons (first 5):", *r["failed_reasons"], sep="\n  ")
-    out.print(f"[dim]{r['environment']}[/dim]")
+    load = r["load_average_1min"]
+    out.print(f"[dim]{r['environment']}; 1-min load average {load['before']:.2f} before, {load['after']:.2f} after[/dim]")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         write_corpus(paragraphs, corpus)
         err.print(f"{questions} questions, {total} paragraphs, {len(paragraphs)} unique -> {corpus}")
 
+        load_before = os.getloadavg()[0]
+        if load_before > 0.5:
+            err.print(f"[yellow]warning: 1-minute load average is {load_before:.2f} before the run; other processes will skew the timings[/yellow]")
         err.print("warming up (spaCy model, ONNX session) ...")
         warm_up(workdir)
         db = args.db or workdir / "bench.db"
@@ -304,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_whole_over_embedding": round(figures["whole_ingest_s"] / embed_s, 3) if embed_s else float("inf"),
         "target_ratio": TARGET_RATIO,
         "standalone_stages_s": standalone,
+        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
         "environment": f"python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}",
     }
     render(out, result)

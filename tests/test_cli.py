@@ -85,9 +85,18 @@ def test_exit_codes(run, write, tmp_path: Path) -> None:  # type: ignore[no-unty
 
 
 def test_demo_runs_and_cites(run) -> None:  # type: ignore[no-untyped-def]
-    out = json.loads(run("demo", "--json").stdout)
+    out = json.loads(run("demo", "--generator", "extractive", "--json").stdout)
     assert out["answer"]["status"] == "cited"
     assert out["answer"]["claims"] and all(c["citations"] for c in out["answer"]["claims"])
+
+
+def test_demo_without_the_local_model_says_so_and_falls_back(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("CITEGRAPH_CACHE", str(tmp_path / "empty-cache"))
+    result = run("demo", "--json")
+    out = json.loads(result.stdout)
+    assert out["note"].startswith("local model unavailable (") and "answering extractively" in out["note"]
+    assert "note: local model unavailable" in result.stderr
+    assert out["answer"]["models"]["generator"] == "extractive"
 
 
 def test_every_setting_is_a_flag_and_documented() -> None:
@@ -100,7 +109,7 @@ def test_every_setting_is_a_flag_and_documented() -> None:
 
 def test_every_command_is_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    for path in ("ingest", "ask", "traverse", "show entity", "show relations", "documents", "demo"):
+    for path in ("ingest", "ask", "traverse", "show entity", "show relations", "documents", "demo", "models", "models pull"):
         assert f"citegraph {path}" in readme or f"make {path}" in readme, path
 
 
@@ -109,3 +118,28 @@ def _commands(group):  # type: ignore[no-untyped-def]
         yield cmd
         if hasattr(cmd, "commands"):
             yield from _commands(cmd)
+
+
+def test_config_file_sets_defaults_and_flags_override_it(tmp_path: Path, larkspur: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CITEGRAPH_DB", raising=False)
+    (tmp_path / "citegraph.toml").write_text('db = "from-config.db"\nembedder = "hashing"\nhops = 1\n', encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(larkspur), "--quiet"]).exit_code == 0
+    assert (tmp_path / "from-config.db").is_file()
+    out = json.loads(runner.invoke(main, ["ask", "exports", "--json"]).stdout)
+    assert out["retrieval"]["hops"] == 1
+    out = json.loads(runner.invoke(main, ["ask", "exports", "--hops", "2", "--json"]).stdout)
+    assert out["retrieval"]["hops"] == 2
+    (tmp_path / "bad.toml").write_text("hopz = 3\n", encoding="utf-8")
+    result = runner.invoke(main, ["--config", str(tmp_path / "bad.toml"), "documents"])
+    assert result.exit_code == 1 and "unknown setting 'hopz'; did you mean 'hops'?" in result.stderr
+
+
+def test_models_lists_known_models_and_checks_configured_ones(run) -> None:  # type: ignore[no-untyped-def]
+    out = json.loads(run("models", "--generator", "ollama:qwen2.5@http://127.0.0.1:9", "--timeout", "2", "--json").stdout)
+    assert {k["name"] for k in out["known"]} >= {"qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m"}
+    roles = {c["role"]: c for c in out["configured"]}
+    assert roles["extractor"]["status"] == "built in"
+    assert roles["generator"]["status"].startswith("unavailable: ollama:qwen2.5@http://127.0.0.1:9: cannot reach")
+    assert "no known model named 'qwen-9b'" in run("models", "pull", "qwen-9b", code=1).stderr

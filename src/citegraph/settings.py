@@ -24,7 +24,10 @@ class Setting:
 
 SETTINGS = (
     Setting("db", "citegraph.db", "SQLite store file"),
-    Setting("embedder", "minilm", "sentence embedder: 'minilm' (all-MiniLM-L6-v2, ONNX int8) or 'hashing' (no model; tests)"),
+    Setting("embedder", "minilm", "sentence embedder: 'minilm' (all-MiniLM-L6-v2, ONNX int8), 'ollama:MODEL[@URL]', or 'hashing' (tests)"),
+    Setting("extractor", "spacy", "entity and relation extractor: 'spacy' or a model spec (ollama:…, openai:…@URL, gguf:…)"),
+    Setting("generator", "extractive", "answer writer: 'extractive' (quotes evidence) or a model spec (ollama:…, openai:…@URL, gguf:…)"),
+    Setting("timeout", 120.0, "seconds to wait for a model server's answer"),
     Setting("hops", 2, "traversal hop limit from the entry entities"),
     Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question"),
     Setting("context-size", 8, "number of evidence sentences numbered into the answerer's context"),

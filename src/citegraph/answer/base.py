@@ -18,6 +18,9 @@ __all__ = ["Answerer"]
 class Answerer(ABC):
     name: str
 
+    def close(self) -> None:
+        """Release what the answerer holds (a model connection); a no-op by default."""
+
     @abstractmethod
     def answer(self, question: str, context: Sequence[ContextItem]) -> str:
         """Answer text whose claims end with ``[N]`` markers into ``context``."""

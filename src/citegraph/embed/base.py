@@ -17,6 +17,9 @@ class Embedder(ABC):
     name: str
     dim: int
 
+    def close(self) -> None:
+        """Release what the embedder holds (a no-op by default)."""
+
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """``[len(texts), dim]`` float32, each row L2-normalised (a zero row for empty text)."""

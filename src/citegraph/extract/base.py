@@ -19,6 +19,9 @@ __all__ = ["Extractor"]
 class Extractor(ABC):
     name: str
 
+    def close(self) -> None:
+        """Release what the extractor holds (a model connection); a no-op by default."""
+
     @abstractmethod
     def extract(self, document: Document, sentences: Sequence[Sentence]) -> Extraction:
         """Entities and relations found in ``sentences`` (all from ``document``)."""

@@ -85,8 +85,10 @@ class Retriever:
         hops: int = 2,
         context_size: int = 8,
         depth_penalty: float = 0.1,
+        min_evidence_words: int = 3,
         nlp: object | None = None,
     ) -> None:
+        self.min_evidence_words = min_evidence_words
         self.store = store
         self.embedder = embedder
         self.top_k = top_k
@@ -148,6 +150,8 @@ class Retriever:
         best: dict[int, Evidence] = {}
 
         def offer(span: int, found_by: str, entity: str | None, depth: int | None, route: tuple[Hop, ...]) -> None:
+            if len(data.spans[span].text.split()) < self.min_evidence_words:
+                return  # a heading or a fragment: kept in the store, but not evidence for a claim
             sim = float(similarity[span])
             score = sim * (1.0 - self.depth_penalty * depth) if depth else sim
             held = best.get(span)

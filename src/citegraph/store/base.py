@@ -107,6 +107,10 @@ class Store(ABC):
         """A stored version (the current one when ``version`` is None)."""
 
     @abstractmethod
+    def document_status(self, doc_id: str, version: str) -> str | None:
+        """The ingest status stored with a version (``ok``, ``empty``, ``partial``), or None."""
+
+    @abstractmethod
     def set_access(self, doc_id: str, version: str, access: Sequence[str]) -> None: ...
 
     @abstractmethod
@@ -119,7 +123,10 @@ class Store(ABC):
 
     @abstractmethod
     def write_document(self, write: DocumentWrite) -> WriteResult:
-        """Store one document version, its spans, mentions and relations, in one transaction."""
+        """Store one document version, its spans, mentions and relations, in one transaction.
+
+        A version already stored (a partial ingest being retried) is replaced in the same transaction.
+        """
 
     @abstractmethod
     def documents(self, labels: Collection[str] | None, include_superseded: bool = True) -> list[StoredDocument]: ...

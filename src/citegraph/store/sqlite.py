@@ -115,6 +115,10 @@ class SQLiteStore(Store):
             ).fetchone()
         return self._document(row) if row else None
 
+    def document_status(self, doc_id: str, version: str) -> str | None:
+        row = self.db.execute("SELECT status FROM documents WHERE doc_id = ? AND version = ?", (doc_id, version)).fetchone()
+        return row[0] if row else None
+
     def set_access(self, doc_id: str, version: str, access: Sequence[str]) -> None:
         with self._transaction():
             self.db.execute("DELETE FROM document_access WHERE doc_id = ? AND version = ?", (doc_id, version))
@@ -152,6 +156,9 @@ class SQLiteStore(Store):
     def write_document(self, write: DocumentWrite) -> WriteResult:
         doc = write.document
         with self._transaction():
+            # Retrying a partial ingest: the old rows of this version (cascading to its spans, mentions
+            # and relations) go in the same transaction as the new ones arrive.
+            self.db.execute("DELETE FROM documents WHERE doc_id = ? AND version = ?", (doc.id, doc.version))
             self.db.execute(
                 "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",

@@ -18,6 +18,9 @@ __all__ = ["UncheckedVerifier", "Verifier"]
 class Verifier(ABC):
     name: str
 
+    def close(self) -> None:
+        """Release what the verifier holds (a model connection); a no-op by default."""
+
     @abstractmethod
     def verify(self, claim: str, spans: Sequence[Span]) -> Support:
         """Whether ``spans`` together support ``claim``; ``score`` is a probability or None."""

@@ -1,0 +1,191 @@
+"""Extraction by a local language model, one sentence per call, with a JSON schema.
+
+Provenance is the sentence *the program* sent, never text the model returns. Every entity name the
+model returns must occur in that sentence (case- and inflection-insensitive) or it is rejected as
+``not_in_sentence`` — which also keeps the prompt's worked example out of the graph. Malformed
+output is retried a bounded number of times, then the sentence is recorded as
+``extraction_failed`` with the raw output kept. A backend that is down raises
+:class:`~citegraph.errors.BackendUnavailable`: never an empty result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from citegraph.errors import ModelOutputError
+from citegraph.extract.base import Extractor
+from citegraph.extract.keys import entity_key
+from citegraph.ingest.sentences import Sentence
+from citegraph.llm.base import ChatModel, Message
+from citegraph.models import Document, ExtractedEntity, ExtractedRelation, Extraction, Rejection, Span
+from citegraph.prompts import load_prompt, render
+
+__all__ = ["EXTRACTION_SCHEMA", "LLMExtractor", "parse_extraction"]
+
+EXTRACTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "entities": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "type": {"type": "string"}},
+                "required": ["name", "type"],
+            },
+        },
+        "relations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"source": {"type": "string"}, "type": {"type": "string"}, "target": {"type": "string"}},
+                "required": ["source", "type", "target"],
+            },
+        },
+    },
+    "required": ["entities", "relations"],
+}
+
+
+@dataclass(frozen=True)
+class RawExtraction:
+    entities: list[tuple[str, str]]  #: (name, type)
+    relations: list[tuple[str, str, str]]  #: (source, type, target)
+
+
+def _text(item: dict[str, Any], field: str) -> str:
+    value = item.get(field)
+    if not isinstance(value, str):
+        raise ModelOutputError(f"field {field!r} must be a string, got {type(value).__name__}")
+    return " ".join(value.split())
+
+
+def parse_extraction(text: str) -> RawExtraction:
+    """Pure parser for the model's JSON (tested on recorded outputs). Raises ModelOutputError."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise ModelOutputError("no JSON object in the output")
+    try:
+        data = json.loads(text[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise ModelOutputError(f"invalid JSON: {exc.msg} at {exc.pos}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("entities"), list) or not isinstance(data.get("relations"), list):
+        raise ModelOutputError("expected an object with lists 'entities' and 'relations'")
+    entities, relations = [], []
+    for item in data["entities"]:
+        if not isinstance(item, dict):
+            raise ModelOutputError("each entity must be an object")
+        name = _text(item, "name")
+        if name:
+            entities.append((name, _text(item, "type").upper() or "CONCEPT"))
+    for item in data["relations"]:
+        if not isinstance(item, dict):
+            raise ModelOutputError("each relation must be an object")
+        source, type_, target = _text(item, "source"), _text(item, "type").lower(), _text(item, "target")
+        if source and target:
+            relations.append((source, type_ or "related to", target))
+    return RawExtraction(entities, relations)
+
+
+class LLMExtractor(Extractor):
+    def __init__(self, model: ChatModel, *, nlp: Any | None = None, retries: int = 2, parallel: int = 1) -> None:
+        self.model = model
+        self.nlp = nlp
+        self.retries = retries
+        self.parallel = parallel
+        self.name = f"llm:{model.name}"
+        self._prefix = [
+            Message("system", load_prompt("extract_system").strip()),
+            Message("user", load_prompt("extract_example_sentence").strip()),
+            Message("assistant", load_prompt("extract_example_output").strip()),
+        ]
+
+    def close(self) -> None:
+        self.model.close()
+
+    # -- one sentence ------------------------------------------------------------------------------
+    def _call(self, sentence: str) -> tuple[RawExtraction | None, str, str]:
+        """(parsed, raw output, error). BackendUnavailable propagates."""
+        messages = [*self._prefix, Message("user", render("extract_user", sentence=sentence).strip())]
+        raw, error = "", ""
+        for _attempt in range(self.retries + 1):
+            raw = self.model.chat(messages, schema=EXTRACTION_SCHEMA, max_tokens=512).text
+            try:
+                return parse_extraction(raw), raw, ""
+            except ModelOutputError as exc:
+                error = str(exc)
+                messages = [
+                    *messages,
+                    Message("assistant", raw),
+                    Message("user", f"That output is not valid ({error}). Reply with the JSON object only."),
+                ]
+        return None, raw, error
+
+    def _lemmas(self, text: str) -> set[str]:
+        if self.nlp is None:
+            return set(text.casefold().split())
+        return {t.lemma_.casefold() for t in self.nlp(text)} | {t.text.casefold() for t in self.nlp(text)}
+
+    def _occurs(self, name: str, sentence: str, lemmas: set[str]) -> bool:
+        if name.casefold() in sentence.casefold():
+            return True
+        words = entity_key(name, self.nlp).split()
+        return bool(words) and all(w in lemmas for w in words)
+
+    def extract(self, document: Document, sentences: Sequence[Sentence]) -> Extraction:
+        spans = [s.span for s in sentences]
+        if self.parallel > 1:
+            with ThreadPoolExecutor(self.parallel) as pool:
+                results = list(pool.map(lambda span: self._call(span.text), spans))
+        else:
+            results = [self._call(span.text) for span in spans]
+        entities: list[ExtractedEntity] = []
+        relations: list[ExtractedRelation] = []
+        rejected: list[Rejection] = []
+        for span, (parsed, raw, error) in zip(spans, results, strict=True):
+            if parsed is None:
+                rejected.append(Rejection("sentence", "extraction_failed", f"{span.start}-{span.end}: {error}", raw))
+                continue
+            self._accept(span, parsed, entities, relations, rejected)
+        return Extraction(self.name, tuple(entities), tuple(relations), (), tuple(rejected))
+
+    def _accept(
+        self,
+        span: Span,
+        parsed: RawExtraction,
+        entities: list[ExtractedEntity],
+        relations: list[ExtractedRelation],
+        rejected: list[Rejection],
+    ) -> None:
+        lemmas = self._lemmas(span.text)
+        for name, type_ in parsed.entities:
+            if not self._occurs(name, span.text, lemmas):
+                rejected.append(
+                    Rejection("entity", "not_in_sentence", f"{name!r} does not occur in {span.document}:{span.start}-{span.end}", name)
+                )
+                continue
+            start: int | None
+            end: int | None
+            at = span.text.casefold().find(name.casefold())
+            if at >= 0 and len(span.text[at : at + len(name)]) == len(name):  # the sentence's own text, not the model's
+                start, end = span.start + at, span.start + at + len(name)
+                name = span.text[at : at + len(name)]
+            else:
+                start = end = None
+            entities.append(ExtractedEntity(name, entity_key(name, self.nlp), type_, span, start, end))
+        for source, type_, target in parsed.relations:
+            missing = [n for n in (source, target) if not self._occurs(n, span.text, lemmas)]
+            if missing:
+                rejected.append(
+                    Rejection(
+                        "relation",
+                        "not_in_sentence",
+                        f"{', '.join(map(repr, missing))} does not occur in {span.document}:{span.start}-{span.end}",
+                        f"{source} -[{type_}]-> {target}",
+                    )
+                )
+                continue
+            relations.append(ExtractedRelation(entity_key(source, self.nlp), entity_key(target, self.nlp), type_, span, source, target))

@@ -1,0 +1,68 @@
+"""The chat-model interface every local backend implements, and its fake for tests.
+
+One small surface: send messages, optionally constrained by a JSON schema, and get back the text
+and, when asked, the top log-probabilities of the first generated token (what an entailment judge
+needs). Backends raise :class:`~citegraph.errors.BackendUnavailable` when the server or model is
+not there, and :class:`~citegraph.errors.ModelOutputError` when it answered in a broken shape;
+they never return an empty result in place of an error.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ChatModel", "ChatResult", "FakeChatModel", "Message"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  #: ``system`` | ``user`` | ``assistant``
+    content: str
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    text: str
+    #: log-probabilities of the most likely first tokens, ``{token: logprob}``, when requested
+    first_token_logprobs: dict[str, float] = field(default_factory=dict)
+
+
+class ChatModel(ABC):
+    name: str  #: the model spec it was made from, e.g. ``ollama:qwen2.5@http://127.0.0.1:11434``
+
+    @abstractmethod
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        top_logprobs: int = 0,
+    ) -> ChatResult:
+        """One completion at temperature 0."""
+
+    def close(self) -> None:
+        """Release connections or memory held by the backend (a no-op by default)."""
+
+    def check(self) -> None:
+        """Raise BackendUnavailable unless the model answers. The default sends a tiny request."""
+        self.chat([Message("user", "Reply with OK.")], max_tokens=2)
+
+
+class FakeChatModel(ChatModel):
+    """A scripted model for tests: ``respond(messages) -> text``. Records every call."""
+
+    def __init__(self, respond: Callable[[Sequence[Message]], str], name: str = "fake", logprobs: dict[str, float] | None = None) -> None:
+        self.respond = respond
+        self.name = name
+        self.logprobs = logprobs or {}
+        self.calls: list[list[Message]] = []
+
+    def chat(
+        self, messages: Sequence[Message], *, schema: dict[str, Any] | None = None, max_tokens: int = 512, top_logprobs: int = 0
+    ) -> ChatResult:
+        self.calls.append(list(messages))
+        return ChatResult(self.respond(messages), dict(self.logprobs) if top_logprobs else {})

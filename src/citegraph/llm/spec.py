@@ -1,0 +1,65 @@
+"""Model specs, resolved in one place.
+
+    ollama:MODEL[@URL]        Ollama's native API (default URL http://127.0.0.1:11434)
+    openai:MODEL@BASE_URL     any OpenAI-compatible server (llama.cpp server, vLLM, LM Studio, Ollama's /v1)
+    gguf:PATH_OR_NAME         llama-cpp-python in-process; a known name (``citegraph models``) or a file
+
+A role (extractor, generator) also accepts its built-in default (``spacy``, ``extractive``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from citegraph.errors import UserError
+from citegraph.llm.base import ChatModel
+
+__all__ = ["SCHEMES", "ModelSpec", "make_chat_model", "parse_spec"]
+
+SCHEMES = ("ollama", "openai", "gguf")
+OLLAMA_URL = "http://127.0.0.1:11434"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    scheme: str
+    model: str
+    url: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.scheme}:{self.model}" + (f"@{self.url}" if self.url else "")
+
+
+def parse_spec(text: str) -> ModelSpec:
+    scheme, sep, rest = text.partition(":")
+    if not sep or scheme not in SCHEMES:
+        raise UserError(
+            f"unknown model spec {text!r}: use one of " + ", ".join(f"'{s}:…'" for s in SCHEMES) + " (see citegraph models --help)"
+        )
+    if scheme == "gguf":
+        if not rest:
+            raise UserError("gguf: needs a file path or a known model name, e.g. gguf:qwen2.5-coder-1.5b")
+        return ModelSpec(scheme, rest)
+    model, at, url = rest.partition("@")
+    if not model:
+        raise UserError(f"{text!r}: the model name is missing")
+    if scheme == "openai" and not url:
+        raise UserError(f"{text!r}: an OpenAI-compatible spec needs a base URL, e.g. openai:{model}@http://127.0.0.1:8080/v1")
+    if at and not url.startswith(("http://", "https://")):
+        raise UserError(f"{text!r}: the URL must start with http:// or https://")
+    return ModelSpec(scheme, model, url or (OLLAMA_URL if scheme == "ollama" else None))
+
+
+def make_chat_model(text: str, *, timeout: float = 120.0) -> ChatModel:
+    spec = parse_spec(text)
+    if spec.scheme == "ollama":
+        from citegraph.llm.ollama import OllamaChat
+
+        return OllamaChat(spec.model, spec.url or OLLAMA_URL, timeout=timeout)
+    if spec.scheme == "openai":
+        from citegraph.llm.openai_compat import OpenAIChat
+
+        return OpenAIChat(spec.model, spec.url or "", timeout=timeout)
+    from citegraph.llm.gguf import GGUFChat
+
+    return GGUFChat(spec.model)

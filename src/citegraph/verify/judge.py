@@ -1,0 +1,97 @@
+"""Entailment checks with a local model, plus the guards and the near-quote check.
+
+The LLM judge asks whether the cited text (premise) fully supports the claim (hypothesis) and reads
+the answer's first-token log-probabilities: ``score = P(yes) / (P(yes) + P(no))``, summing case
+and spacing variants of each word. The prompt starts with the fixed instructions and then the
+premise, so consecutive checks of one span share a prefix that llama.cpp keeps in its KV cache, and
+only one token is generated. Ollama's ``bespoke-minicheck`` is used through the same interface with
+its own document/claim prompt.
+
+:class:`CheckingVerifier` combines them: guards always run and overrule the model; with no model,
+a near-quote is ``supported`` and anything else stays ``unverified``, said plainly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from citegraph.errors import ModelOutputError
+from citegraph.llm.base import ChatModel, Message
+from citegraph.models import Span, Support
+from citegraph.prompts import load_prompt, render
+from citegraph.verify.base import Verifier
+from citegraph.verify.guards import check_guards, is_near_quote
+
+__all__ = ["CheckingVerifier", "LLMJudge", "p_yes"]
+
+_CONDITIONS = ("only", "except", "unless", "if", "until", "after", "before", "within", "not", "never")
+
+
+def p_yes(first_token_logprobs: dict[str, float]) -> float:
+    """``P(yes) / (P(yes) + P(no))`` over case and spacing variants; ModelOutputError if neither is there."""
+    yes = sum(math.exp(lp) for tok, lp in first_token_logprobs.items() if tok.strip().lower() == "yes")
+    no = sum(math.exp(lp) for tok, lp in first_token_logprobs.items() if tok.strip().lower() == "no")
+    if yes + no == 0:
+        raise ModelOutputError(f"neither yes nor no among the first-token candidates {sorted(first_token_logprobs)[:10]}")
+    return yes / (yes + no)
+
+
+class LLMJudge:
+    def __init__(self, model: ChatModel, *, top_logprobs: int = 10) -> None:
+        self.model = model
+        self.top_logprobs = top_logprobs
+        self.minicheck = "minicheck" in model.name.lower()
+        self.name = model.name
+
+    def messages(self, claim: str, premise: str) -> list[Message]:
+        if self.minicheck:  # bespoke-minicheck's own format: no system prompt
+            return [Message("user", render("minicheck_user", premise=premise, claim=claim).strip())]
+        return [
+            Message("system", load_prompt("judge_system").strip()),
+            Message("user", render("judge_user", premise=premise, claim=claim).strip()),
+        ]
+
+    def score(self, claim: str, premise: str) -> float:
+        result = self.model.chat(self.messages(claim, premise), max_tokens=1, top_logprobs=self.top_logprobs)
+        return p_yes(result.first_token_logprobs)
+
+
+def _premise(spans: Sequence[Span]) -> str:
+    return " ".join(" ".join(s.text.split()) for s in spans)
+
+
+def _keeps_conditions(claim: str, premise: str) -> bool:
+    """A trimmed quote must not drop a condition word the premise carries."""
+    c, p = f" {claim.lower()} ", f" {premise.lower()} "
+    return all(f" {w} " in c for w in _CONDITIONS if f" {w} " in p)
+
+
+class CheckingVerifier(Verifier):
+    """Guards, then the near-quote check, then the judge (when there is one)."""
+
+    def __init__(self, judge: LLMJudge | None = None, *, threshold: float = 0.5) -> None:
+        self.judge = judge
+        self.threshold = threshold
+        self.name = f"llm:{judge.name}+guards" if judge else "guards+quote"
+
+    def close(self) -> None:
+        if self.judge is not None:
+            self.judge.model.close()
+
+    def verify(self, claim: str, spans: Sequence[Span]) -> Support:
+        premise = _premise(spans)
+        guards = tuple(str(g) for g in check_guards(claim, premise))
+        score: float | None = None
+        if self.judge is not None:
+            try:
+                score = self.judge.score(claim, premise)
+            except ModelOutputError as exc:
+                return Support("unverified", None, self.name, (*guards, f"judge: {exc}"))
+        if guards:
+            return Support("not_supported", score, self.name, guards)
+        if score is not None:
+            return Support("supported" if score >= self.threshold else "not_supported", score, self.name, guards)
+        if is_near_quote(claim, premise) and _keeps_conditions(claim, premise):
+            return Support("supported", None, "quote", ("near_quote",))
+        return Support("unverified", None, self.name, ("no model: cannot settle",))
