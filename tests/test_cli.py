@@ -31,7 +31,7 @@ def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: igno
     assert report["totals"]["ok"] == 5 and report["totals"]["failed"] == 0
     assert set(report["documents"][0]) >= {"id", "version", "status", "sentences", "entities", "relations", "rejected"}
 
-    answer = json.loads(run("ask", "How long do exports stay available after cancellation?", "--json").stdout)
+    answer = json.loads(run("ask", "How long do exports stay available after cancellation?", "--no-verify", "--json").stdout)
     assert set(answer) >= {"question", "answer", "status", "context", "claims", "warnings", "retrieval", "models"}
     assert answer["status"] == "cited"
     assert set(answer["context"][0]) >= {"marker", "document", "version", "start", "end", "sentence"}
@@ -60,7 +60,7 @@ def test_answer_file_is_checked_against_the_context(run, larkspur: Path, tmp_pat
     run("ingest", str(larkspur), "--quiet")
     answer_file = tmp_path / "answer.txt"
     answer_file.write_text("Exports stay available for 30 days [1]. Snapshots last 30 days [3]. See also [9].", encoding="utf-8")
-    out = json.loads(run("ask", "How long do exports stay available?", "--answer-file", str(answer_file), "--json").stdout)
+    out = json.loads(run("ask", "How long do exports stay available?", "--answer-file", str(answer_file), "--no-verify", "--json").stdout)
     assert [c["status"] for c in out["claims"]] == ["unverified", "unverified", "invalid_marker"]
     assert out["claims"][0]["text"] == "Exports stay available for 30 days."
     assert [w["code"] for w in out["warnings"]] == ["invalid_marker"] and out["warnings"][0]["marker"] == 9
@@ -85,7 +85,7 @@ def test_exit_codes(run, write, tmp_path: Path) -> None:  # type: ignore[no-unty
 
 
 def test_demo_runs_and_cites(run) -> None:  # type: ignore[no-untyped-def]
-    out = json.loads(run("demo", "--generator", "extractive", "--json").stdout)
+    out = json.loads(run("demo", "--generator", "extractive", "--verifier", "none", "--json").stdout)
     assert out["answer"]["status"] == "cited"
     assert out["answer"]["claims"] and all(c["citations"] for c in out["answer"]["claims"])
 
@@ -94,9 +94,11 @@ def test_demo_without_the_local_model_says_so_and_falls_back(run, tmp_path: Path
     monkeypatch.setenv("CITEGRAPH_CACHE", str(tmp_path / "empty-cache"))
     result = run("demo", "--json")
     out = json.loads(result.stdout)
-    assert out["note"].startswith("local model unavailable (") and "answering extractively" in out["note"]
+    assert out["note"].startswith("local model unavailable (") and "using 'extractive' instead" in out["note"]
     assert "note: local model unavailable" in result.stderr
     assert out["answer"]["models"]["generator"] == "extractive"
+    assert out["answer"]["models"]["verifier"] == "guards+quote"
+    assert out["answer"]["status"] == "verified"  # every extractive claim is a quote of its cited span
 
 
 def test_every_setting_is_a_flag_and_documented() -> None:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from citegraph import output
 from citegraph.errors import CitegraphError
@@ -203,6 +203,9 @@ def ingest(
 @_option(setting("context-size"))
 @_option(setting("depth-penalty"))
 @_option(setting("generator"))
+@_option(setting("verifier"))
+@_option(setting("support-threshold"))
+@click.option("--verify/--no-verify", default=True, show_default=True, help="check each citation with the verifier")
 @click.option(
     "--answer-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -220,13 +223,18 @@ def ask(
     context_size: int,
     depth_penalty: float,
     generator: str,
+    verifier: str,
+    support_threshold: float,
+    verify: bool,
     answer_file: Path | None,
     include_superseded: bool,
     as_json: bool,
 ) -> None:
     """Answer QUESTION from the store, every claim cited to a source sentence."""
     answer_text = answer_file.read_text(encoding="utf-8") if answer_file else None
-    options = {"generator": generator} if answer_file is None else {}  # an answer file needs no generator
+    options: dict[str, Any] = {"verifier": verifier if verify else "none", "support_threshold": support_threshold}
+    if answer_file is None:  # an answer file needs no generator
+        options["generator"] = generator
     with open_graph(hops=hops, top_k=top_k, context_size=context_size, depth_penalty=depth_penalty, **options) as graph:
         answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
     if as_json:
@@ -324,8 +332,8 @@ def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_
 DEMO_MODEL = "qwen2.5-coder-1.5b"
 
 
-def _demo_generator(requested: str) -> tuple[str, str]:
-    """The generator the demo uses, and a note: the local Qwen model when it is there, else extractive."""
+def _demo_model(requested: str, fallback: str) -> tuple[str, str]:
+    """The model spec the demo uses for a role, and a note: the local Qwen model when it is there."""
     if requested != "auto":
         return requested, ""
     from citegraph.llm.registry import find_model
@@ -336,7 +344,7 @@ def _demo_generator(requested: str) -> tuple[str, str]:
         find_model(DEMO_MODEL)
     except (ImportError, CitegraphError) as exc:
         reason = "llama-cpp-python is not installed" if isinstance(exc, ImportError) else str(exc)
-        return "extractive", f"local model unavailable ({reason}); answering extractively (quoting evidence) instead"
+        return fallback, f"local model unavailable ({reason}); using '{fallback}' instead"
     return f"gguf:{DEMO_MODEL}", ""
 
 
@@ -348,19 +356,27 @@ def _demo_generator(requested: str) -> tuple[str, str]:
     show_default=True,
     help=f"answer writer; 'auto' uses gguf:{DEMO_MODEL} when pulled, else 'extractive' (and says so)",
 )
+@click.option(
+    "--verifier",
+    default="auto",
+    show_default=True,
+    help=f"support check; 'auto' judges with gguf:{DEMO_MODEL} when pulled, else 'guards' (and says so)",
+)
 @click.option("--question", default=DEMO_QUESTION, show_default=True)
 @_json
 @_errors
-def demo(embedder: str, generator: str, question: str, as_json: bool) -> None:
-    """Ingest the bundled Larkspur handbook into a temporary store and ask it a question."""
-    generator, note = _demo_generator(generator)
+def demo(embedder: str, generator: str, verifier: str, question: str, as_json: bool) -> None:
+    """Ingest the bundled Larkspur handbook into a temporary store, ask it a question, check the answer."""
+    generator, note = _demo_model(generator, "extractive")
+    verifier, verifier_note = _demo_model(verifier, "guards")
+    note = note or verifier_note
     if note:
         stderr.print(f"[yellow]note:[/yellow] {note}", highlight=False)
     corpus = resources.files("citegraph.demo") / "larkspur"
     with (
         tempfile.TemporaryDirectory() as tmp,
         resources.as_file(corpus) as folder,
-        CiteGraph.open(str(Path(tmp) / "demo.db"), embedder, generator=generator) as graph,
+        CiteGraph.open(str(Path(tmp) / "demo.db"), embedder, generator=generator, verifier=verifier) as graph,
     ):
         report = graph.ingest([folder])
         answer = graph.ask(question)
@@ -373,8 +389,8 @@ def demo(embedder: str, generator: str, question: str, as_json: bool) -> None:
     output.render_answer(stdout, answer, routes=6)
     stdout.print()
     stdout.print(
-        f"[dim]Answer written by {answer.models[2][1]}. Each citation shows the exact span (document@version:start-end) and the "
-        "graph route that found it. Without an entailment model a citation is 'unverified': cited is not verified.[/dim]"
+        f"[dim]Answer written by {answer.models[2][1]}, checked by {answer.models[3][1]}. Each citation shows the exact span "
+        "(document@version:start-end), the graph route that found it, and whether the span supports the claim: cited is not verified.[/dim]"
     )
 
 
@@ -428,6 +444,54 @@ def models_pull(name: str) -> None:
     from citegraph.llm.registry import pull
 
     pull(name, progress=lambda message: stderr.print(message, highlight=False))
+
+
+@main.group("eval")
+def eval_() -> None:
+    """Evaluation harnesses (data paths are arguments)."""
+
+
+@eval_.command("support")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    multiple=True,
+    help="halueval_qa.jsonl and/or hotpotqa_distractor_sample100.json (repeatable)",
+)
+@_option(setting("verifier"))
+@_option(setting("timeout"))
+@click.option("--limit", default=500, show_default=True, help="source lines sampled per file (2 pairs each), seed 13")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@_json
+@_errors
+def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: int, out: Path, as_json: bool) -> None:
+    """Balanced accuracy, F1, calibration (ECE, reliability plot) and latency of the support check."""
+    from citegraph.eval.support import evaluate, load_pairs, report
+    from citegraph.llm.spec import make_chat_model
+    from citegraph.verify.judge import LLMJudge
+
+    judge = None if verifier in ("guards", "none") else LLMJudge(make_chat_model(verifier, timeout=timeout))
+    summaries = []
+    try:
+        for path in data:
+            name, pairs = load_pairs(path, limit)
+            with Progress(TextColumn(name), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=stderr) as bar:
+                task = bar.add_task("", total=len(pairs))
+
+                def advance(done: int, total: int, bar: Progress = bar, task: TaskID = task) -> None:
+                    bar.update(task, completed=done)
+
+                scored = evaluate(pairs, judge, advance)
+            summaries.append(report(name, verifier, scored, out))
+            if not as_json:
+                stdout.print((out / f"{name}.md").read_text(encoding="utf-8"), highlight=False, markup=False)
+    finally:
+        if judge is not None:
+            judge.model.close()
+    if as_json:
+        _print_json(summaries)
 
 
 if __name__ == "__main__":  # pragma: no cover

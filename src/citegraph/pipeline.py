@@ -113,6 +113,19 @@ def _labels(access: Iterable[str]) -> tuple[str, ...]:
     return labels
 
 
+def make_verifier(spec: str, *, threshold: float = 0.5, timeout: float = 120.0) -> Verifier:
+    """``none`` (label everything unverified), ``guards`` (no model), or a judge model spec."""
+    from citegraph.verify.judge import CheckingVerifier, LLMJudge
+
+    if spec == "none":
+        return UncheckedVerifier()
+    if spec == "guards":
+        return CheckingVerifier(threshold=threshold)
+    from citegraph.llm.spec import make_chat_model
+
+    return CheckingVerifier(LLMJudge(make_chat_model(spec, timeout=timeout)), threshold=threshold)
+
+
 class CiteGraph:
     def __init__(
         self,
@@ -154,6 +167,8 @@ class CiteGraph:
         *,
         extractor: str = "spacy",
         generator: str = "extractive",
+        verifier: str = "none",
+        support_threshold: float = 0.5,
         timeout: float = 120.0,
         **options: object,
     ) -> CiteGraph:
@@ -165,6 +180,7 @@ class CiteGraph:
             splitter=splitter,
             extractor=make_extractor(extractor, splitter, timeout=timeout),
             answerer=make_answerer(generator, timeout=timeout),
+            verifier=make_verifier(verifier, threshold=support_threshold, timeout=timeout),
             **options,  # type: ignore[arg-type]
         )
 

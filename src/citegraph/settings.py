@@ -27,6 +27,8 @@ SETTINGS = (
     Setting("embedder", "minilm", "sentence embedder: 'minilm' (all-MiniLM-L6-v2, ONNX int8), 'ollama:MODEL[@URL]', or 'hashing' (tests)"),
     Setting("extractor", "spacy", "entity and relation extractor: 'spacy' or a model spec (ollama:…, openai:…@URL, gguf:…)"),
     Setting("generator", "extractive", "answer writer: 'extractive' (quotes evidence) or a model spec (ollama:…, openai:…@URL, gguf:…)"),
+    Setting("verifier", "guards", "support check: 'guards' (guards and near-quotes, no model), 'none', or a judge model spec"),
+    Setting("support-threshold", 0.5, "a judge score at or above this is 'supported' (choose it on a dev split: citegraph eval support)"),
     Setting("timeout", 120.0, "seconds to wait for a model server's answer"),
     Setting("hops", 2, "traversal hop limit from the entry entities"),
     Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question"),

@@ -11,6 +11,8 @@ output is retried a bounded number of times, then the sentence is recorded as
 from __future__ import annotations
 
 import json
+import threading
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -97,6 +99,9 @@ class LLMExtractor(Extractor):
         self.retries = retries
         self.parallel = parallel
         self.name = f"llm:{model.name}"
+        #: calls, invalid outputs, sentences, failed sentences: what bench/extract.py reports
+        self.stats: Counter[str] = Counter()
+        self._lock = threading.Lock()
         self._prefix = [
             Message("system", load_prompt("extract_system").strip()),
             Message("user", load_prompt("extract_example_sentence").strip()),
@@ -114,15 +119,23 @@ class LLMExtractor(Extractor):
         for _attempt in range(self.retries + 1):
             raw = self.model.chat(messages, schema=EXTRACTION_SCHEMA, max_tokens=512).text
             try:
-                return parse_extraction(raw), raw, ""
+                parsed = parse_extraction(raw)
+                self._count(calls=1, sentences=1)
+                return parsed, raw, ""
             except ModelOutputError as exc:
+                self._count(calls=1, invalid_outputs=1)
                 error = str(exc)
                 messages = [
                     *messages,
                     Message("assistant", raw),
                     Message("user", f"That output is not valid ({error}). Reply with the JSON object only."),
                 ]
+        self._count(sentences=1, failed_sentences=1)
         return None, raw, error
+
+    def _count(self, **counts: int) -> None:
+        with self._lock:
+            self.stats.update(counts)
 
     def _lemmas(self, text: str) -> set[str]:
         if self.nlp is None:

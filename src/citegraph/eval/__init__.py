@@ -1,0 +1,1 @@
+"""Evaluation harnesses (data paths are always arguments; nothing here needs ../shared to import)."""
