@@ -22,5 +22,6 @@ def test_readme_python_example_runs(tmp_path: Path, larkspur: Path, monkeypatch,
     (tmp_path / "handbook").symlink_to(larkspur, target_is_directory=True)
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
-    assert printed and all(line.startswith("unverified ") for line in printed)
+    # Extractive claims quote their spans: the guards and the near-quote check verify them without a model.
+    assert printed and all(line.startswith("supported ") for line in printed)
     assert any("retention-policy.md" in line for line in printed)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from citegraph.errors import StoreError
-from citegraph.models import Document, Span
+from citegraph.models import Document, ExtractedRelation, Span
 from citegraph.pipeline import content_version
-from citegraph.store import DocumentWrite, MentionRow, RelationRow, SQLiteStore, Store
+from citegraph.store import DocumentWrite, MentionRow, SQLiteStore, Store
 from citegraph.store.sqlite import SCHEMA_VERSION
 
 TEXT = "Exports use the latest snapshot. Exports use snapshots."
@@ -36,11 +36,11 @@ def _write(doc_id: str = "a.md", text: str = TEXT, access: tuple[str, ...] = ("p
         "test",
         ((s1, "sentence"), (s2, "sentence")),
         vec,
-        (MentionRow("export", s1, "Exports", "CONCEPT", "test"), MentionRow("snapshot", s1, "snapshot", "CONCEPT", "test")),
+        (MentionRow("export", s1, "Exports", "CONCEPT"), MentionRow("snapshot", s1, "snapshot", "CONCEPT")),
         (
-            RelationRow("export", "snapshot", "use", s1, "test"),
-            RelationRow("export", "snapshot", "use", s2, "test"),  # same pair and type, another sentence: kept
-            RelationRow("export", "snapshot", "use", s1, "test"),  # exact duplicate from one sentence: once
+            ExtractedRelation("export", "snapshot", "use", s1),
+            ExtractedRelation("export", "snapshot", "use", s2),  # same pair and type, another sentence: kept
+            ExtractedRelation("export", "snapshot", "use", s1),  # exact duplicate from one sentence: once
         ),
         {"export": np.ones(4, np.float32) / 2, "snapshot": np.ones(4, np.float32) / 2},
     )

@@ -60,7 +60,12 @@ def answer_json(answer: Answer) -> dict[str, Any]:
                     {
                         "marker": c.marker,
                         **span_json(c.span),
-                        "support": {"label": c.support.label, "score": c.support.score, "verifier": c.support.verifier},
+                        "support": {
+                            "label": c.support.label,
+                            "score": c.support.score,
+                            "verifier": c.support.verifier,
+                            "guards": list(c.support.guards),
+                        },
                         "found_by": c.found_by,
                         "entity": c.entity,
                         "route": route_json(c.route),
@@ -188,6 +193,8 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
                     (f"  support: {c.support.label}{score} ({c.support.verifier})", "dim"),
                 )
             )
+            for guard in c.support.guards:
+                console.print(Text(f"       guard: {guard}", style="red" if c.support.label != "supported" else "dim"))
             console.print(Text(f"       {_found_text(c)}", style="dim"))
     for w in answer.warnings:
         console.print(Text(f"warning [{w.code}]: {w.message}", style="yellow"))

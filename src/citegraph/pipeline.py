@@ -34,6 +34,7 @@ from citegraph.models import (
     DocumentStatus,
     Entity,
     EntityMention,
+    ExtractedRelation,
     Extraction,
     IngestReport,
     ReachedNode,
@@ -42,11 +43,11 @@ from citegraph.models import (
 )
 from citegraph.retrieve.retriever import GraphView, Retriever
 from citegraph.settings import setting
-from citegraph.store.base import DocumentWrite, MentionRow, RelationRow, Store, StoredDocument
+from citegraph.store.base import DocumentWrite, MentionRow, Store, StoredDocument
 from citegraph.store.sqlite import SQLiteStore
 from citegraph.verify.base import UncheckedVerifier, Verifier
 
-__all__ = ["CiteGraph", "TextInput", "make_embedder"]
+__all__ = ["CiteGraph", "TextInput", "make_answerer", "make_embedder", "make_extractor", "make_verifier"]
 
 Progress = Callable[[int, int, str], None]  # (done, total, current document id)
 
@@ -167,7 +168,7 @@ class CiteGraph:
         *,
         extractor: str = "spacy",
         generator: str = "extractive",
-        verifier: str = "none",
+        verifier: str = "guards",
         support_threshold: float = 0.5,
         timeout: float = 120.0,
         **options: object,
@@ -367,12 +368,10 @@ class CiteGraph:
     def _write(
         self, doc: Document, spans: list, span_vectors: np.ndarray, extraction: Extraction, key_vectors: dict[str, np.ndarray]
     ) -> DocumentReport:
-        mentions = [
-            MentionRow(e.key, e.sentence, e.name, e.type, extraction.extractor, e.start, e.end, e.description) for e in extraction.entities
-        ]
+        mentions = [MentionRow(e.key, e.sentence, e.name, e.type, e.start, e.end, e.description) for e in extraction.entities]
         known = {e.key for e in extraction.entities}
         rejected = list(extraction.rejected)
-        relations: list[RelationRow] = []
+        relations: list[ExtractedRelation] = []
         inferred: set[str] = set()
         for r in extraction.relations:
             missing = [(k, n) for k, n in ((r.source_key, r.source_name), (r.target_key, r.target_name)) if k not in known]
@@ -387,14 +386,10 @@ class CiteGraph:
                 )
                 continue
             for key, name in missing:
-                mentions.append(MentionRow(key, r.sentence, name or key, "INFERRED", extraction.extractor, inferred=True))
+                mentions.append(MentionRow(key, r.sentence, name or key, "INFERRED", inferred=True))
                 known.add(key)
                 inferred.add(key)
-            relations.append(
-                RelationRow(
-                    r.source_key, r.target_key, r.type, r.sentence, extraction.extractor, r.source_name, r.target_name, r.description
-                )
-            )
+            relations.append(r)
         entities = len({m.key for m in mentions})
         if rejected:
             status = DocumentStatus.PARTIAL

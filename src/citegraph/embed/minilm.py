@@ -55,7 +55,7 @@ class MiniLMEmbedder(Embedder):
     name = "all-MiniLM-L6-v2-onnx-int8"
     dim = 384
 
-    def __init__(self, model_path: Path | None = None, batch_size: int = 32, threads: int = 0) -> None:
+    def __init__(self, model_path: Path | None = None, batch_size: int = 64, token_budget: int = 512, threads: int = 0) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -72,16 +72,18 @@ class MiniLMEmbedder(Embedder):
             options.intra_op_num_threads = threads
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self.batch_size = batch_size
+        self.token_budget = token_budget
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
         encodings = self.tokenizer.encode_batch(list(texts))
-        # Batch texts of similar length together: padding is wasted work.
+        # Texts of similar length go together (padding is wasted work), and a batch holds at most
+        # token_budget padded tokens: on small CPUs, small batches of long texts run faster per text
+        # (they stay in cache), while short texts such as entity keys fill big batches.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for at in range(0, len(order), self.batch_size):
-            rows = order[at : at + self.batch_size]
+        for rows in self._batches(order, [len(e.ids) for e in encodings]):
             width = max(len(encodings[i].ids) for i in rows)
             ids = np.zeros((len(rows), width), dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
@@ -97,3 +99,15 @@ class MiniLMEmbedder(Embedder):
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[rows] = pooled
         return normalise(out)
+
+    def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in order:  # ascending length, so the last text added sets the padded width
+            if current and (len(current) >= self.batch_size or (len(current) + 1) * lengths[i] > self.token_budget):
+                batches.append(current)
+                current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        return batches

@@ -14,13 +14,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ChatModel", "ChatResult", "FakeChatModel", "Message"]
+__all__ = ["ChatModel", "ChatResult", "FakeChatModel", "Message", "wire"]
 
 
 @dataclass(frozen=True)
 class Message:
     role: str  #: ``system`` | ``user`` | ``assistant``
     content: str
+
+
+def wire(messages: Sequence[Message]) -> list[dict[str, str]]:
+    """Messages in the ``{"role", "content"}`` shape every backend's API takes."""
+    return [{"role": m.role, "content": m.content} for m in messages]
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from citegraph.errors import ModelOutputError, ModelUnavailable
-from citegraph.llm.base import ChatModel, ChatResult, Message
+from citegraph.llm.base import ChatModel, ChatResult, Message, wire
 from citegraph.llm.openai_compat import parse_completion
 from citegraph.llm.registry import find_model
 
@@ -25,7 +25,9 @@ def _load(path: str, n_ctx: int, threads: int) -> Any:
         ) from exc
     try:
         # logits_all stays off: only the last token's logits are needed, and all of them cost n_ctx x vocab floats.
-        return Llama(model_path=path, n_ctx=n_ctx, n_threads=threads or None, verbose=False, seed=0, logits_all=False)
+        # llama-cpp-python defaults to half the cores; prompt processing (most of a judge call) wants them all.
+        threads = threads or os.cpu_count() or 1
+        return Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False, seed=0, logits_all=False)
     except (ValueError, RuntimeError) as exc:
         raise ModelUnavailable(f"gguf: cannot load {path}: {exc}") from exc
 
@@ -50,7 +52,7 @@ class GGUFChat(ChatModel):
             raise ModelOutputError(f"{self.name}: token logprobs are only available for one-token answers in-process")
         try:
             data = self.llm.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
+                messages=wire(messages),  # type: ignore[arg-type]
                 temperature=0.0,
                 max_tokens=max_tokens,
                 seed=0,
@@ -73,8 +75,7 @@ class GGUFChat(ChatModel):
             eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
             bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
         )
-        chat: list[Any] = [{"role": m.role, "content": m.content} for m in messages]
-        result = formatter(messages=chat)
+        result = formatter(messages=wire(messages))  # type: ignore[arg-type]
         return list(llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True))
 
     def _first_token(self, messages: Sequence[Message], k: int) -> ChatResult:

@@ -10,7 +10,7 @@ import numpy as np
 
 from citegraph.embed.base import Embedder, normalise
 from citegraph.errors import ModelOutputError
-from citegraph.llm.base import ChatModel, ChatResult, Message
+from citegraph.llm.base import ChatModel, ChatResult, Message, wire
 from citegraph.llm.http import post_json
 
 __all__ = ["OllamaChat", "OllamaEmbedder", "parse_chat_response"]
@@ -45,7 +45,7 @@ class OllamaChat(ChatModel):
     ) -> ChatResult:
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": wire(messages),
             "stream": False,
             "options": {"temperature": 0, "num_predict": max_tokens, "seed": 0},
         }

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from citegraph.errors import ModelOutputError
-from citegraph.llm.base import ChatModel, ChatResult, Message
+from citegraph.llm.base import ChatModel, ChatResult, Message, wire
 from citegraph.llm.http import RequestRejected, post_json
 
 __all__ = ["OpenAIChat", "parse_completion"]
@@ -47,7 +47,7 @@ class OpenAIChat(ChatModel):
     ) -> ChatResult:
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": wire(messages),
             "temperature": 0,
             "max_tokens": max_tokens,
             "seed": 0,

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from citegraph.models import Document, Rejection, Span
+from citegraph.models import Document, ExtractedRelation, Rejection, Span
 
-__all__ = ["DocumentWrite", "GraphData", "MentionRow", "RelationRow", "Store", "StoredDocument", "WriteResult"]
+__all__ = ["DocumentWrite", "GraphData", "MentionRow", "Store", "StoredDocument", "WriteResult"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,6 @@ class MentionRow:
     span: Span
     surface: str
     type: str
-    extractor: str
     start: int | None = None
     end: int | None = None
     description: str = ""
@@ -33,26 +32,14 @@ class MentionRow:
 
 
 @dataclass(frozen=True)
-class RelationRow:
-    source_key: str
-    target_key: str
-    type: str
-    span: Span
-    extractor: str
-    source_name: str = ""
-    target_name: str = ""
-    description: str = ""
-
-
-@dataclass(frozen=True)
 class DocumentWrite:
     document: Document
     status: str
-    extractor: str
+    extractor: str  #: recorded on the document and on each of its mentions and relations
     spans: tuple[tuple[Span, str], ...]  #: (span, kind) with kind ``sentence`` | ``imported``
     span_vectors: np.ndarray  #: one row per span, same order
     mentions: tuple[MentionRow, ...] = ()
-    relations: tuple[RelationRow, ...] = ()
+    relations: tuple[ExtractedRelation, ...] = ()
     key_vectors: dict[str, np.ndarray] = field(default_factory=dict)  #: for keys the store may not have
     rejections: tuple[Rejection, ...] = ()
 

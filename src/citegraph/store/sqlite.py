@@ -200,7 +200,7 @@ class SQLiteStore(Store):
                         m.type,
                         m.description,
                         int(m.inferred),
-                        m.extractor,
+                        write.extractor,
                     )
                     for m in write.mentions
                 ],
@@ -214,11 +214,11 @@ class SQLiteStore(Store):
                         entity_ids[r.source_key],
                         entity_ids[r.target_key],
                         r.type,
-                        span_ids[(r.span.start, r.span.end)],
+                        span_ids[(r.sentence.start, r.sentence.end)],
                         r.source_name,
                         r.target_name,
                         r.description,
-                        r.extractor,
+                        write.extractor,
                     )
                     for r in write.relations
                 ],
