@@ -52,3 +52,23 @@ def test_answer_status_without_a_verifier_is_at_best_cited() -> None:
     claims, _ = resolve_claims("One. Two [7].", ctx, UncheckedVerifier())
     assert answer_status(claims, ctx) == AnswerStatus.UNSUPPORTED
     assert answer_status([], []) == AnswerStatus.NO_EVIDENCE
+
+
+def test_a_single_citation_is_checked_once() -> None:
+    from citegraph.models import Support
+    from citegraph.verify.base import Verifier
+
+    class Counting(Verifier):
+        name = "counting"
+
+        def __init__(self) -> None:
+            self.calls: list[int] = []
+
+        def verify(self, claim: str, spans) -> Support:  # type: ignore[no-untyped-def]
+            self.calls.append(len(spans))
+            return Support("supported", 0.9, self.name)
+
+    verifier = Counting()
+    claims, _ = resolve_claims("One [1]. Two [1][2].", _context(2), verifier)
+    assert [c.status for c in claims] == [ClaimStatus.SUPPORTED, ClaimStatus.SUPPORTED]
+    assert verifier.calls == [1, 1, 1, 2]  # claim one: its citation; claim two: each citation, then both together

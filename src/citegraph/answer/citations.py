@@ -100,7 +100,8 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
         elif invalid:
             status = ClaimStatus.INVALID_MARKER
         else:
-            joint = verifier.verify(text, [item.span for item in valid[:3]])
+            # One citation: the joint check is that citation's own check, already made.
+            joint = citations[0].support if len(citations) == 1 else verifier.verify(text, [item.span for item in valid[:3]])
             status = _SUPPORT_TO_STATUS[joint.label]
         claims.append(Claim(text, raw, status, citations, tuple(markers), tuple(invalid)))
     return claims, warnings
