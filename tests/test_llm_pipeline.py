@@ -174,3 +174,27 @@ def test_llm_answer_goes_through_citation_resolution(splitter, larkspur: Path) -
 def test_bad_generator_spec_is_a_user_error(spec: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["ask", "q", "--db", str(tmp_path / "x.db"), "--embedder", "hashing", "--generator", spec])
     assert result.exit_code == 1 and "error:" in result.stderr
+
+
+def test_mention_offsets_survive_case_folding_that_changes_length(splitter) -> None:  # type: ignore[no-untyped-def]
+    reply = json.dumps({"entities": [{"name": "Berlin", "type": "PLACE"}], "relations": []})
+    graph = _graph(splitter, FakeChatModel(lambda m: reply))
+    graph.ingest_texts([TextInput("de.md", "Die Straße Berlin ist lang.")])
+    (mention,) = graph.entity("Berlin").mentions
+    assert mention.surface == "Berlin" and mention.span.text == "Die Straße Berlin ist lang."
+
+
+def test_a_prompt_too_long_fails_its_sentence_not_the_document(splitter) -> None:  # type: ignore[no-untyped-def]
+    from citegraph.errors import ModelOutputError
+
+    def respond(messages: Sequence[Message]) -> str:
+        if "overflow" in messages[-1].content:
+            raise ModelOutputError("prompt longer than the context window")
+        return json.dumps({"entities": [{"name": "Exports", "type": "CONCEPT"}], "relations": []})
+
+    graph = _graph(splitter, FakeChatModel(respond))
+    (report,) = graph.ingest_texts([TextInput("a.md", "Exports use snapshots. This sentence will overflow the model.")]).documents
+    assert report.status == DocumentStatus.PARTIAL and report.entities == 1
+    assert [(r.reason, r.detail.split(": ", 1)[1]) for r in report.rejected] == [
+        ("extraction_failed", "prompt longer than the context window")
+    ]

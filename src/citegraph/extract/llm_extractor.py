@@ -117,7 +117,12 @@ class LLMExtractor(Extractor):
         messages = [*self._prefix, Message("user", render("extract_user", sentence=sentence).strip())]
         raw, error = "", ""
         for _attempt in range(self.retries + 1):
-            raw = self.model.chat(messages, schema=EXTRACTION_SCHEMA, max_tokens=512).text
+            try:
+                raw = self.model.chat(messages, schema=EXTRACTION_SCHEMA, max_tokens=512).text
+            except ModelOutputError as exc:
+                # e.g. a prompt too long for the context: this sentence fails (no retry can help), not the document
+                self._count(calls=1, invalid_outputs=1, sentences=1, failed_sentences=1)
+                return None, raw, str(exc)
             try:
                 parsed = parse_extraction(raw)
                 self._count(calls=1, sentences=1)
@@ -140,7 +145,8 @@ class LLMExtractor(Extractor):
     def _lemmas(self, text: str) -> set[str]:
         if self.nlp is None:
             return set(text.casefold().split())
-        return {t.lemma_.casefold() for t in self.nlp(text)} | {t.text.casefold() for t in self.nlp(text)}
+        doc = self.nlp(text)
+        return {t.lemma_.casefold() for t in doc} | {t.text.casefold() for t in doc}
 
     def _occurs(self, name: str, sentence: str, lemmas: set[str]) -> bool:
         if name.casefold() in sentence.casefold():
@@ -183,7 +189,8 @@ class LLMExtractor(Extractor):
             start: int | None
             end: int | None
             at = span.text.casefold().find(name.casefold())
-            if at >= 0 and len(span.text[at : at + len(name)]) == len(name):  # the sentence's own text, not the model's
+            # casefold() can change lengths (ß -> ss), so the found position is checked on the original text.
+            if at >= 0 and span.text[at : at + len(name)].casefold() == name.casefold():  # the sentence's own text
                 start, end = span.start + at, span.start + at + len(name)
                 name = span.text[at : at + len(name)]
             else:

@@ -25,9 +25,18 @@ def _load(path: str, n_ctx: int, threads: int) -> Any:
         ) from exc
     try:
         # logits_all stays off: only the last token's logits are needed, and all of them cost n_ctx x vocab floats.
-        # llama-cpp-python defaults to half the cores; prompt processing (most of a judge call) wants them all.
-        threads = threads or os.cpu_count() or 1
-        return Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False, seed=0, logits_all=False)
+        # llama-cpp-python's defaults (half the cores for generation, all for the prompt) are kept unless
+        # CITEGRAPH_THREADS says otherwise: with OpenMP, all cores on a machine that is busy with anything
+        # else was measured 7x slower, not faster.
+        return Llama(
+            model_path=path,
+            n_ctx=n_ctx,
+            n_threads=threads or None,
+            n_threads_batch=threads or None,
+            verbose=False,
+            seed=0,
+            logits_all=False,
+        )
     except (ValueError, RuntimeError) as exc:
         raise ModelUnavailable(f"gguf: cannot load {path}: {exc}") from exc
 
