@@ -37,6 +37,7 @@ class Pair:
     claim: str
     supported: bool
     group: int  #: the source line: pairs of one line share a split
+    answer: str = ""  #: the answer alone: the guards check it, not the question's own numbers and dates
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ def load_pairs(path: Path, limit: int, seed: int = 13) -> tuple[str, list[Pair]]
     pairs = []
     for i in picked:
         row = lines[i]
-        pairs.append(Pair(row["knowledge"], _claim(row["question"], row["right_answer"]), True, i))
-        pairs.append(Pair(row["knowledge"], _claim(row["question"], row["hallucinated_answer"]), False, i))
+        pairs.append(Pair(row["knowledge"], _claim(row["question"], row["right_answer"]), True, i, row["right_answer"]))
+        pairs.append(Pair(row["knowledge"], _claim(row["question"], row["hallucinated_answer"]), False, i, row["hallucinated_answer"]))
     return "halueval_qa", pairs
 
 
@@ -83,9 +84,9 @@ def _hotpot_pairs(row: dict, index: int, rng: random.Random) -> list[Pair]:
         s.strip() for t in {t for t, _ in gold} if t in by_title for i, s in enumerate(by_title[t]) if (t, i) not in gold and s.strip()
     ]
     claim = _claim(row["question"], row["answer"])
-    pairs = [Pair(" ".join(support), claim, True, index)]
+    pairs = [Pair(" ".join(support), claim, True, index, row["answer"])]
     if others:
-        pairs.append(Pair(" ".join(rng.sample(others, min(len(support), len(others)))), claim, False, index))
+        pairs.append(Pair(" ".join(rng.sample(others, min(len(support), len(others)))), claim, False, index, row["answer"]))
     return pairs
 
 
@@ -96,7 +97,7 @@ def evaluate(pairs: Sequence[Pair], judge: LLMJudge | None, progress: Callable[[
     for n, i in enumerate(order):
         pair = pairs[i]
         start = time.perf_counter()
-        guards = tuple(str(g) for g in check_guards(pair.claim, pair.premise))
+        guards = tuple(str(g) for g in check_guards(pair.answer or pair.claim, pair.premise))
         score = None
         if judge is not None:
             try:

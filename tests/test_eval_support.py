@@ -1,0 +1,65 @@
+"""The support-evaluation harness on a tiny shipped sample (written for these tests, HaluEval's shape)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from citegraph.cli import main
+from citegraph.eval.support import Pair, Scored, calibration, evaluate, load_pairs, metrics, report
+from citegraph.llm import FakeChatModel, Message
+from citegraph.verify.judge import LLMJudge
+
+SAMPLE = Path(__file__).parent / "data" / "halueval_sample.jsonl"
+
+
+def test_pairs_are_balanced_and_split_by_line() -> None:
+    name, pairs = load_pairs(SAMPLE, limit=10)
+    assert name == "halueval_qa" and len(pairs) == 8
+    assert sum(p.supported for p in pairs) == 4
+    assert all(p.answer and p.answer in p.claim for p in pairs)
+
+
+def test_guards_alone_catch_the_hallucinated_numbers_and_negations(tmp_path: Path) -> None:
+    _, pairs = load_pairs(SAMPLE, limit=10)
+    scored = evaluate(pairs, judge=None)
+    fired = {p.pair.answer for p in scored if p.guards}
+    assert fired == {
+        "Exports stay available for 14 days after cancellation.",
+        "Yes, refunds are issued for partial months.",
+        "Larkspur takes a snapshot every Monday.",
+        "Audit logs are retained for five years.",
+    }
+
+
+def test_metrics_and_calibration_are_computed_from_scores() -> None:
+    pairs = [Pair("p", "c", s, i) for i, s in enumerate([True, True, False, False])]
+    scored = [Scored(p, score, (), 0.01) for p, score in zip(pairs, [0.9, 0.6, 0.4, 0.1], strict=True)]
+    m = metrics(scored, threshold=0.5)
+    assert (m.balanced_accuracy, m.f1) == (1.0, 1.0)
+    assert metrics(scored, threshold=0.95).balanced_accuracy == 0.5
+    ece, bins = calibration(scored)
+    assert ece is not None and math.isclose(ece, (0.1 + 0.4 + 0.4 + 0.1) / 4)
+    assert [k for _, _, k in bins] == [1, 1, 1, 1]
+
+
+def test_report_and_cli_write_table_json_and_plot(tmp_path: Path) -> None:
+    def judge(messages: Sequence[Message]) -> str:
+        return "Yes"
+
+    model = FakeChatModel(judge, logprobs={"Yes": math.log(0.7), "No": math.log(0.3)})
+    _, pairs = load_pairs(SAMPLE, limit=10)
+    summary = report("sample", "fake", evaluate(pairs, LLMJudge(model)), tmp_path)
+    assert {f.name for f in tmp_path.iterdir()} == {"sample.md", "sample.json", "sample.png"}
+    assert summary["test"]["n"] + summary["dev"]["n"] == 8
+    assert (tmp_path / "sample.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    out = tmp_path / "cli"
+    result = CliRunner().invoke(main, ["eval", "support", "--data", str(SAMPLE), "--verifier", "guards", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    (cli_summary,) = json.loads(result.stdout)
+    assert cli_summary["dataset"] == "halueval_qa" and cli_summary["guards_on_unsupported"] == 1.0
