@@ -155,6 +155,7 @@ def test_generator_through_the_cli_with_the_real_server(llama_server: str, larks
             "hashing",
             "--generator",
             f"openai:{SMALL}@{llama_server}",
+            "--no-verify",  # this test is about the generator route; verification has its own tests
             "--json",
         ],
     )
