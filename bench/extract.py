@@ -43,9 +43,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -65,6 +63,7 @@ from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.sentences import Sentence, SentenceSplitter
 from citegraph.llm.spec import make_chat_model
 from citegraph.models import Document, Extraction
+from common import environment, read_questions, write_figures
 
 DEFAULT_MODEL = "gguf:qwen2.5-coder-1.5b"
 VERSION = "v1"
@@ -74,9 +73,7 @@ WARMUP_TEXT = "Ada Lovelace wrote the first published program for the Analytical
 # -- data ---------------------------------------------------------------------------------------
 def load_paragraphs(path: Path, limit: int) -> tuple[list[tuple[str, str]], int]:
     """``(title, text)`` of the first ``limit`` unique paragraphs (first title wins), and the questions read."""
-    questions = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(questions, list):
-        raise SystemExit(f"{path}: expected a JSON list of HotpotQA objects")
+    questions = read_questions(path)
     unique: dict[str, str] = {}
     read = 0
     for q in questions:
@@ -328,13 +325,10 @@ def main(argv: list[str] | None = None) -> int:
         "examples": examples(work, spacy_x, llm_x, args.examples),
         "llm_threads": threads,
         "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
-        "environment": f"python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}",
+        "environment": environment(),
     }
     render(out, result)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        err.print(f"figures written to {args.json_out}")
+    write_figures(args.json_out, result, err)
     return 0
 
 

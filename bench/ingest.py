@@ -49,9 +49,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
-import platform
 import re
 import sys
 import tempfile
@@ -70,6 +68,7 @@ from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import Document, DocumentStatus
 from citegraph.pipeline import CiteGraph, TextInput
+from common import environment, read_questions, write_figures
 
 TARGET_RATIO = 2.0
 INGEST_BATCH = 32  # CiteGraph.ingest's default batch_size; the standalone split mirrors it
@@ -80,9 +79,7 @@ WARMUP_TEXT = "Ada Lovelace wrote the first published program. It was meant for 
 # -- data ---------------------------------------------------------------------------------------
 def load_paragraphs(path: Path, limit: int | None) -> tuple[list[tuple[str, str]], int, int]:
     """``(title, text)`` of each unique paragraph (first wins), the question count, the paragraph count."""
-    questions = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(questions, list):
-        raise SystemExit(f"{path}: expected a JSON list of HotpotQA objects")
+    questions = read_questions(path)
     if limit is not None:
         questions = questions[:limit]
     unique: dict[str, str] = {}
@@ -343,13 +340,10 @@ def main(argv: list[str] | None = None) -> int:
         "target_ratio": TARGET_RATIO,
         "standalone_stages_s": standalone,
         "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
-        "environment": f"python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}",
+        "environment": environment(),
     }
     render(out, result)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        err.print(f"figures written to {args.json_out}")
+    write_figures(args.json_out, result, err)
     return 0
 
 
