@@ -43,7 +43,11 @@ class ExactIndex(VectorIndex):
         return self.vectors @ np.asarray(query, dtype=np.float32)
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        scores = self.scores(query)
+        return self.top(self.scores(query), k)
+
+    @staticmethod
+    def top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best of already computed scores, best first, ties by row index."""
         if k <= 0 or len(scores) == 0:
             return []
         # Stable sort on the negated score: equal scores keep row order, so results are deterministic.

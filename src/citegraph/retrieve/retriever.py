@@ -167,7 +167,7 @@ class Retriever:
             if a and b:
                 deeper = a if (a.depth, a.entity) >= (b.depth, b.entity) else b
                 offer(span, "relation", deeper.entity, deeper.depth, deeper.route)
-        for span, _ in ExactIndex(data.span_vectors).search(query, self.context_size):
+        for span, _ in ExactIndex.top(similarity, self.context_size):  # the scores computed above, not again
             offer(span, "sentence", None, None, ())
 
         # Checked again here, on every span, before anything can enter the context.
