@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from citegraph.cli import main
-from citegraph.eval.support import Pair, Scored, calibration, evaluate, load_pairs, metrics, report
+from citegraph.eval.support import Pair, Platt, Scored, calibrated, calibration, evaluate, fit_platt, load_pairs, metrics, report
 from citegraph.llm import FakeChatModel, Message
 from citegraph.verify.judge import LLMJudge
 
@@ -54,7 +54,10 @@ def test_report_and_cli_write_table_json_and_plot(tmp_path: Path) -> None:
     model = FakeChatModel(judge, logprobs={"Yes": math.log(0.7), "No": math.log(0.3)})
     _, pairs = load_pairs(SAMPLE, limit=10)
     summary = report("sample", "fake", evaluate(pairs, LLMJudge(model)), tmp_path)
-    assert {f.name for f in tmp_path.iterdir()} == {"sample.md", "sample.json", "sample.png"}
+    assert {f.name for f in tmp_path.iterdir()} == {"sample.md", "sample.json", "sample.png", "sample.pairs.jsonl"}
+    rows = [json.loads(line) for line in (tmp_path / "sample.pairs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 8 and {r["split"] for r in rows} == {"dev", "test"}
+    assert all(math.isclose(r["score"], 0.7) for r in rows)
     assert summary["test"]["n"] + summary["dev"]["n"] == 8
     assert (tmp_path / "sample.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -63,3 +66,28 @@ def test_report_and_cli_write_table_json_and_plot(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (cli_summary,) = json.loads(result.stdout)
     assert cli_summary["dataset"] == "halueval_qa" and cli_summary["guards_on_unsupported"] == 1.0
+
+
+def test_platt_scaling_fixed_on_dev_repairs_an_underconfident_judge() -> None:
+    # A judge whose scores sit near 0.3 / 0.6 while it is right 90% of the time: underconfident.
+    pairs, scores = [], []
+    for i in range(200):
+        supported = i % 2 == 0
+        right = i % 20 not in (0, 1)
+        pairs.append(Pair("p", "c", supported, i))
+        scores.append(0.6 if supported == right else 0.3)
+    scored = [Scored(p, s, (), 0.0) for p, s in zip(pairs, scores, strict=True)]
+    platt = fit_platt(scored)
+    assert platt.a > 0 and platt(0.6) > 0.8 and platt(0.3) < 0.2
+    raw_ece, _ = calibration(scored)
+    fixed_ece, _ = calibration(calibrated(scored, platt))
+    assert raw_ece is not None and fixed_ece is not None and fixed_ece < raw_ece / 3
+    # monotone: the decision at the mapped threshold is the decision at the raw one
+    assert metrics(calibrated(scored, platt), platt(0.5)).balanced_accuracy == metrics(scored, 0.5).balanced_accuracy
+
+
+def test_platt_keeps_raw_scores_when_dev_has_one_class_or_an_inverted_judge() -> None:
+    one_class = [Scored(Pair("p", "c", True, i), 0.5, (), 0.0) for i in range(5)]
+    assert fit_platt(one_class) == Platt()
+    inverted = [Scored(Pair("p", "c", i % 2 == 0, i), 0.2 if i % 2 == 0 else 0.8, (), 0.0) for i in range(20)]
+    assert fit_platt(inverted) == Platt()

@@ -87,6 +87,13 @@ def test_parsers_on_recorded_responses() -> None:
             [("A", "ORG"), ("B", "CONCEPT")],
             [("A", "uses", "B")],
         ),
+        # the schema's compact rows, as Qwen 1.5B writes them
+        (
+            '{"entities": [["Arthur\'s Magazine", "ORG"], ["Philadelphia", "place"]], '
+            '"relations": [["Arthur\'s Magazine", "Published in", "Philadelphia"]]}',
+            [("Arthur's Magazine", "ORG"), ("Philadelphia", "PLACE")],
+            [("Arthur's Magazine", "published in", "Philadelphia")],
+        ),
         # Broken heads seen from whole-paragraph calls: empty names are dropped by the parser, not stored.
         ('{"entities": [{"name": ", ", "type": "X"}, {"name": "", "type": "X"}], "relations": []}', [(",", "X")], []),
     ],
@@ -104,6 +111,9 @@ def test_parse_extraction_accepts_good_shapes(raw: str, entities: list, relation
         '{"entities": [{"name": "A"',
         '{"entities": "A", "relations": []}',
         '{"entities": [1], "relations": []}',
+        '{"entities": [["A"]], "relations": []}',
+        '{"entities": [], "relations": [["A", "uses"]]}',
+        '{"entities": [["A", 3]], "relations": []}',
     ],
 )
 def test_parse_extraction_rejects_bad_shapes(raw: str) -> None:

@@ -13,11 +13,17 @@ line fall on the same side). The decision threshold is chosen on dev (the one th
 balanced accuracy) and only then applied to test. Reported: balanced accuracy, F1 of the supported
 class, expected calibration error (10 equal-width bins) with a reliability plot, how often the
 guards fired on truly supported claims, and the time per pair.
+
+Calibration: the judge's raw P(yes) is a probability of a token, not of support. A Platt scaling
+``sigmoid(a * logit(p) + b)`` is fitted on the dev half (maximum likelihood, Newton's method) and its
+ECE on test is reported beside the raw one; ``a`` and ``b`` are in the JSON summary. Every pair's
+score is written to ``{name}.pairs.jsonl`` so a report can be recomputed without the model.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +34,7 @@ from citegraph.errors import InputFileError, ModelOutputError
 from citegraph.verify.guards import check_guards
 from citegraph.verify.judge import LLMJudge
 
-__all__ = ["Pair", "Scored", "calibration", "evaluate", "load_pairs", "metrics"]
+__all__ = ["Pair", "Platt", "Scored", "calibration", "evaluate", "fit_platt", "load_pairs", "metrics"]
 
 
 @dataclass(frozen=True)
@@ -161,6 +167,57 @@ def calibration(scored: Sequence[Scored], n_bins: int = 10) -> tuple[float | Non
     return ece, table
 
 
+@dataclass(frozen=True)
+class Platt:
+    """``sigmoid(a * logit(p) + b)``: a monotone map, so it changes calibration, never the ranking."""
+
+    a: float = 1.0
+    b: float = 0.0
+
+    def __call__(self, p: float) -> float:
+        return _sigmoid(self.a * _logit(p) + self.b)
+
+
+def _logit(p: float, eps: float = 1e-6) -> float:
+    p = min(max(p, eps), 1 - eps)
+    return math.log(p / (1 - p))
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
+def fit_platt(scored: Sequence[Scored], iterations: int = 50) -> Platt:
+    """Maximum-likelihood Platt scaling on these (dev) pairs, with Platt's smoothed targets."""
+    import numpy as np
+
+    rows = [(s.score, s.pair.supported) for s in scored if s.score is not None]
+    positives = sum(1 for _, y in rows if y)
+    negatives = len(rows) - positives
+    if not positives or not negatives:
+        return Platt()
+    x = np.array([_logit(p) for p, _ in rows])
+    # Platt (1999): targets (N+ + 1) / (N+ + 2) and 1 / (N- + 2) instead of 1 and 0, against overfitting.
+    t = np.array([(positives + 1) / (positives + 2) if y else 1 / (negatives + 2) for _, y in rows])
+    a, b = 1.0, 0.0
+    for _ in range(iterations):
+        q = 1 / (1 + np.exp(-(a * x + b)))
+        w = q * (1 - q) + 1e-12
+        gradient = np.array([np.sum((q - t) * x), np.sum(q - t)])
+        hessian = np.array([[np.sum(w * x * x), np.sum(w * x)], [np.sum(w * x), np.sum(w)]]) + 1e-9 * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        a, b = a - float(step[0]), b - float(step[1])
+        if float(np.abs(step).max()) < 1e-9:
+            break
+    if a <= 0:  # a decreasing map would turn the judge's ranking upside down: keep the raw scores
+        return Platt()
+    return Platt(a, b)
+
+
+def calibrated(scored: Sequence[Scored], platt: Platt) -> list[Scored]:
+    return [Scored(s.pair, None if s.score is None else platt(s.score), s.guards, s.seconds) for s in scored]
+
+
 def best_threshold(scored: Sequence[Scored], use_guards: bool = True) -> float:
     """The threshold that maximises balanced accuracy on these (dev) pairs; ties go to 0.5's side."""
     candidates = sorted({round(s.score, 4) for s in scored if s.score is not None} | {0.5})
@@ -183,6 +240,8 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         "test": metrics(test, threshold),
         "test, judge only": metrics(test, threshold, use_guards=False),
     }
+    platt = fit_platt(dev)
+    calibrated_test = metrics(calibrated(test, platt), platt(threshold))
     latency = sum(s.seconds for s in scored) / max(len(scored), 1)
     guard_fp = sum(1 for s in test if s.pair.supported and s.guards) / max(sum(1 for s in test if s.pair.supported), 1)
     guard_tp = sum(1 for s in test if not s.pair.supported and s.guards) / max(sum(1 for s in test if not s.pair.supported), 1)
@@ -202,14 +261,20 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         )
     lines += [
         "",
+        f"Platt scaling fitted on dev: a = {platt.a:.3f}, b = {platt.b:.3f}; test ECE calibrated "
+        + ("n/a" if calibrated_test.ece is None else f"{calibrated_test.ece:.3f}")
+        + (" (raw n/a)." if rows["test"].ece is None else f" (raw {rows['test'].ece:.3f}).")
+        + " Balanced accuracy is unchanged: the map is monotone and the threshold moves with it.",
+        "",
         f"Guards fired on {guard_fp:.1%} of supported and {guard_tp:.1%} of unsupported test pairs.",
         f"Mean time per pair: {latency * 1000:.0f} ms (guards + judge, KV cache reused across pairs sharing a premise).",
         "",
-        "Reliability (test): mean score, observed supported rate, pairs per bin:",
+        "Reliability (test): mean score, observed supported rate, pairs per bin, raw and after Platt scaling:",
         "",
-        "| mean score | supported rate | pairs |",
-        "|---|---|---|",
-        *[f"| {c:.2f} | {a:.2f} | {k} |" for c, a, k in rows["test"].bins],
+        "| score | mean score | supported rate | pairs |",
+        "|---|---|---|---|",
+        *[f"| raw | {c:.2f} | {a:.2f} | {k} |" for c, a, k in rows["test"].bins],
+        *[f"| calibrated | {c:.2f} | {a:.2f} | {k} |" for c, a, k in calibrated_test.bins],
     ]
     (out_dir / f"{name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     summary = {
@@ -219,14 +284,22 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         "seconds_per_pair": latency,
         "guards_on_supported": guard_fp,
         "guards_on_unsupported": guard_tp,
+        "platt": {"a": platt.a, "b": platt.b},
+        "test_ece_calibrated": calibrated_test.ece,
         **{label: {k: v for k, v in vars(m).items() if k != "bins"} for label, m in rows.items()},
     }
     (out_dir / f"{name}.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    _plot(rows["test"].bins, f"{name}: reliability on test ({verifier})", out_dir / f"{name}.png")
+    dev_groups = {s.pair.group for s in dev}
+    with (out_dir / f"{name}.pairs.jsonl").open("w", encoding="utf-8") as handle:
+        for s in scored:
+            record = {**vars(s.pair), "split": "dev" if s.pair.group in dev_groups else "test"}
+            record.update(score=s.score, guards=list(s.guards), seconds=s.seconds)
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    _plot(rows["test"].bins, f"{name}: reliability on test ({verifier})", out_dir / f"{name}.png", calibrated_test.bins)
     return summary
 
 
-def _plot(bins: list[tuple[float, float, int]], title: str, path: Path) -> None:
+def _plot(bins: list[tuple[float, float, int]], title: str, path: Path, after: list[tuple[float, float, int]] | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -235,9 +308,11 @@ def _plot(bins: list[tuple[float, float, int]], title: str, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(4.5, 4.5), dpi=100)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
     if bins:
-        ax.plot([b[0] for b in bins], [b[1] for b in bins], marker="o", label="judge")
+        ax.plot([b[0] for b in bins], [b[1] for b in bins], marker="o", label="judge, raw P(yes)")
         for c, a, k in bins:
             ax.annotate(str(k), (c, a), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    if after:
+        ax.plot([b[0] for b in after], [b[1] for b in after], marker="s", label="after Platt scaling (fit on dev)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("score: P(supported)")
