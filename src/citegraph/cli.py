@@ -1,6 +1,7 @@
 """The ``citegraph`` command: a thin click layer over :class:`citegraph.pipeline.CiteGraph`.
 
-Exit codes: 0 ok, 1 the user's mistake, 2 a backend or model unavailable, 3 partial success.
+Exit codes: 0 ok, 1 the user's mistake, 2 a backend or model unavailable, 3 partial success,
+4 ``citegraph check`` found problems in the store.
 Errors are translated here, once; with ``--json`` the error is also printed as
 ``{"ok": false, "error": {...}}`` on stdout.
 """
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from citegraph import output
@@ -25,7 +27,7 @@ from citegraph.errors import CitegraphError
 from citegraph.pipeline import CiteGraph
 from citegraph.settings import Setting, setting
 
-EXIT_OK, EXIT_USER, EXIT_BACKEND, EXIT_PARTIAL = 0, 1, 2, 3
+EXIT_OK, EXIT_USER, EXIT_BACKEND, EXIT_PARTIAL, EXIT_CORRUPT = 0, 1, 2, 3, 4
 DEMO_QUESTION = "How long do exports stay available after cancellation?"
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -146,6 +148,7 @@ def main(ctx: click.Context, config: Path | None) -> None:
 @click.option("--version", "version_label", help="a human label for this version (the content hash is always kept)")
 @_option(setting("extractor"))
 @_option(setting("dangling"), type=click.Choice(["infer", "reject"]))
+@_option(setting("max-file-mb"))
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @_json
 @_errors
@@ -158,12 +161,13 @@ def ingest(
     version_label: str | None,
     extractor: str,
     dangling: str,
+    max_file_mb: float,
     quiet: bool,
     as_json: bool,
 ) -> None:
     """Ingest files and folders (.txt, .md, .html, .pdf) into the store."""
     with (
-        open_graph(dangling=dangling, extractor=extractor) as graph,
+        open_graph(dangling=dangling, extractor=extractor, max_file_mb=max_file_mb) as graph,
         Progress(
             TextColumn("ingest"),
             BarColumn(),
@@ -327,6 +331,86 @@ def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_
             f"{d['relations']} relations, access {','.join(d['access'])}",
             highlight=False,
         )
+
+
+@main.command()
+@click.argument("doc_id")
+@_db
+@_labels
+@_json
+@_errors
+def history(doc_id: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
+    """Every stored version of one document: current first, then newest first."""
+    with open_graph() as graph:
+        versions = output.documents_json(graph.history(doc_id, labels=labels))
+    if as_json:
+        _print_json(versions)
+        return
+    for d in versions:
+        cur = "[green]current[/green]" if d["current"] else "[dim]superseded[/dim]"
+        label = f" ({escape(d['label'])})" if d["label"] else ""
+        stdout.print(
+            f"{d['version']}{label} {cur} ingested {d['ingested_at']} {d['status']}: {d['sentences']} sentences, "
+            f"{d['entities']} entities, {d['relations']} relations",
+            highlight=False,
+        )
+
+
+@main.command("rm")
+@click.argument("doc_ids", nargs=-1, required=True)
+@_db
+@_json
+@_errors
+def rm(doc_ids: tuple[str, ...], open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
+    """Delete documents (every version). Entities and relations stay only if another live span supports them."""
+    with open_graph() as graph:
+        results = graph.remove(list(doc_ids))
+    rows = [vars(r) for r in results]
+    if as_json:
+        _print_json(rows)
+        return
+    for r in rows:
+        stdout.print(
+            f"removed {r['doc_id']}: {r['versions']} version(s), {r['spans']} spans, {r['mentions']} mentions, "
+            f"{r['relations']} relations; {r['entities']} entities had no other source and were removed",
+            highlight=False,
+        )
+
+
+@main.command()
+@_db
+@_json
+@_errors
+def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
+    """Integrity check of the store: offsets, references, vectors, one current version per document."""
+    with open_graph() as graph:
+        problems = graph.check()
+    if as_json:
+        _print_json({"ok": not problems, "problems": [vars(p) for p in problems]})
+    elif problems:
+        for p in problems:
+            stdout.print(f"[red]{p.kind}[/red]: {escape(p.detail)}", highlight=False)
+    else:
+        stdout.print("store ok: offsets, references, vectors and versions are consistent", highlight=False)
+    if problems:
+        sys.exit(EXIT_CORRUPT)
+
+
+@main.command()
+@_db
+@_labels
+@click.option("--format", "fmt", type=click.Choice(["graphml", "json"]), default="graphml", show_default=True)
+@click.option("--include-superseded", is_flag=True, help="also export superseded document versions (flagged current=false)")
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path), help="write to this file instead of stdout")
+@_errors
+def export(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], fmt: str, include_superseded: bool, out: Path | None) -> None:
+    """The graph the caller may see, with spans, documents and versions (GraphML for Gephi, or JSON)."""
+    with open_graph() as graph:
+        text = graph.export(fmt, labels=labels, include_superseded=include_superseded)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
 
 
 DEMO_MODEL = "qwen2.5-coder-1.5b"

@@ -19,11 +19,11 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, resolve_claims
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.embed.base import Embedder
-from citegraph.errors import BackendUnavailable, CitegraphError, InputFileError, UserError
+from citegraph.errors import BackendUnavailable, CitegraphError, InputFileError, NotFound, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
-from citegraph.ingest.base import FoundFile, UnsupportedFile, discover, load_file
+from citegraph.ingest.base import EmptyFile, FoundFile, UnsupportedFile, discover, load_file
 from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import (
     Answer,
@@ -43,7 +43,7 @@ from citegraph.models import (
 )
 from citegraph.retrieve.retriever import GraphView, Retriever
 from citegraph.settings import setting
-from citegraph.store.base import DocumentWrite, MentionRow, Store, StoredDocument
+from citegraph.store.base import DeleteResult, DocumentWrite, MentionRow, Problem, Store, StoredDocument
 from citegraph.store.sqlite import SQLiteStore
 from citegraph.verify.base import UncheckedVerifier, Verifier
 
@@ -142,7 +142,11 @@ class CiteGraph:
         context_size: int = int(setting("context-size").default),  # type: ignore[call-overload]
         depth_penalty: float = float(setting("depth-penalty").default),  # type: ignore[arg-type]
         dangling: str = str(setting("dangling").default),
+        max_file_mb: float = float(setting("max-file-mb").default),  # type: ignore[arg-type]
     ) -> None:
+        if max_file_mb <= 0:
+            raise UserError(f"max-file-mb must be positive, not {max_file_mb}")
+        self.max_file_mb = max_file_mb
         if dangling not in {"infer", "reject"}:
             raise UserError(f"dangling must be 'infer' or 'reject', not {dangling!r}")
         stored = store.embedder_name()
@@ -244,8 +248,16 @@ class CiteGraph:
                 done += 1
                 continue
             seen.add(f.doc_id)
+            if f.skip:
+                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.SKIPPED, str(f.path), reason=f.skip))
+                done += 1
+                continue
             try:
-                loaded = load_file(f.path)
+                loaded = load_file(f.path, self.max_file_mb)
+            except EmptyFile as exc:
+                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.EMPTY, str(f.path), reason=str(exc)))
+                done += 1
+                continue
             except UnsupportedFile as exc:
                 reports.append(DocumentReport(f.doc_id, None, DocumentStatus.SKIPPED, str(f.path), reason=str(exc)))
                 done += 1
@@ -494,3 +506,41 @@ class CiteGraph:
 
     def documents(self, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
         return self.store.documents(labels, include_superseded=True)
+
+    def history(self, doc_id: str, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
+        """Every version of one document the caller may read, the current one first, then newest first."""
+        versions = self.store.documents(labels, include_superseded=True, doc_id=doc_id)
+        if not versions:
+            import difflib
+
+            known = sorted({d.document.id for d in self.store.documents(labels)})
+            raise NotFound("document", doc_id, difflib.get_close_matches(doc_id, known, n=3))
+        return versions
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def remove(self, doc_ids: Sequence[str]) -> list[DeleteResult]:
+        """Delete documents, every version; entities and relations survive only with a live span.
+
+        Each document goes in its own transaction; an unknown id raises NotFound before anything is
+        deleted. No model is called: provenance rows say what each span supported.
+        """
+        known = {d.document.id for d in self.store.documents(None)}
+        for doc_id in doc_ids:
+            if doc_id not in known:
+                import difflib
+
+                raise NotFound("document", doc_id, difflib.get_close_matches(doc_id, sorted(known), n=3))
+        return [self.store.delete_document(doc_id) for doc_id in dict.fromkeys(doc_ids)]
+
+    def check(self) -> list[Problem]:
+        """The store's integrity check (``citegraph check``): an empty list means sound."""
+        return self.store.check()
+
+    def export(self, fmt: str, *, labels: Collection[str] | None = ("public",), include_superseded: bool = False) -> str:
+        """The graph the caller may see, with provenance, as GraphML or JSON (see :mod:`citegraph.export`)."""
+        from citegraph.export import FORMATS, export_graph
+
+        if fmt not in FORMATS:
+            raise UserError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        view = self.retriever.view(labels, include_superseded)
+        return export_graph(view, self.store.documents(labels, include_superseded=include_superseded), fmt)

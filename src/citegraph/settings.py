@@ -34,6 +34,7 @@ SETTINGS = (
     Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question"),
     Setting("context-size", 8, "number of evidence sentences numbered into the answerer's context"),
     Setting("depth-penalty", 0.1, "evidence score = similarity * (1 - depth_penalty * depth)"),
+    Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)"),
     Setting("dangling", "infer", "relation whose endpoint was not extracted: 'infer' the entity or 'reject' the relation"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}

@@ -6,6 +6,7 @@ citegraph is concerned: offsets are into it, never into the raw bytes of the fil
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pathlib import Path
 from citegraph.errors import InputFileError
 from citegraph.ingest import loaders
 
-__all__ = ["SUPPORTED_SUFFIXES", "FoundFile", "LoadedText", "UnsupportedFile", "discover", "load_file"]
+__all__ = ["DEFAULT_MAX_FILE_MB", "SUPPORTED_SUFFIXES", "EmptyFile", "FoundFile", "LoadedText", "UnsupportedFile", "discover", "load_file"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,10 @@ class LoadedText:
 class FoundFile:
     path: Path
     doc_id: str  #: path relative to the root it was found under, with ``/`` separators
+    skip: str | None = None  #: why this entry is not read (a symlinked folder, which is never followed)
+
+
+DEFAULT_MAX_FILE_MB = 10.0
 
 
 class UnsupportedFile(InputFileError):
@@ -45,8 +50,30 @@ _LOADERS = {
 SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
 
 
-def load_file(path: Path) -> LoadedText:
-    """Read one file. Raises :class:`UnsupportedFile` or :class:`InputFileError` naming the file."""
+class EmptyFile(InputFileError):
+    """A 0-byte file: reported as ``empty`` with its reason, nothing stored."""
+
+
+def _stat_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError as exc:
+        if path.is_symlink():
+            raise InputFileError(str(path), "broken symbolic link (its target does not exist)") from exc
+        raise InputFileError(str(path), "file disappeared before it could be read") from exc
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputFileError(str(path), "symbolic link loop (the link resolves to itself)") from exc
+        raise InputFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+
+
+def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
+    """Read one file. Raises :class:`UnsupportedFile` or :class:`InputFileError` naming the file.
+
+    The size is checked before anything is read: a file over ``max_mb`` megabytes is refused
+    without loading it into memory.
+    """
+    size = _stat_size(path)
     suffix = path.suffix.lower()
     if suffix not in _LOADERS:
         raise UnsupportedFile(
@@ -55,6 +82,14 @@ def load_file(path: Path) -> LoadedText:
             "citegraph reads " + ", ".join(SUPPORTED_SUFFIXES),
         )
     media_type, loader = _LOADERS[suffix]
+    if size == 0:
+        raise EmptyFile(str(path), "the file is empty (0 bytes)")
+    if size > max_mb * 1_000_000:
+        raise InputFileError(
+            str(path),
+            f"the file is {size / 1_000_000:.1f} MB, over the {max_mb:g} MB limit",
+            "raise the limit with --max-file-mb (setting max-file-mb) or split the file",
+        )
     try:
         data = path.read_bytes()
     except FileNotFoundError as exc:
@@ -69,7 +104,8 @@ def discover(paths: Iterable[Path]) -> Iterator[FoundFile]:
 
     A file given directly gets its own name as id; files found under a folder get their path
     relative to that folder. Hidden files and folders are skipped; symlinked folders are not
-    followed, so a symlink loop cannot hang ingest.
+    followed, so a symlink loop cannot hang ingest: each is yielded with ``skip`` set, so the report
+    says so.
     """
     for root in paths:
         if not root.exists():
@@ -78,7 +114,11 @@ def discover(paths: Iterable[Path]) -> Iterator[FoundFile]:
             yield FoundFile(root, root.name)
             continue
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for d in sorted(dirnames):
+                link = Path(dirpath) / d
+                if not d.startswith(".") and link.is_symlink():
+                    yield FoundFile(link, link.relative_to(root).as_posix(), "symbolic link to a folder: not followed")
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (Path(dirpath) / d).is_symlink())
             for name in sorted(filenames):
                 if name.startswith("."):
                     continue

@@ -16,7 +16,7 @@ import numpy as np
 
 from citegraph.models import Document, ExtractedRelation, Rejection, Span
 
-__all__ = ["DocumentWrite", "GraphData", "MentionRow", "Store", "StoredDocument", "WriteResult"]
+__all__ = ["DeleteResult", "DocumentWrite", "GraphData", "MentionRow", "Problem", "Store", "StoredDocument", "WriteResult"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,26 @@ class DocumentWrite:
 class WriteResult:
     relations: int  #: relation rows stored (duplicates of one triple from one sentence count once)
     superseded: str | None  #: the version this write made non-current
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    """What ``citegraph rm`` removed: every version of one document and what only it supported."""
+
+    doc_id: str
+    versions: int
+    spans: int
+    mentions: int
+    relations: int
+    entities: int  #: entities left with no supporting span, removed with their vectors
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding of ``citegraph check``."""
+
+    kind: str  #: e.g. ``offsets``, ``dangling_reference``, ``vector``, ``orphan_entity``, ``no_current_version``
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -116,7 +136,18 @@ class Store(ABC):
         """
 
     @abstractmethod
-    def documents(self, labels: Collection[str] | None, include_superseded: bool = True) -> list[StoredDocument]: ...
+    def delete_document(self, doc_id: str) -> DeleteResult:
+        """Remove every version of a document in one transaction: its spans, the mentions and relations
+        they support, and each entity no remaining span supports (provenance reference counting)."""
+
+    @abstractmethod
+    def check(self) -> list[Problem]:
+        """Integrity: offsets slice to sentences, no dangling references, vectors match their rows."""
+
+    @abstractmethod
+    def documents(
+        self, labels: Collection[str] | None, include_superseded: bool = True, doc_id: str | None = None
+    ) -> list[StoredDocument]: ...
 
     @abstractmethod
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:

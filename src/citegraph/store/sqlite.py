@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from citegraph.errors import StoreError, UserError
+from citegraph.errors import NotFound, StoreError, UserError
 from citegraph.models import Document, Span
-from citegraph.store.base import DocumentWrite, GraphData, Store, StoredDocument, WriteResult
+from citegraph.store.base import DeleteResult, DocumentWrite, GraphData, Problem, Store, StoredDocument, WriteResult
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -57,6 +57,9 @@ class SQLiteStore(Store):
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 30000")
+            # Deleted rows are overwritten with zeros, so a removed document's text does not linger in
+            # free pages of the file (``rm`` also checkpoints the WAL).
+            self.db.execute("PRAGMA secure_delete = ON")
             if self.path != ":memory:":
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")
@@ -158,6 +161,7 @@ class SQLiteStore(Store):
         with self._transaction():
             # Retrying a partial ingest: the old rows of this version (cascading to its spans, mentions
             # and relations) go in the same transaction as the new ones arrive.
+            replaced = self._entities_of(doc.id, doc.version)
             self.db.execute("DELETE FROM documents WHERE doc_id = ? AND version = ?", (doc.id, doc.version))
             self.db.execute(
                 "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status)"
@@ -224,18 +228,129 @@ class SQLiteStore(Store):
                 ],
             )
             stored_relations = self.db.total_changes - before
+            self._drop_orphans(replaced)
             self.db.executemany(
                 "INSERT INTO rejections (doc_id, version, kind, reason, detail, record) VALUES (?, ?, ?, ?, ?, ?)",
                 [(doc.id, doc.version, r.kind, r.reason, r.detail, r.record) for r in write.rejections],
             )
         return WriteResult(stored_relations, superseded)
 
+    def _entities_of(self, doc_id: str, version: str | None = None) -> list[int]:
+        """Ids of the entities mentioned in a document (one version, or all of them)."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT m.entity_id FROM mentions m JOIN spans s ON s.id = m.span_id"
+                " WHERE s.doc_id = ? AND (? IS NULL OR s.version = ?)",
+                (doc_id, version, version),
+            )
+        ]
+
+    def _drop_orphans(self, candidates: Collection[int]) -> int:
+        """Delete those of ``candidates`` that no mention supports any more. Returns how many went."""
+        if not candidates:
+            return 0
+        before = self.db.total_changes
+        self.db.execute(
+            "DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))"
+            " AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = entities.id)"
+            " AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.source_id = entities.id OR r.target_id = entities.id)",
+            (json.dumps(sorted(candidates)),),
+        )
+        return self.db.total_changes - before
+
+    def delete_document(self, doc_id: str) -> DeleteResult:
+        with self._transaction():
+            versions = self.db.execute("SELECT count(*) FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()[0]
+            if not versions:
+                known = [r[0] for r in self.db.execute("SELECT DISTINCT doc_id FROM documents ORDER BY doc_id")]
+                import difflib
+
+                raise NotFound("document", doc_id, difflib.get_close_matches(doc_id, known, n=3))
+            counts = self.db.execute(
+                """SELECT
+                    (SELECT count(*) FROM spans WHERE doc_id = :d),
+                    (SELECT count(*) FROM mentions m JOIN spans s ON s.id = m.span_id WHERE s.doc_id = :d),
+                    (SELECT count(*) FROM relations r JOIN spans s ON s.id = r.span_id WHERE s.doc_id = :d)""",
+                {"d": doc_id},
+            ).fetchone()
+            candidates = self._entities_of(doc_id)
+            # Cascades: documents -> spans -> mentions, relations; document_access; rejections.
+            self.db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            entities = self._drop_orphans(candidates)
+        if self.path != ":memory:":
+            # The WAL still holds the pages as they were before the delete: fold it into the (zeroed) file.
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return DeleteResult(doc_id, versions, counts[0], counts[1], counts[2], entities)
+
+    def check(self) -> list[Problem]:
+        problems: list[Problem] = []
+        with self._reading():
+            problems += [Problem("sqlite", r[0]) for r in self.db.execute("PRAGMA integrity_check") if r[0] != "ok"]
+            problems += [
+                Problem("dangling_reference", f"{table} row {rowid} points at a missing {parent} row")
+                for table, rowid, parent, _fk in self.db.execute("PRAGMA foreign_key_check")
+            ]
+            problems += [
+                Problem("no_current_version", f"document {d!r} has versions but none is current")
+                for (d,) in self.db.execute("SELECT doc_id FROM documents GROUP BY doc_id HAVING sum(current) != 1")
+            ]
+            texts: dict[tuple[str, str], str] = {}
+            dims: set[int] = set()
+            for sid, doc_id, version, start, end, text, vector in self.db.execute(
+                "SELECT id, doc_id, version, start_char, end_char, text, vector FROM spans ORDER BY doc_id, version"
+            ):
+                key = (doc_id, version)
+                if key not in texts:
+                    row = self.db.execute("SELECT text FROM documents WHERE doc_id = ? AND version = ?", key).fetchone()
+                    texts = {key: row[0] if row else ""}
+                if texts[key][start:end] != text:
+                    problems.append(Problem("offsets", f"span {sid} ({doc_id}@{version} {start}-{end}) does not slice to its sentence"))
+                problems += self._vector_problems(f"span {sid}", vector, dims)
+            for key, vector in self.db.execute("SELECT key, key_vector FROM entities"):
+                problems += self._vector_problems(f"entity {key!r}", vector, dims)
+            problems += [
+                Problem("orphan_entity", f"entity {key!r} has no mention left (its vector would outlive its sources)")
+                for (key,) in self.db.execute(
+                    "SELECT key FROM entities e WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id)"
+                )
+            ]
+            problems += [
+                Problem("relation_endpoint", f"relation {rid} ({src} -> {dst}) has an endpoint not mentioned in its own sentence")
+                for rid, src, dst in self.db.execute(
+                    """SELECT r.id, r.source_id, r.target_id FROM relations r
+                    WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.source_id)
+                       OR NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.target_id)"""
+                )
+            ]
+            if len(dims) > 1:
+                problems.append(Problem("vector", f"vectors of different sizes in one store: {sorted(dims)}"))
+        return problems
+
+    @staticmethod
+    def _vector_problems(what: str, blob: bytes, dims: set[int]) -> list[Problem]:
+        if len(blob) % 4 or not blob:
+            return [Problem("vector", f"{what}: vector of {len(blob)} bytes is not float32")]
+        vector = _vec(blob)
+        dims.add(len(vector))
+        if not np.all(np.isfinite(vector)) or abs(float(np.linalg.norm(vector)) - 1.0) > 1e-3:
+            return [Problem("vector", f"{what}: vector is not finite and unit-length")]
+        return []
+
+    def _reading(self) -> _Transaction:
+        """One read transaction: every SELECT inside sees the same snapshot, whatever a writer commits."""
+        return _Transaction(self.db, "BEGIN")
+
     # -- reads ------------------------------------------------------------------------------------
     @staticmethod
     def _params(labels: Collection[str] | None, include_superseded: bool) -> dict[str, object]:
         return {"labels": None if labels is None else json.dumps(sorted(labels)), "superseded": int(include_superseded)}
 
-    def documents(self, labels: Collection[str] | None, include_superseded: bool = True) -> list[StoredDocument]:
+    def documents(self, labels: Collection[str] | None, include_superseded: bool = True, doc_id: str | None = None) -> list[StoredDocument]:
+        with self._reading():
+            return self._documents(labels, include_superseded, doc_id)
+
+    def _documents(self, labels: Collection[str] | None, include_superseded: bool, doc_id: str | None) -> list[StoredDocument]:
         rows = self.db.execute(
             _VISIBLE
             + f"""
@@ -247,9 +362,10 @@ class SQLiteStore(Store):
                     WHERE s.doc_id = d.doc_id AND s.version = d.version),
                 (SELECT count(*) FROM rejections j WHERE j.doc_id = d.doc_id AND j.version = d.version)
             FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
+            WHERE :doc_id IS NULL OR d.doc_id = :doc_id
             ORDER BY d.doc_id, d.current DESC, d.ingested_at DESC, d.version
             """,
-            self._params(labels, include_superseded),
+            {**self._params(labels, include_superseded), "doc_id": doc_id},
         ).fetchall()
         return [StoredDocument(self._document(r[:8]), r[8], r[9], r[10], r[11], r[12], r[13]) for r in rows]
 
@@ -258,6 +374,10 @@ class SQLiteStore(Store):
         return {(r[0], r[1]) for r in rows}
 
     def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
+        with self._reading():
+            return self._graph(labels, include_superseded)
+
+    def _graph(self, labels: Collection[str] | None, include_superseded: bool) -> GraphData:
         params = self._params(labels, include_superseded)
         span_rows = self.db.execute(
             _VISIBLE
@@ -313,13 +433,14 @@ class SQLiteStore(Store):
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception."""
+    """``BEGIN IMMEDIATE`` (or another BEGIN) ... ``COMMIT``, rolled back on any exception."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> None:
         self.db = db
+        self.begin = begin
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute(self.begin)
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:

@@ -1,0 +1,104 @@
+"""``citegraph export``: the graph one caller may see, with provenance, as GraphML or JSON.
+
+Both formats load in NetworkX (``nx.read_graphml``, ``nx.node_link_graph(data, edges="edges")``)
+and GraphML opens in Gephi. The graph is a multigraph: one edge per relation row, each with the
+sentence (document, version, character offsets, text) that asserted it. Nodes are entity keys,
+each with the spans that mention it. GraphML attributes must be scalars, so a node's mentions are
+a JSON string there and a list in the JSON export.
+
+Only what the caller's labels may read is exported: the view comes from the same access-filtered
+store read that traversal uses, and superseded versions only with ``include_superseded``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from citegraph.retrieve.retriever import GraphView
+from citegraph.store.base import StoredDocument
+
+__all__ = ["FORMATS", "build_graph", "export_graph"]
+
+FORMATS = ("graphml", "json")
+
+
+def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
+    """A ``networkx.MultiDiGraph`` of the view, in a canonical order (no internal ids)."""
+    import networkx as nx
+
+    data = view.data
+    graph = nx.MultiDiGraph(name="citegraph")
+    mentions: list[list[dict[str, Any]]] = [[] for _ in data.keys]
+    for entity, span_index, surface, inferred in data.mentions:
+        span = data.spans[span_index]
+        mentions[entity].append(
+            {
+                "document": span.document,
+                "version": span.version,
+                "start": span.start,
+                "end": span.end,
+                "sentence": span.text,
+                "surface": surface,
+                "inferred": inferred,
+                "current": data.span_current[span_index],
+            }
+        )
+    for i, key in enumerate(data.keys):
+        rows = sorted(mentions[i], key=lambda m: (m["document"], m["version"], m["start"], m["surface"], m["inferred"]))
+        graph.add_node(
+            key,
+            name=view.names[i],
+            mentions=rows,
+            documents=sorted({f"{m['document']}@{m['version']}" for m in rows}),
+            inferred=all(m["inferred"] for m in rows),
+            current=any(m["current"] for m in rows),
+        )
+    edges = sorted(
+        (data.keys[src], data.keys[dst], type_, data.spans[span], data.span_current[span]) for _rid, src, dst, type_, span in data.relations
+    )
+    for n, (source, target, type_, span, current) in enumerate(edges):
+        graph.add_edge(
+            source,
+            target,
+            key=f"r{n}",
+            type=type_,
+            document=span.document,
+            version=span.version,
+            start=span.start,
+            end=span.end,
+            sentence=span.text,
+            current=current,
+        )
+    graph.graph["documents"] = [
+        {
+            "id": d.document.id,
+            "version": d.document.version,
+            "label": d.document.label or "",
+            "current": d.document.current,
+            "source": d.document.source,
+            "access": list(d.document.access),
+            "status": d.status,
+        }
+        for d in documents
+    ]
+    return graph
+
+
+def export_graph(view: GraphView, documents: Sequence[StoredDocument], fmt: str) -> str:
+    """The view as GraphML or node-link JSON text."""
+    import networkx as nx
+
+    graph = build_graph(view, documents)
+    if fmt == "json":
+        return json.dumps(nx.node_link_data(graph, edges="edges"), ensure_ascii=False, indent=2)
+    if fmt != "graphml":
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    # GraphML holds scalars only: lists become JSON strings (Gephi shows them as text).
+    flat = nx.MultiDiGraph(name="citegraph", documents=json.dumps(graph.graph["documents"], ensure_ascii=False))
+    for node, attrs in graph.nodes(data=True):
+        flat.add_node(node, **{k: json.dumps(v, ensure_ascii=False) if isinstance(v, list) else v for k, v in attrs.items()})
+    for source, target, key, attrs in graph.edges(keys=True, data=True):
+        flat.add_edge(source, target, key=key, **attrs)
+    return "\n".join(nx.generate_graphml(flat, encoding="utf-8", prettyprint=True)) + "\n"
