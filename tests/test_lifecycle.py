@@ -207,7 +207,7 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
         "sub/also-good.txt": ("ok", ""),
         "binary.txt": ("failed", "binary file"),
         "latin1.txt": ("failed", "not valid UTF-8 (byte 3)"),
-        "empty.md": ("empty", "the file is empty (0 bytes)"),
+        "empty.md": ("empty", "no text: the file is empty"),
         "huge.txt": ("failed", "the file is 50.0 MB, over the 10 MB limit"),
         "loop.txt": ("failed", "symbolic link loop"),
         "sub/up": ("skipped", "symbolic link to a folder: not followed"),
@@ -219,7 +219,8 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
         assert rows[doc_id]["status"] == status, (doc_id, rows[doc_id])
         assert reason in (rows[doc_id]["reason"] or ""), (doc_id, rows[doc_id])
     with CiteGraph(SQLiteStore(db), HashingEmbedder()) as graph:
-        assert sorted(d.document.id for d in graph.documents()) == ["good.md", "sub/also-good.txt"]
+        # the empty file is recorded (status empty), so ingesting it again is a no-op
+        assert sorted(d.document.id for d in graph.documents()) == ["empty.md", "good.md", "sub/also-good.txt"]
         assert graph.check() == []
 
     # The limit is a setting: raised, the big file is read (and found to be binary zeros).

@@ -103,7 +103,7 @@ def test_chat_json_schema_and_logprobs(route: str, request: pytest.FixtureReques
     else:
         model = make_chat_model(f"openai:{SMALL}@{request.getfixturevalue('llama_server')}")
     out = model.chat(
-        [Message("user", "List the entities in: 'Exports use the latest snapshot.'")], schema=EXTRACTION_SCHEMA, max_tokens=128
+        [Message("user", "List the entities in: 'Exports use the latest snapshot.'")], schema=EXTRACTION_SCHEMA, max_tokens=512
     )
     parse_extraction(out.text)  # schema-constrained output always parses
     judged = model.chat([Message("user", "Is the sky blue? Answer yes or no.")], max_tokens=1, top_logprobs=5)

@@ -103,3 +103,40 @@ def test_cli_verify_flags(tmp_path: Path, larkspur: Path) -> None:
     assert all(c["citations"][0]["support"]["label"] == "supported" for c in checked["claims"])
     unchecked = json.loads(runner.invoke(main, ["ask", QUESTION, *db, "--no-verify", "--json"]).stdout)
     assert unchecked["models"]["verifier"] == "none" and unchecked["status"] == "cited"
+
+
+def test_a_claim_the_evidence_contradicts_is_labelled_contradicted(splitter, minilm, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
+    asked: list[str] = []
+
+    class Scripted(FakeChatModel):
+        def chat(self, messages, **kwargs):  # type: ignore[no-untyped-def, override]
+            contradiction = "contradicts" in messages[0].content
+            asked.append("contradiction" if contradiction else "support")
+            premise = messages[-1].content
+            if contradiction:
+                p = 0.9 if "removed at cancellation" in premise else 0.05
+            else:
+                p = 0.9 if "30 days after cancellation" in premise else 0.1
+            self.logprobs = {"Yes": math.log(p), "No": math.log(1 - p)}
+            return super().chat(messages, **kwargs)
+
+    verifier = CheckingVerifier(LLMJudge(Scripted(lambda m: "Yes")))
+    g = CiteGraph(SQLiteStore(":memory:"), minilm, splitter=splitter, verifier=verifier, context_size=12)
+    g.ingest([larkspur])
+    markers = _markers(g.ask(QUESTION))
+    faq = "Exports are removed at cancellation."
+    assert faq in markers
+    asked.clear()
+    answer = g.ask(
+        QUESTION,
+        answer_text=(
+            f"Exports stay available after cancellation [{markers[faq]}]. Billing ends at cancellation [{markers[BILLING]}]. "
+            f"Exports stay available for 14 days [{markers[POLICY]}]."
+        ),
+    )
+    labels = [c.citations[0].support.label for c in answer.claims]
+    assert labels == ["contradicted", "not_supported", "not_supported"]
+    assert answer.claims[0].status == ClaimStatus.CONTRADICTED and answer.status == AnswerStatus.UNSUPPORTED
+    assert answer.claims[0].citations[0].support.score == pytest.approx(0.1)  # the score stays P(supported)
+    # the guard settles "14 days" against "30 days": no second model call for it
+    assert asked == ["support", "contradiction", "support", "contradiction", "support"]

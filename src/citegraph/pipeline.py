@@ -23,7 +23,7 @@ from citegraph.errors import BackendUnavailable, CitegraphError, InputFileError,
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
-from citegraph.ingest.base import EmptyFile, FoundFile, UnsupportedFile, discover, load_file
+from citegraph.ingest.base import FoundFile, UnsupportedFile, discover, load_file
 from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import (
     Answer,
@@ -254,10 +254,6 @@ class CiteGraph:
                 continue
             try:
                 loaded = load_file(f.path, self.max_file_mb)
-            except EmptyFile as exc:
-                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.EMPTY, str(f.path), reason=str(exc)))
-                done += 1
-                continue
             except UnsupportedFile as exc:
                 reports.append(DocumentReport(f.doc_id, None, DocumentStatus.SKIPPED, str(f.path), reason=str(exc)))
                 done += 1
@@ -434,7 +430,9 @@ class CiteGraph:
             relations=result.relations,
             inferred_entities=len(inferred),
             rejected=tuple(rejected),
-            reason="no text" if not spans else ("nothing extracted" if status == DocumentStatus.EMPTY else ""),
+            reason="no text: the file is empty or holds no sentences"
+            if not spans
+            else ("nothing extracted" if status == DocumentStatus.EMPTY else ""),
             superseded=result.superseded,
         )
 

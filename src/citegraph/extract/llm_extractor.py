@@ -31,12 +31,22 @@ __all__ = ["EXTRACTION_SCHEMA", "LLMExtractor", "parse_extraction"]
 # Compact rows, not objects: ["name", "TYPE"] and ["source", "type", "target"]. The same facts cost
 # about 40% fewer generated tokens than {"name": ..., "type": ...} objects, and generation is most of
 # an in-process extraction's time (bench/extract.py). The parser still accepts the object form.
+# maxItems bounds a looping model's output (SmolLM2 was seen repeating one row until max_tokens).
 _STRING = {"type": "string"}
+MAX_ROWS = 12
 EXTRACTION_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "entities": {"type": "array", "items": {"type": "array", "prefixItems": [_STRING, _STRING], "items": False}},
-        "relations": {"type": "array", "items": {"type": "array", "prefixItems": [_STRING, _STRING, _STRING], "items": False}},
+        "entities": {
+            "type": "array",
+            "maxItems": MAX_ROWS,
+            "items": {"type": "array", "prefixItems": [_STRING, _STRING], "items": False},
+        },
+        "relations": {
+            "type": "array",
+            "maxItems": MAX_ROWS,
+            "items": {"type": "array", "prefixItems": [_STRING, _STRING, _STRING], "items": False},
+        },
     },
     "required": ["entities", "relations"],
 }

@@ -15,7 +15,7 @@ from pathlib import Path
 from citegraph.errors import InputFileError
 from citegraph.ingest import loaders
 
-__all__ = ["DEFAULT_MAX_FILE_MB", "SUPPORTED_SUFFIXES", "EmptyFile", "FoundFile", "LoadedText", "UnsupportedFile", "discover", "load_file"]
+__all__ = ["DEFAULT_MAX_FILE_MB", "SUPPORTED_SUFFIXES", "FoundFile", "LoadedText", "UnsupportedFile", "discover", "load_file"]
 
 
 @dataclass(frozen=True)
@@ -50,10 +50,6 @@ _LOADERS = {
 SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
 
 
-class EmptyFile(InputFileError):
-    """A 0-byte file: reported as ``empty`` with its reason, nothing stored."""
-
-
 def _stat_size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -82,8 +78,6 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
             "citegraph reads " + ", ".join(SUPPORTED_SUFFIXES),
         )
     media_type, loader = _LOADERS[suffix]
-    if size == 0:
-        raise EmptyFile(str(path), "the file is empty (0 bytes)")
     if size > max_mb * 1_000_000:
         raise InputFileError(
             str(path),

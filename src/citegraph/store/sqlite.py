@@ -42,6 +42,21 @@ WITH visible(doc_id, version) AS (
 """
 
 
+def _statements(script: str) -> list[str]:
+    """A migration script cut into single statements, so they can run inside one transaction
+    (``executescript`` would commit first)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip() and not all(line.strip().startswith("--") or not line.strip() for line in buffer.splitlines()):
+        raise StoreError(f"incomplete statement at the end of a migration: {buffer.strip()[:80]!r}")
+    return statements
+
+
 def _vec(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
@@ -69,18 +84,29 @@ class SQLiteStore(Store):
 
     # -- schema -----------------------------------------------------------------------------------
     def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        current = int(row[0]) if row else 0
+        """Bring the schema up to date, under the write lock, so two processes opening a new store at
+        once cannot both run a migration (the second waits, then finds it done)."""
+        current = self._schema_version_or_0()
         if current > SCHEMA_VERSION:
             raise StoreError(f"{self.path}: store schema v{current} is newer than this citegraph (v{SCHEMA_VERSION}); upgrade citegraph")
-        for version, script in _migrations():
-            if version <= current:
-                continue
-            # executescript commits first; the migration's own statements run inside one transaction.
-            self.db.executescript(
-                f"BEGIN IMMEDIATE;\n{script}\nINSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', '{version}');\nCOMMIT;"
-            )
+        if current == SCHEMA_VERSION:
+            return
+        with self._transaction():
+            self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            current = self._schema_version_or_0()  # read again under the lock
+            for version, script in _migrations():
+                if version <= current:
+                    continue
+                for statement in _statements(script):
+                    self.db.execute(statement)
+                self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(version),))
+
+    def _schema_version_or_0(self) -> int:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.OperationalError:  # no meta table yet: a new store
+            return 0
+        return int(row[0]) if row else 0
 
     def schema_version(self) -> int:
         return int(self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
@@ -333,8 +359,10 @@ class SQLiteStore(Store):
             return [Problem("vector", f"{what}: vector of {len(blob)} bytes is not float32")]
         vector = _vec(blob)
         dims.add(len(vector))
-        if not np.all(np.isfinite(vector)) or abs(float(np.linalg.norm(vector)) - 1.0) > 1e-3:
-            return [Problem("vector", f"{what}: vector is not finite and unit-length")]
+        norm = float(np.linalg.norm(vector)) if np.all(np.isfinite(vector)) else float("nan")
+        # Unit length; or zero, which an embedder may return for a text with no words (e.g. "3.").
+        if not (abs(norm - 1.0) <= 1e-3 or norm == 0.0):
+            return [Problem("vector", f"{what}: vector is not finite and unit-length (norm {norm:.4g})")]
         return []
 
     def _reading(self) -> _Transaction:
@@ -363,7 +391,7 @@ class SQLiteStore(Store):
                 (SELECT count(*) FROM rejections j WHERE j.doc_id = d.doc_id AND j.version = d.version)
             FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
             WHERE :doc_id IS NULL OR d.doc_id = :doc_id
-            ORDER BY d.doc_id, d.current DESC, d.ingested_at DESC, d.version
+            ORDER BY d.doc_id, d.current DESC, d.rowid DESC  -- newest ingest first (ingested_at has 1 s resolution)
             """,
             {**self._params(labels, include_superseded), "doc_id": doc_id},
         ).fetchall()

@@ -8,7 +8,10 @@ only one token is generated. Ollama's ``bespoke-minicheck`` is used through the 
 its own document/claim prompt.
 
 :class:`CheckingVerifier` combines them: guards always run and overrule the model; with no model,
-a near-quote is ``supported`` and anything else stays ``unverified``, said plainly.
+a near-quote is ``supported`` and anything else stays ``unverified``, said plainly. A claim the
+judge does not find supported is asked about once more, with its own prompt: does the premise
+contradict it? ``P(yes) >= 0.5`` labels it ``contradicted`` (the score stays P(supported)). A claim a
+guard rejects is ``not_supported`` without that second call.
 """
 
 from __future__ import annotations
@@ -56,6 +59,17 @@ class LLMJudge:
         result = self.model.chat(self.messages(claim, premise), max_tokens=1, top_logprobs=self.top_logprobs)
         return p_yes(result.first_token_logprobs)
 
+    def contradiction(self, claim: str, premise: str) -> float | None:
+        """P(the premise contradicts the claim); None for checkers that only answer support (MiniCheck)."""
+        if self.minicheck:
+            return None
+        messages = [
+            Message("system", load_prompt("contradiction_system").strip()),
+            Message("user", render("contradiction_user", premise=premise, claim=claim).strip()),
+        ]
+        result = self.model.chat(messages, max_tokens=1, top_logprobs=self.top_logprobs)
+        return p_yes(result.first_token_logprobs)
+
 
 def _premise(spans: Sequence[Span]) -> str:
     return " ".join(" ".join(s.text.split()) for s in spans)
@@ -70,9 +84,10 @@ def _keeps_conditions(claim: str, premise: str) -> bool:
 class CheckingVerifier(Verifier):
     """Guards, then the near-quote check, then the judge (when there is one)."""
 
-    def __init__(self, judge: LLMJudge | None = None, *, threshold: float = 0.5) -> None:
+    def __init__(self, judge: LLMJudge | None = None, *, threshold: float = 0.5, contradiction: bool = True) -> None:
         self.judge = judge
         self.threshold = threshold
+        self.contradiction = contradiction
         self.name = f"llm:{judge.name}+guards" if judge else "guards+quote"
 
     def close(self) -> None:
@@ -91,7 +106,18 @@ class CheckingVerifier(Verifier):
         if guards:
             return Support("not_supported", score, self.name, guards)
         if score is not None:
-            return Support("supported" if score >= self.threshold else "not_supported", score, self.name, guards)
+            if score >= self.threshold:
+                return Support("supported", score, self.name, guards)
+            return Support(self._unsupported_label(claim, premise), score, self.name, guards)
         if is_near_quote(claim, premise) and _keeps_conditions(claim, premise):
             return Support("supported", None, "quote", ("near_quote",))
         return Support("unverified", None, self.name, ("no model: cannot settle",))
+
+    def _unsupported_label(self, claim: str, premise: str) -> str:
+        if self.judge is None or not self.contradiction:
+            return "not_supported"
+        try:
+            p = self.judge.contradiction(claim, premise)
+        except ModelOutputError:
+            return "not_supported"
+        return "contradicted" if p is not None and p >= 0.5 else "not_supported"
