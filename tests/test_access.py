@@ -6,6 +6,7 @@ exactly what they would get from a store built only from the documents L may rea
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -93,7 +94,7 @@ class WordListExtractor(Extractor):
                     start = sentence.span.start + at
                     entities.append(ExtractedEntity(word, word.lower(), "CONCEPT", sentence.span, start, start + len(word)))
             found.sort()
-            for (_, a), (_, b) in zip(found, found[1:], strict=False):
+            for (_, a), (_, b) in itertools.pairwise(found):
                 relations.append(ExtractedRelation(a.lower(), b.lower(), "related to", sentence.span, a, b))
         return Extraction(self.name, tuple(entities), tuple(relations))
 

@@ -78,7 +78,7 @@ def _read_consistently(db: Path, stop: threading.Event, seen: list[int], errors:
                 graph = store.graph(None)
             finally:
                 store.close()
-        except Exception as exc:  # noqa: BLE001 - any failure of a reader is the finding
+        except Exception as exc:  # any failure of a reader is the finding
             errors.append(f"{type(exc).__name__}: {exc}")
             return
         # Documents counted before the graph read may have grown since, never shrunk.

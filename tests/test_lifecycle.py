@@ -62,7 +62,7 @@ def test_updated_faq_replaces_the_stale_sentence_everywhere(graph: CiteGraph) ->
 
 def test_history_and_unknown_documents(graph: CiteGraph) -> None:
     graph.ingest_texts([TextInput("faq.md", OLD_FAQ)])
-    with pytest.raises(NotFound, match="did you mean 'faq.md'"):
+    with pytest.raises(NotFound, match=r"did you mean 'faq\.md'"):
         graph.history("faq")
     with pytest.raises(NotFound):
         graph.remove(["faq.md", "nope.md"])
