@@ -140,3 +140,25 @@ def test_a_claim_the_evidence_contradicts_is_labelled_contradicted(splitter, min
     assert answer.claims[0].citations[0].support.score == pytest.approx(0.1)  # the score stays P(supported)
     # the guard settles "14 days" against "30 days": no second model call for it
     assert asked == ["support", "contradiction", "support", "contradiction", "support"]
+
+
+def test_checks_run_concurrently_against_a_server_and_keep_their_order() -> None:
+    import threading
+
+    from citegraph.models import Span
+
+    barrier = threading.Barrier(2, timeout=10)  # two checks must be in flight at once, or this breaks
+
+    class Server(FakeChatModel):
+        concurrency = 4
+
+        def chat(self, messages, **kwargs):  # type: ignore[no-untyped-def, override]
+            barrier.wait()
+            p = 0.9 if "30 days" in messages[-1].content else 0.2
+            return type(super().chat(messages, **kwargs))("Yes", {"Yes": math.log(p), "No": math.log(1 - p)})
+
+    verifier = CheckingVerifier(LLMJudge(Server(lambda m: "Yes")), contradiction=False)
+    policy, billing = Span("p.md", "v1", 0, len(POLICY), POLICY), Span("b.md", "v1", 0, len(BILLING), BILLING)
+    verdicts = verifier.verify_many([("Exports are kept after cancellation", [policy]), ("Billing stops", [billing])])
+    assert [v.label for v in verdicts] == ["supported", "not_supported"]
+    assert [v.score for v in verdicts] == [pytest.approx(0.9), pytest.approx(0.2)]

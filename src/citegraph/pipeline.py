@@ -88,10 +88,10 @@ def make_extractor(spec: str, splitter: SentenceSplitter, *, timeout: float = 12
     if spec == "spacy":
         return SpacyExtractor(splitter)
     from citegraph.extract.llm_extractor import LLMExtractor
-    from citegraph.llm.spec import make_chat_model, parse_spec
+    from citegraph.llm.spec import make_chat_model
 
     model = make_chat_model(spec, timeout=timeout)
-    return LLMExtractor(model, nlp=splitter.nlp, parallel=1 if parse_spec(spec).scheme == "gguf" else 4)
+    return LLMExtractor(model, nlp=splitter.nlp, parallel=model.concurrency)
 
 
 def make_answerer(spec: str, *, timeout: float = 120.0) -> Answerer:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem
+from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span
 from citegraph.verify.base import Verifier
 
 __all__ = ["MARKER", "answer_status", "parse_markers", "resolve_claims", "split_claims"]
@@ -66,8 +66,8 @@ def parse_markers(claim: str) -> tuple[str, list[int]]:
 
 def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifier) -> tuple[list[Claim], list[AnswerWarning]]:
     by_marker = {item.marker: item for item in context}
-    claims: list[Claim] = []
     warnings: list[AnswerWarning] = []
+    parsed: list[tuple[int, str, str, list[int], list[int], list[ContextItem]]] = []
     for index, raw in enumerate(split_claims(answer)):
         text, markers = parse_markers(raw)
         if not text:
@@ -83,15 +83,21 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
                     (("marker", marker), ("claim", index), ("context_size", len(context))),
                 )
             )
+        parsed.append((index, raw, text, markers, invalid, valid))
+
+    # Every check the answer needs, made in one batch (concurrently where the backend allows): each
+    # citation alone, and the cited spans together (up to 3) for claims with several citations.
+    jobs: list[tuple[str, Sequence[Span]]] = []
+    for _index, _raw, text, markers, invalid, valid in parsed:
+        jobs.extend((text, [item.span]) for item in valid)
+        if markers and not invalid and len(valid) > 1:
+            jobs.append((text, [item.span for item in valid[:3]]))
+    verdicts = iter(verifier.verify_many(jobs))
+
+    claims: list[Claim] = []
+    for index, raw, text, markers, invalid, valid in parsed:
         citations = tuple(
-            Citation(
-                item.marker,
-                item.span,
-                verifier.verify(text, [item.span]),
-                item.evidence.route,
-                item.evidence.found_by,
-                item.evidence.entity,
-            )
+            Citation(item.marker, item.span, next(verdicts), item.evidence.route, item.evidence.found_by, item.evidence.entity)
             for item in valid
         )
         if not markers:
@@ -101,7 +107,7 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
             status = ClaimStatus.INVALID_MARKER
         else:
             # One citation: the joint check is that citation's own check, already made.
-            joint = citations[0].support if len(citations) == 1 else verifier.verify(text, [item.span for item in valid[:3]])
+            joint = citations[0].support if len(citations) == 1 else next(verdicts)
             status = _SUPPORT_TO_STATUS[joint.label]
         claims.append(Claim(text, raw, status, citations, tuple(markers), tuple(invalid)))
     return claims, warnings

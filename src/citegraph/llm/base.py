@@ -37,6 +37,9 @@ class ChatResult:
 
 class ChatModel(ABC):
     name: str  #: the model spec it was made from, e.g. ``ollama:qwen2.5@http://127.0.0.1:11434``
+    #: how many calls may be in flight at once: servers queue or batch them; an in-process model
+    #: holds one context and must be called from one thread at a time
+    concurrency: int = 1
 
     @abstractmethod
     def chat(

@@ -31,6 +31,8 @@ def parse_chat_response(data: dict[str, Any]) -> ChatResult:
 
 
 class OllamaChat(ChatModel):
+    concurrency = 4  # a server queues or batches concurrent requests
+
     def __init__(self, model: str, url: str, *, timeout: float = 120.0) -> None:
         self.model = model
         self.url = url.rstrip("/")

@@ -31,6 +31,8 @@ def parse_completion(data: dict[str, Any], backend: str = "openai") -> ChatResul
 
 
 class OpenAIChat(ChatModel):
+    concurrency = 4  # a server queues or batches concurrent requests
+
     def __init__(self, model: str, base_url: str, *, timeout: float = 120.0) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")

@@ -25,6 +25,10 @@ class Verifier(ABC):
     def verify(self, claim: str, spans: Sequence[Span]) -> Support:
         """Whether ``spans`` together support ``claim``; ``score`` is a probability or None."""
 
+    def verify_many(self, jobs: Sequence[tuple[str, Sequence[Span]]]) -> list[Support]:
+        """``verify`` for each ``(claim, spans)``, in order; concurrently where the backend allows."""
+        return [self.verify(claim, spans) for claim, spans in jobs]
+
 
 class UncheckedVerifier(Verifier):
     name = "none"

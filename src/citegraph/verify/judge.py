@@ -113,6 +113,15 @@ class CheckingVerifier(Verifier):
             return Support("supported", None, "quote", ("near_quote",))
         return Support("unverified", None, self.name, ("no model: cannot settle",))
 
+    def verify_many(self, jobs: Sequence[tuple[str, Sequence[Span]]]) -> list[Support]:
+        workers = min(self.judge.model.concurrency, len(jobs)) if self.judge is not None else 1
+        if workers <= 1:
+            return super().verify_many(jobs)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(lambda job: self.verify(*job), jobs))
+
     def _unsupported_label(self, claim: str, premise: str) -> str:
         if self.judge is None or not self.contradiction:
             return "not_supported"
