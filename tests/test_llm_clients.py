@@ -94,6 +94,13 @@ def test_parsers_on_recorded_responses() -> None:
             [("Arthur's Magazine", "ORG"), ("Philadelphia", "PLACE")],
             [("Arthur's Magazine", "published in", "Philadelphia")],
         ),
+        # repeated rows, as a looping model writes them, are kept once
+        (
+            '{"entities": [["VIVA Media AG", "ORG"], ["VIVA Media AG", "PRODUCT"], ["VIVA Media AG", "PRODUCT"]], '
+            '"relations": [["A", "owns", "B"], ["A", "owns", "B"]]}',
+            [("VIVA Media AG", "ORG"), ("VIVA Media AG", "PRODUCT")],
+            [("A", "owns", "B")],
+        ),
         # Broken heads seen from whole-paragraph calls: empty names are dropped by the parser, not stored.
         ('{"entities": [{"name": ", ", "type": "X"}, {"name": "", "type": "X"}], "relations": []}', [(",", "X")], []),
     ],

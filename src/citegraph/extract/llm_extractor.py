@@ -96,6 +96,9 @@ def parse_extraction(text: str) -> RawExtraction:
         source, type_, target = _fields(item, ("source", "type", "target"), "relation")
         if source and target:
             relations.append((source, type_.lower() or "related to", target))
+    # A small model repeats rows (Qwen 1.5B was seen listing one name eight times): keep the first of each.
+    entities = list(dict.fromkeys(entities))
+    relations = list(dict.fromkeys(relations))
     return RawExtraction(entities, relations)
 
 
