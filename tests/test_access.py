@@ -155,10 +155,22 @@ def _observe(graph: CiteGraph, labels: Sequence[str], question: str, seed: str) 
     seed=st.sampled_from(WORDS),
 )
 def test_non_interference(splitter: SentenceSplitter, docs: list, caller: set[str], question: str, seed: str) -> None:
-    # A document id's versions keep the labels of its first ingest, so "what L may read" is per document.
-    first_labels: dict[int, set[str]] = {}
-    docs = [(text, first_labels.setdefault(doc, labels), doc) for text, labels, doc in docs]
-    readable = [d for d in docs if d[1] & caller]
+    # Labels belong to a document id: each ingest (new version or not) relabels all its versions,
+    # so what L may read is decided by each document's last labels.
+    final = {doc: labels for _text, labels, doc in docs}
+    readable = [d for d in docs if final[d[2]] & caller]
     labels = sorted(caller)
     with _build(splitter, docs) as full, _build(splitter, readable) as only:
         assert _observe(full, labels, question, seed) == _observe(only, labels, question, seed)
+
+
+def test_relabelling_a_document_relabels_its_old_versions(graph: CiteGraph) -> None:
+    graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("public",))
+    graph.ingest_texts([TextInput("plan.md", PRIVATE)], access=("hr",))
+    assert graph.documents(labels=("public",)) == []  # not even "a newer version exists"
+    assert "snapshot" not in graph.export("json", labels=("public",), include_superseded=True)
+    assert [d.document.current for d in graph.history("plan.md", labels=("hr",))] == [True, False]
+    # a caller learns only the labels it holds
+    graph.ingest_texts([TextInput("both.md", PUBLIC)], access=("public", "secret-board"))
+    (both,) = [d for d in graph.documents(labels=("public",)) if d.document.id == "both.md"]
+    assert both.document.access == ("public",)

@@ -91,3 +91,21 @@ def test_platt_keeps_raw_scores_when_dev_has_one_class_or_an_inverted_judge() ->
     assert fit_platt(one_class) == Platt()
     inverted = [Scored(Pair("p", "c", i % 2 == 0, i), 0.2 if i % 2 == 0 else 0.8, (), 0.0) for i in range(20)]
     assert fit_platt(inverted) == Platt()
+
+
+def test_platt_stays_finite_for_a_confident_or_separable_judge() -> None:
+    pairs = [Pair("p", "c", i % 2 == 0, i) for i in range(200)]
+    confident = [
+        Scored(p, (0.98 if p.supported else 0.02) if i % 10 else (0.02 if p.supported else 0.98), (), 0.0) for i, p in enumerate(pairs)
+    ]
+    platt = fit_platt(confident)
+    assert 0 < platt.a < 10 and abs(platt.b) < 10
+    fixed, _ = calibration(calibrated(confident, platt))
+    raw, _ = calibration(confident)
+    assert fixed is not None and raw is not None and fixed < raw  # 90% right, not 98%: pulled in
+    separable = [Scored(p, 0.999 if p.supported else 0.001, (), 0.0) for p in pairs]
+    platt = fit_platt(separable)
+    assert math.isfinite(platt.a) and 0 < platt.a < 5  # smoothed targets keep the optimum finite
+    assert platt(0.999) > 0.95 and platt(0.001) < 0.05
+    constant = [Scored(p, 0.7, (), 0.0) for p in pairs]
+    assert math.isfinite(fit_platt(constant).b)

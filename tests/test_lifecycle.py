@@ -85,8 +85,8 @@ def test_deleted_document_is_gone_from_every_view(tmp_path: Path) -> None:
         assert b"Zephyrion" in raw_before
 
         (result,) = graph.remove(["secret.md"])
-        assert (result.versions, result.entities) == (2, result.entities) and result.entities >= 2
-        assert result.spans == 5 and result.relations >= 1
+        assert result.versions == 2 and result.spans == 5 and result.purged
+        assert result.entities >= 2 and result.relations >= 1  # "zephyrion" and "merger" had no other source
 
         # Neither answerable nor visible anywhere.
         for labels in (("public",), None):
@@ -113,6 +113,23 @@ def test_deleted_document_is_gone_from_every_view(tmp_path: Path) -> None:
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("store.db"))
     assert b"Zephyrion" not in raw and b"zephyrion" not in raw
     assert b"latest snapshot" in raw  # the check can see text that is still there
+
+
+def test_rm_reports_when_another_reader_keeps_the_old_pages(tmp_path: Path) -> None:
+    db = tmp_path / "busy.db"
+    with CiteGraph(SQLiteStore(db), HashingEmbedder()) as graph:
+        graph.ingest_texts([TextInput("policy.md", POLICY), TextInput("secret.md", SECRET)])
+        reader = SQLiteStore(db)
+        reader.db.execute("BEGIN")
+        reader.db.execute("SELECT count(*) FROM spans").fetchone()  # holds a snapshot open
+        graph.store.purge = lambda wait_ms=5000: SQLiteStore.purge(graph.store, wait_ms=200)  # type: ignore[attr-defined, method-assign]
+        (result,) = graph.remove(["secret.md"])
+        assert not result.purged  # said, not hidden: the old pages may still be in the WAL
+        reader.db.execute("COMMIT")
+        reader.close()
+        assert graph.store.purge()  # type: ignore[attr-defined]
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("busy.db"))
+    assert b"Zephyrion" not in raw
 
 
 def test_rm_on_the_command_line(tmp_path: Path, write) -> None:  # type: ignore[no-untyped-def]
@@ -145,8 +162,12 @@ def test_check_finds_broken_offsets_dangling_rows_and_orphans(tmp_path: Path) ->
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("INSERT INTO mentions (entity_id, span_id, surface, type, extractor) VALUES (999, 999, 'x', 'X', 'test')")
         conn.execute("UPDATE entities SET key_vector = zeroblob(8) WHERE key = 'orphan'")
-        kinds = {p.kind for p in graph.check()}
+        doubled = (2 * HashingEmbedder().embed(["export"])[0]).astype("float32").tobytes()  # right size, wrong norm
+        conn.execute("UPDATE spans SET vector = ? WHERE id = (SELECT max(id) FROM spans)", (doubled,))
+        problems = graph.check()
+        kinds = {p.kind for p in problems}
     assert {"offsets", "orphan_entity", "dangling_reference", "vector"} <= kinds
+    assert any(p.kind == "vector" and "norm 2" in p.detail for p in problems)
     result = CliRunner().invoke(main, ["check", "--db", str(db), "--embedder", "hashing", "--json"])
     assert result.exit_code == 4 and not json.loads(result.stdout)["ok"]
 
@@ -187,6 +208,8 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
     os.symlink("..", docs / "sub" / "up")  # a folder loop
     (docs / "vanish.md").write_text("This file is deleted after it was found.", encoding="utf-8")
     (docs / "table.xlsx").write_bytes(b"PK\x03\x04 not really a spreadsheet")
+    os.mkfifo(docs / "pipe.txt")  # reading it would block forever
+    os.symlink("/dev/zero", docs / "zeros.txt")  # size 0, endless
 
     import citegraph.pipeline as pipeline
 
@@ -213,6 +236,8 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
         "sub/up": ("skipped", "symbolic link to a folder: not followed"),
         "vanish.md": ("failed", "file disappeared before it could be read"),
         "table.xlsx": ("skipped", "unsupported file type '.xlsx'"),
+        "pipe.txt": ("failed", "not a regular file"),
+        "zeros.txt": ("failed", "not a regular file"),
     }
     assert set(rows) == set(expect)
     for doc_id, (status, reason) in expect.items():

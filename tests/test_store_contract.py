@@ -105,7 +105,10 @@ def test_visible_follows_labels_and_currency(store: Store) -> None:
     store.write_document(first)
     second = _write(text=TEXT + " More.", access=("staff",))
     store.write_document(second)
-    assert store.visible(["public"]) == set()  # the public version is superseded
-    assert store.visible(["public"], include_superseded=True) == {("a.md", first.document.version)}
+    # Labels belong to the document: the new version's labels apply to the old one too, so a public
+    # caller can read neither (nor learn that a newer version exists).
+    assert store.visible(["public"]) == set()
+    assert store.visible(["public"], include_superseded=True) == set()
+    assert store.visible(["staff"], include_superseded=True) == {("a.md", first.document.version), ("a.md", second.document.version)}
     assert store.visible(["staff"]) == {("a.md", second.document.version)}
     assert store.visible(None, include_superseded=True) == {("a.md", first.document.version), ("a.md", second.document.version)}

@@ -367,7 +367,7 @@ class CiteGraph:
             superseded = self.store.make_current(existing.id, existing.version)
             notes.append("an earlier version with identical content was made current again")
         if tuple(existing.access) != access:
-            self.store.set_access(existing.id, existing.version, access)
+            self.store.set_access(existing.id, access)
             notes.append(f"access labels changed from {','.join(existing.access)} to {','.join(access)}")
         return DocumentReport(
             existing.id, existing.version, DocumentStatus.UNCHANGED, existing.source, reason="; ".join(notes), superseded=superseded
@@ -522,13 +522,15 @@ class CiteGraph:
         Each document goes in its own transaction; an unknown id raises NotFound before anything is
         deleted. No model is called: provenance rows say what each span supported.
         """
-        known = {d.document.id for d in self.store.documents(None)}
+        known = {doc_id for doc_id, _version in self.store.visible(None, include_superseded=True)}
         for doc_id in doc_ids:
             if doc_id not in known:
                 import difflib
 
                 raise NotFound("document", doc_id, difflib.get_close_matches(doc_id, sorted(known), n=3))
-        return [self.store.delete_document(doc_id) for doc_id in dict.fromkeys(doc_ids)]
+        results = [self.store.delete_document(doc_id) for doc_id in dict.fromkeys(doc_ids)]
+        self.retriever.clear_cache()  # no view built before the delete stays in memory
+        return results
 
     def check(self) -> list[Problem]:
         """The store's integrity check (``citegraph check``): an empty list means sound."""

@@ -92,7 +92,10 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
         jobs.extend((text, [item.span]) for item in valid)
         if markers and not invalid and len(valid) > 1:
             jobs.append((text, [item.span for item in valid[:3]]))
-    verdicts = iter(verifier.verify_many(jobs))
+    results = verifier.verify_many(jobs)
+    if len(results) != len(jobs):
+        raise RuntimeError(f"{verifier.name}: verify_many returned {len(results)} verdicts for {len(jobs)} checks")
+    verdicts = iter(results)
 
     claims: list[Claim] = []
     for index, raw, text, markers, invalid, valid in parsed:

@@ -187,8 +187,13 @@ def _sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
 
 
-def fit_platt(scored: Sequence[Scored], iterations: int = 50) -> Platt:
-    """Maximum-likelihood Platt scaling on these (dev) pairs, with Platt's smoothed targets."""
+def fit_platt(scored: Sequence[Scored], iterations: int = 100) -> Platt:
+    """Maximum-likelihood Platt scaling on these (dev) pairs, with Platt's smoothed targets.
+
+    Newton's method with a backtracking line search (Lin, Lin and Weng, 2007): plain Newton steps
+    diverge when the judge's scores sit near 0 and 1, as a confident model's P(yes) does. With the
+    smoothed targets the optimum is finite even when dev is perfectly separated.
+    """
     import numpy as np
 
     rows = [(s.score, s.pair.supported) for s in scored if s.score is not None]
@@ -199,17 +204,32 @@ def fit_platt(scored: Sequence[Scored], iterations: int = 50) -> Platt:
     x = np.array([_logit(p) for p, _ in rows])
     # Platt (1999): targets (N+ + 1) / (N+ + 2) and 1 / (N- + 2) instead of 1 and 0, against overfitting.
     t = np.array([(positives + 1) / (positives + 2) if y else 1 / (negatives + 2) for _, y in rows])
+
+    def loss(a: float, b: float) -> float:
+        z = a * x + b  # cross-entropy with logits, computed stably
+        return float(np.sum(np.logaddexp(0, z) - t * z))
+
     a, b = 1.0, 0.0
+    current = loss(a, b)
     for _ in range(iterations):
-        q = 1 / (1 + np.exp(-(a * x + b)))
-        w = q * (1 - q) + 1e-12
+        q = 0.5 * (1 + np.tanh(0.5 * (a * x + b)))  # sigmoid without overflow
+        w = q * (1 - q)
         gradient = np.array([np.sum((q - t) * x), np.sum(q - t)])
-        hessian = np.array([[np.sum(w * x * x), np.sum(w * x)], [np.sum(w * x), np.sum(w)]]) + 1e-9 * np.eye(2)
-        step = np.linalg.solve(hessian, gradient)
-        a, b = a - float(step[0]), b - float(step[1])
-        if float(np.abs(step).max()) < 1e-9:
+        if float(np.abs(gradient).max()) < 1e-9:
             break
-    if a <= 0:  # a decreasing map would turn the judge's ranking upside down: keep the raw scores
+        hessian = np.array([[np.sum(w * x * x), np.sum(w * x)], [np.sum(w * x), np.sum(w)]]) + 1e-12 * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        size = 1.0
+        while size > 1e-10:
+            candidate = loss(a - size * float(step[0]), b - size * float(step[1]))
+            if candidate < current - 1e-4 * size * float(gradient @ step):  # Armijo: enough decrease
+                break
+            size /= 2
+        else:
+            break  # no step decreases the loss: at the optimum, to numerical precision
+        a, b, current = a - size * float(step[0]), b - size * float(step[1]), candidate
+    if not (math.isfinite(a) and math.isfinite(b)) or a <= 0:
+        # not finite, or a decreasing map that would turn the judge's ranking upside down: keep raw scores
         return Platt()
     return Platt(a, b)
 

@@ -40,12 +40,12 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
         "entities": {
             "type": "array",
             "maxItems": MAX_ROWS,
-            "items": {"type": "array", "prefixItems": [_STRING, _STRING], "items": False},
+            "items": {"type": "array", "prefixItems": [_STRING, _STRING], "minItems": 2, "items": False},
         },
         "relations": {
             "type": "array",
             "maxItems": MAX_ROWS,
-            "items": {"type": "array", "prefixItems": [_STRING, _STRING, _STRING], "items": False},
+            "items": {"type": "array", "prefixItems": [_STRING, _STRING, _STRING], "minItems": 3, "items": False},
         },
     },
     "required": ["entities", "relations"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,10 @@ SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
 
 def _stat_size(path: Path) -> int:
     try:
-        return path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would hang ingest, a link to /dev/zero never end
+            raise InputFileError(str(path), "not a regular file (a device, pipe or socket)", "give citegraph files")
+        return info.st_size
     except FileNotFoundError as exc:
         if path.is_symlink():
             raise InputFileError(str(path), "broken symbolic link (its target does not exist)") from exc
@@ -84,12 +88,18 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
             f"the file is {size / 1_000_000:.1f} MB, over the {max_mb:g} MB limit",
             "raise the limit with --max-file-mb (setting max-file-mb) or split the file",
         )
+    limit = int(max_mb * 1_000_000)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)  # bounded: the file may have grown since it was measured
     except FileNotFoundError as exc:
         raise InputFileError(str(path), "file disappeared before it could be read") from exc
     except OSError as exc:
         raise InputFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    if len(data) > limit:
+        raise InputFileError(
+            str(path), f"the file grew past the {max_mb:g} MB limit while being read", "ingest it again once it is written"
+        )
     return LoadedText(loader(str(path), data), media_type)
 
 

@@ -105,6 +105,9 @@ class Retriever:
             self._cache[token] = GraphView.build(self.store.graph(labels, include_superseded))
         return self._cache[token]
 
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
     def resolve(self, names: Sequence[str], view: GraphView) -> list[str]:
         """Entity keys for names typed by a person; unknown names raise NotFound with suggestions."""
         import difflib

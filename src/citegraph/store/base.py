@@ -60,6 +60,7 @@ class DeleteResult:
     mentions: int
     relations: int
     entities: int  #: entities left with no supporting span, removed with their vectors
+    purged: bool = True  #: the write-ahead log was folded into the zeroed file (False: another connection held it)
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ class Store(ABC):
         """The ingest status stored with a version (``ok``, ``empty``, ``partial``), or None."""
 
     @abstractmethod
-    def set_access(self, doc_id: str, version: str, access: Sequence[str]) -> None: ...
+    def set_access(self, doc_id: str, access: Sequence[str]) -> None:
+        """Labels belong to the document: every stored version of it gets ``access``."""
 
     @abstractmethod
     def make_current(self, doc_id: str, version: str) -> str | None:

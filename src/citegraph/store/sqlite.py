@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
@@ -94,6 +95,10 @@ class SQLiteStore(Store):
         with self._transaction():
             self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             current = self._schema_version_or_0()  # read again under the lock
+            if current > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: store schema v{current} is newer than this citegraph (v{SCHEMA_VERSION}); upgrade citegraph"
+                )
             for version, script in _migrations():
                 if version <= current:
                     continue
@@ -136,6 +141,10 @@ class SQLiteStore(Store):
     _DOC_COLUMNS = "doc_id, version, label, source, media_type, ingested_at, text, current"
 
     def get_document(self, doc_id: str, version: str | None = None) -> Document | None:
+        with self._reading():
+            return self._get_document(doc_id, version)
+
+    def _get_document(self, doc_id: str, version: str | None) -> Document | None:
         if version is None:
             row = self.db.execute(f"SELECT {self._DOC_COLUMNS} FROM documents WHERE doc_id = ? AND current = 1", (doc_id,)).fetchone()
         else:
@@ -148,13 +157,18 @@ class SQLiteStore(Store):
         row = self.db.execute("SELECT status FROM documents WHERE doc_id = ? AND version = ?", (doc_id, version)).fetchone()
         return row[0] if row else None
 
-    def set_access(self, doc_id: str, version: str, access: Sequence[str]) -> None:
+    def set_access(self, doc_id: str, access: Sequence[str]) -> None:
         with self._transaction():
-            self.db.execute("DELETE FROM document_access WHERE doc_id = ? AND version = ?", (doc_id, version))
-            self.db.executemany(
-                "INSERT INTO document_access (doc_id, version, label) VALUES (?, ?, ?)",
-                [(doc_id, version, label) for label in sorted(set(access))],
-            )
+            self._set_access(doc_id, access)
+
+    def _set_access(self, doc_id: str, access: Sequence[str]) -> None:
+        # Labels are the document's, not one version's: an old version must not stay readable to
+        # callers the current labels exclude (nor tell them a newer version exists).
+        self.db.execute("DELETE FROM document_access WHERE doc_id = ?", (doc_id,))
+        self.db.executemany(
+            "INSERT INTO document_access (doc_id, version, label) SELECT doc_id, version, ? FROM documents WHERE doc_id = ?",
+            [(label, doc_id) for label in sorted(set(access))],
+        )
 
     def make_current(self, doc_id: str, version: str) -> str | None:
         with self._transaction():
@@ -195,10 +209,7 @@ class SQLiteStore(Store):
                 (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor, write.status),
             )
             superseded = self._make_current(doc.id, doc.version)
-            self.db.executemany(
-                "INSERT INTO document_access (doc_id, version, label) VALUES (?, ?, ?)",
-                [(doc.id, doc.version, label) for label in sorted(set(doc.access))],
-            )
+            self._set_access(doc.id, doc.access)
             span_ids: dict[tuple[int, int], int] = {}
             for (span, kind), vector in zip(write.spans, write.span_vectors, strict=True):
                 if doc.text[span.start : span.end] != span.text:
@@ -304,10 +315,20 @@ class SQLiteStore(Store):
             # Cascades: documents -> spans -> mentions, relations; document_access; rejections.
             self.db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
             entities = self._drop_orphans(candidates)
-        if self.path != ":memory:":
-            # The WAL still holds the pages as they were before the delete: fold it into the (zeroed) file.
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return DeleteResult(doc_id, versions, counts[0], counts[1], counts[2], entities)
+        return DeleteResult(doc_id, versions, counts[0], counts[1], counts[2], entities, self.purge())
+
+    def purge(self, wait_ms: int = 5000) -> bool:
+        """Fold the WAL into the main file and truncate it, so deleted text (zeroed by secure_delete
+        in the new pages) is not left in old page images. False if another connection's open read
+        kept the checkpoint from finishing within ``wait_ms``; the next purge finishes the job."""
+        if self.path == ":memory:":
+            return True
+        self.db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+        try:
+            busy, log_frames, _done = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            self.db.execute("PRAGMA busy_timeout = 30000")
+        return busy == 0 and log_frames in (0, -1)
 
     def check(self) -> list[Problem]:
         problems: list[Problem] = []
@@ -395,7 +416,12 @@ class SQLiteStore(Store):
             """,
             {**self._params(labels, include_superseded), "doc_id": doc_id},
         ).fetchall()
-        return [StoredDocument(self._document(r[:8]), r[8], r[9], r[10], r[11], r[12], r[13]) for r in rows]
+        out = [StoredDocument(self._document(r[:8]), r[8], r[9], r[10], r[11], r[12], r[13]) for r in rows]
+        if labels is None:
+            return out
+        # A restricted caller learns only the labels it holds, not the names of the others.
+        held = set(labels)
+        return [replace(d, document=replace(d.document, access=tuple(a for a in d.document.access if a in held))) for d in out]
 
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
         rows = self.db.execute(_VISIBLE + "SELECT doc_id, version FROM visible", self._params(labels, include_superseded))
@@ -473,5 +499,5 @@ class _Transaction:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.db.execute("COMMIT")
-        else:
+        elif self.db.in_transaction:  # SQLite may already have rolled back (disk full, I/O error)
             self.db.execute("ROLLBACK")
