@@ -44,10 +44,12 @@ class InputFileError(UserError):
         self.path = path
         self.problem = problem
         self.fix = fix
-        message = f"{path}: {problem}"
-        if fix:
-            message += f" ({fix})"
-        super().__init__(message)
+        super().__init__(f"{path}: {self.reason}")
+
+    @property
+    def reason(self) -> str:
+        """The problem and its fix without the path (a report shows the path in its own field)."""
+        return f"{self.problem} ({self.fix})" if self.fix else self.problem
 
 
 class NotFound(UserError):

@@ -213,7 +213,8 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
 
 def render_ingest(console: Console, report: IngestReport) -> None:
     data = ingest_json(report)
-    table = Table("document", "status", "sentences", "entities", "relations", "rejected", "note")
+    table = Table("document", "status", "sentences", "entities", "relations", "rejected")
+    notes: list[Text] = []
     for d in data["documents"]:
         style = {"failed": "red", "partial": "dark_orange", "skipped": "yellow", "empty": "dim"}.get(d["status"], "")
         table.add_row(
@@ -223,9 +224,12 @@ def render_ingest(console: Console, report: IngestReport) -> None:
             str(d["entities"]),
             str(d["relations"]),
             str(len(d["rejected"])),
-            d["reason"],
         )
+        if d["reason"]:  # full width below the table: a squeezed column would cut the fix off
+            notes.append(Text.assemble((f"{d['id']} ", "bold"), (d["status"], style), f": {d['reason']}"))
     console.print(table)
+    for note in notes:
+        console.print(note)
     for r in data["rejected"]:
         console.print(Text(f"rejected {r['kind']} ({r['reason']}): {r['detail']}", style="yellow"))
     t = data["totals"]

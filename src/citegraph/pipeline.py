@@ -255,11 +255,11 @@ class CiteGraph:
             try:
                 loaded = load_file(f.path, self.max_file_mb)
             except UnsupportedFile as exc:
-                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.SKIPPED, str(f.path), reason=str(exc)))
+                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.SKIPPED, str(f.path), reason=exc.reason))
                 done += 1
                 continue
             except InputFileError as exc:
-                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.FAILED, str(f.path), reason=str(exc)))
+                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.FAILED, str(f.path), reason=exc.reason))
                 done += 1
                 continue
             pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, str(f.path)))

@@ -63,7 +63,7 @@ def _stat_size(path: Path) -> int:
         raise InputFileError(str(path), "file disappeared before it could be read") from exc
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise InputFileError(str(path), "symbolic link loop (the link resolves to itself)") from exc
+            raise InputFileError(str(path), "symbolic link loop (the link never resolves to a file)") from exc
         raise InputFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
 
 
@@ -86,7 +86,7 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
         raise InputFileError(
             str(path),
             f"the file is {size / 1_000_000:.1f} MB, over the {max_mb:g} MB limit",
-            "raise the limit with --max-file-mb (setting max-file-mb) or split the file",
+            "raise --max-file-mb or split the file",
         )
     limit = int(max_mb * 1_000_000)
     try:
