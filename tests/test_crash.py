@@ -74,22 +74,26 @@ def _read_consistently(db: Path, stop: threading.Event, seen: list[int], errors:
         try:
             store = SQLiteStore(db)
             try:
-                docs = store.documents(None)
-                graph = store.graph(None)
+                with store.snapshot():
+                    docs = store.documents(None)
+                    graph = store.graph(None)
             finally:
                 store.close()
         except Exception as exc:  # any failure of a reader is the finding
             errors.append(f"{type(exc).__name__}: {exc}")
             return
-        # Documents counted before the graph read may have grown since, never shrunk.
+        # One snapshot: every listed document's sentences are all in the graph, no more, no fewer;
+        # and the number of stored documents never goes down.
         spans_by_doc: dict[str, int] = {}
         for span in graph.spans:
             spans_by_doc[span.document] = spans_by_doc.get(span.document, 0) + 1
         if seen and len(docs) < seen[-1]:
             errors.append(f"documents went from {seen[-1]} to {len(docs)}")
         for d in docs:
-            if spans_by_doc.get(d.document.id, 0) < d.sentences:
+            if spans_by_doc.get(d.document.id, 0) != d.sentences:
                 errors.append(f"{d.document.id}: {d.sentences} sentences listed, {spans_by_doc.get(d.document.id, 0)} spans read")
+        if set(spans_by_doc) - {d.document.id for d in docs}:
+            errors.append("spans of a document that is not listed")
         seen.append(len(docs))
 
 

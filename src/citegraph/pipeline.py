@@ -542,5 +542,8 @@ class CiteGraph:
 
         if fmt not in FORMATS:
             raise UserError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-        view = self.retriever.view(labels, include_superseded)
-        return export_graph(view, self.store.documents(labels, include_superseded=include_superseded), fmt)
+        with self.store.snapshot():  # the graph and its document list from one state of the store
+            self.retriever.clear_cache()
+            view = self.retriever.view(labels, include_superseded)
+            documents = self.store.documents(labels, include_superseded=include_superseded)
+        return export_graph(view, documents, fmt)

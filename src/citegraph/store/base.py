@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -157,6 +158,10 @@ class Store(ABC):
 
     @abstractmethod
     def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData: ...
+
+    @abstractmethod
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A context in which every read sees the same state of the store."""
 
     @abstractmethod
     def change_token(self) -> object:

@@ -387,8 +387,13 @@ class SQLiteStore(Store):
         return []
 
     def _reading(self) -> _Transaction:
-        """One read transaction: every SELECT inside sees the same snapshot, whatever a writer commits."""
-        return _Transaction(self.db, "BEGIN")
+        """One read transaction: every SELECT inside sees the same snapshot, whatever a writer commits.
+        Inside :meth:`snapshot` (or any open transaction) it joins that one."""
+        return _Transaction(self.db, "BEGIN", join=True)
+
+    def snapshot(self) -> _Transaction:
+        """``with store.snapshot():`` makes several reads (documents, graph, check) see one state."""
+        return self._reading()
 
     # -- reads ------------------------------------------------------------------------------------
     @staticmethod
@@ -489,14 +494,20 @@ class SQLiteStore(Store):
 class _Transaction:
     """``BEGIN IMMEDIATE`` (or another BEGIN) ... ``COMMIT``, rolled back on any exception."""
 
-    def __init__(self, db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> None:
+    def __init__(self, db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE", *, join: bool = False) -> None:
         self.db = db
         self.begin = begin
+        self.join = join
+        self.owner = True
 
     def __enter__(self) -> None:
-        self.db.execute(self.begin)
+        self.owner = not (self.join and self.db.in_transaction)
+        if self.owner:
+            self.db.execute(self.begin)
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if not self.owner:
+            return
         if exc_type is None:
             self.db.execute("COMMIT")
         elif self.db.in_transaction:  # SQLite may already have rolled back (disk full, I/O error)
