@@ -375,6 +375,13 @@ def rm(doc_ids: tuple[str, ...], open_graph: Callable[..., CiteGraph], as_json: 
             f"{r['relations']} relations; {r['entities']} entities had no other source and were removed",
             highlight=False,
         )
+        if not r["purged"]:
+            stderr.print(
+                "[yellow]warning:[/yellow] another connection kept the write-ahead log open, so the deleted text may "
+                "remain in it; close the other readers, then the next rm (or sqlite3 DB "
+                "'PRAGMA wal_checkpoint(TRUNCATE)') clears it",
+                highlight=False,
+            )
 
 
 @main.command()
