@@ -19,7 +19,7 @@ from citegraph.embed import HashingEmbedder
 from citegraph.errors import NotFound
 from citegraph.extract.base import Extractor
 from citegraph.ingest.sentences import Sentence, SentenceSplitter
-from citegraph.models import Document, ExtractedEntity, ExtractedRelation, Extraction
+from citegraph.models import Document, DocumentStatus, ExtractedEntity, ExtractedRelation, Extraction
 from citegraph.output import answer_json, documents_json, entity_json, nodes_json, relations_json
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.store import SQLiteStore
@@ -174,3 +174,16 @@ def test_relabelling_a_document_relabels_its_old_versions(graph: CiteGraph) -> N
     graph.ingest_texts([TextInput("both.md", PUBLIC)], access=("public", "secret-board"))
     (both,) = [d for d in graph.documents(labels=("public",)) if d.document.id == "both.md"]
     assert both.document.access == ("public",)
+
+
+def test_identical_content_with_new_labels_relabels_and_can_restore_an_old_version(graph: CiteGraph) -> None:
+    graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("public",))
+    graph.ingest_texts([TextInput("plan.md", PRIVATE)], access=("public",))
+    (back,) = graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("hr",)).documents
+    assert back.status == DocumentStatus.UNCHANGED and back.superseded is not None
+    assert "made current again" in back.reason and "access labels changed from public to hr" in back.reason
+    assert graph.documents(labels=("public",)) == []
+    assert [(d.document.current, d.document.access) for d in graph.history("plan.md", labels=("hr",))] == [
+        (True, ("hr",)),
+        (False, ("hr",)),
+    ]

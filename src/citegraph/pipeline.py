@@ -362,13 +362,14 @@ class CiteGraph:
     def _restate(self, existing: Document, access: tuple[str, ...]) -> DocumentReport:
         """Identical content is a no-op, except to make an old version current again or relabel it."""
         notes = []
-        superseded = None
+        relabel = tuple(existing.access) != access
         if not existing.current:
-            superseded = self.store.make_current(existing.id, existing.version)
             notes.append("an earlier version with identical content was made current again")
-        if tuple(existing.access) != access:
-            self.store.set_access(existing.id, access)
+        if relabel:
             notes.append(f"access labels changed from {','.join(existing.access)} to {','.join(access)}")
+        superseded = None
+        if notes:  # both changes in one transaction
+            superseded = self.store.make_current(existing.id, existing.version, access if relabel else None)
         return DocumentReport(
             existing.id, existing.version, DocumentStatus.UNCHANGED, existing.source, reason="; ".join(notes), superseded=superseded
         )

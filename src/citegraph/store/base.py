@@ -124,8 +124,9 @@ class Store(ABC):
         """Labels belong to the document: every stored version of it gets ``access``."""
 
     @abstractmethod
-    def make_current(self, doc_id: str, version: str) -> str | None:
-        """Make a stored version current again; returns the version it superseded."""
+    def make_current(self, doc_id: str, version: str, access: Sequence[str] | None = None) -> str | None:
+        """Make a stored version current again (and, with ``access``, relabel the document) in one
+        transaction; returns the version it superseded."""
 
     @abstractmethod
     def missing_keys(self, keys: Collection[str]) -> set[str]:

@@ -170,9 +170,12 @@ class SQLiteStore(Store):
             [(label, doc_id) for label in sorted(set(access))],
         )
 
-    def make_current(self, doc_id: str, version: str) -> str | None:
+    def make_current(self, doc_id: str, version: str, access: Sequence[str] | None = None) -> str | None:
         with self._transaction():
-            return self._make_current(doc_id, version)
+            superseded = self._make_current(doc_id, version)
+            if access is not None:
+                self._set_access(doc_id, access)
+            return superseded
 
     def _make_current(self, doc_id: str, version: str) -> str | None:
         row = self.db.execute(
