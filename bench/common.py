@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-__all__ = ["environment", "read_questions", "write_figures"]
+__all__ = ["environment", "load_before_run", "load_figures", "read_questions", "write_figures"]
 
 
 def read_questions(path: Path) -> list[dict[str, Any]]:
@@ -23,6 +23,19 @@ def read_questions(path: Path) -> list[dict[str, Any]]:
 
 def environment() -> str:
     return f"python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}"
+
+
+def load_before_run(err: Console) -> float:
+    """The 1-minute load average now, with a warning when other work will skew the timings."""
+    load = os.getloadavg()[0]
+    if load > 0.5:
+        err.print(f"[yellow]warning: 1-minute load average is {load:.2f} before the run; other processes will skew the timings[/yellow]")
+    return load
+
+
+def load_figures(before: float) -> dict[str, float]:
+    """The ``load_average_1min`` record: before the run and now."""
+    return {"before": round(before, 2), "after": round(os.getloadavg()[0], 2)}
 
 
 def write_figures(path: Path | None, result: dict[str, Any], err: Console) -> None:

@@ -43,7 +43,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -63,7 +62,7 @@ from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.sentences import Sentence, SentenceSplitter
 from citegraph.llm.spec import make_chat_model
 from citegraph.models import Document, Extraction
-from common import environment, read_questions, write_figures
+from common import environment, load_before_run, load_figures, read_questions, write_figures
 
 DEFAULT_MODEL = "gguf:qwen2.5-coder-1.5b"
 VERSION = "v1"
@@ -281,11 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(paragraphs) < args.paragraphs:
         err.print(f"[yellow]only {len(paragraphs)} unique paragraphs in {args.data}[/yellow]")
 
-    load_before = os.getloadavg()[0]
-    if load_before > 0.5:
-        err.print(
-            f"[yellow]warning: 1-minute load average is {load_before:.2f} before the run; other processes will skew the timings[/yellow]"
-        )
+    load_before = load_before_run(err)
 
     splitter = SentenceSplitter()
     splitter.nlp(WARMUP_TEXT)  # loads spaCy outside every clock
@@ -324,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         "llm_errors": llm_errors,
         "examples": examples(work, spacy_x, llm_x, args.examples),
         "llm_threads": threads,
-        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
+        "load_average_1min": load_figures(load_before),
         "environment": environment(),
     }
     render(out, result)

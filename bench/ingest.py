@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import re
 import sys
 import tempfile
@@ -68,7 +67,7 @@ from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import Document, DocumentStatus
 from citegraph.pipeline import CiteGraph, TextInput
-from common import environment, read_questions, write_figures
+from common import environment, load_before_run, load_figures, read_questions, write_figures
 
 TARGET_RATIO = 2.0
 INGEST_BATCH = 32  # CiteGraph.ingest's default batch_size; the standalone split mirrors it
@@ -310,11 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         write_corpus(paragraphs, corpus)
         err.print(f"{questions} questions, {total} paragraphs, {len(paragraphs)} unique -> {corpus}")
 
-        load_before = os.getloadavg()[0]
-        if load_before > 0.5:
-            err.print(
-                f"[yellow]warning: 1-minute load average is {load_before:.2f} before the run; other processes will skew the timings[/yellow]"
-            )
+        load_before = load_before_run(err)
         err.print("warming up (spaCy model, ONNX session) ...")
         warm_up(workdir)
         db = args.db or workdir / "bench.db"
@@ -339,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_ratio_whole_over_embedding": round(figures["whole_ingest_cpu_s"] / embed_cpu_s, 3) if embed_cpu_s else None,
         "target_ratio": TARGET_RATIO,
         "standalone_stages_s": standalone,
-        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
+        "load_average_1min": load_figures(load_before),
         "environment": environment(),
     }
     render(out, result)
