@@ -17,6 +17,8 @@ document status), and the two never mix. Edges (CLI, HTTP) translate these exact
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "BackendUnavailable",
     "CitegraphError",
@@ -61,6 +63,13 @@ class NotFound(UserError):
         if self.suggestions:
             message += "; did you mean " + ", ".join(repr(s) for s in self.suggestions) + "?"
         super().__init__(message)
+
+    @classmethod
+    def among(cls, what: str, name: str, candidates: Iterable[str], *, match: str | None = None) -> NotFound:
+        """NotFound with up to 3 close matches of ``match`` (default ``name``) among ``candidates``."""
+        import difflib
+
+        return cls(what, name, difflib.get_close_matches(match or name, sorted(set(candidates)), n=3))
 
 
 class BackendUnavailable(CitegraphError):

@@ -510,10 +510,7 @@ class CiteGraph:
         """Every version of one document the caller may read, the current one first, then newest first."""
         versions = self.store.documents(labels, include_superseded=True, doc_id=doc_id)
         if not versions:
-            import difflib
-
-            known = sorted({d.document.id for d in self.store.documents(labels)})
-            raise NotFound("document", doc_id, difflib.get_close_matches(doc_id, known, n=3))
+            raise NotFound.among("document", doc_id, (d for d, _v in self.store.visible(labels, include_superseded=True)))
         return versions
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -526,9 +523,7 @@ class CiteGraph:
         known = {doc_id for doc_id, _version in self.store.visible(None, include_superseded=True)}
         for doc_id in doc_ids:
             if doc_id not in known:
-                import difflib
-
-                raise NotFound("document", doc_id, difflib.get_close_matches(doc_id, sorted(known), n=3))
+                raise NotFound.among("document", doc_id, known)
         results = [self.store.delete_document(doc_id) for doc_id in dict.fromkeys(doc_ids)]
         self.retriever.clear_cache()  # no view built before the delete stays in memory
         return results

@@ -110,8 +110,6 @@ class Retriever:
 
     def resolve(self, names: Sequence[str], view: GraphView) -> list[str]:
         """Entity keys for names typed by a person; unknown names raise NotFound with suggestions."""
-        import difflib
-
         keys = []
         for name in names:
             key = entity_key(name, self.nlp)
@@ -120,7 +118,7 @@ class Retriever:
                 if folded in view.index:
                     key = folded
                 else:
-                    raise NotFound("entity", name, difflib.get_close_matches(key, view.data.keys, n=3))
+                    raise NotFound.among("entity", name, view.data.keys, match=key)
             keys.append(key)
         return keys
 

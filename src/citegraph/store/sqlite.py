@@ -303,10 +303,8 @@ class SQLiteStore(Store):
         with self._transaction():
             versions = self.db.execute("SELECT count(*) FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()[0]
             if not versions:
-                known = [r[0] for r in self.db.execute("SELECT DISTINCT doc_id FROM documents ORDER BY doc_id")]
-                import difflib
-
-                raise NotFound("document", doc_id, difflib.get_close_matches(doc_id, known, n=3))
+                known = (r[0] for r in self.db.execute("SELECT DISTINCT doc_id FROM documents"))
+                raise NotFound.among("document", doc_id, known)
             counts = self.db.execute(
                 """SELECT
                     (SELECT count(*) FROM spans WHERE doc_id = :d),
