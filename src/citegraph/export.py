@@ -95,10 +95,10 @@ def export_graph(view: GraphView, documents: Sequence[StoredDocument], fmt: str)
         return json.dumps(nx.node_link_data(graph, edges="edges"), ensure_ascii=False, indent=2)
     if fmt != "graphml":
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    # GraphML holds scalars only: lists become JSON strings (Gephi shows them as text).
-    flat = nx.MultiDiGraph(name="citegraph", documents=json.dumps(graph.graph["documents"], ensure_ascii=False))
-    for node, attrs in graph.nodes(data=True):
-        flat.add_node(node, **{k: json.dumps(v, ensure_ascii=False) if isinstance(v, list) else v for k, v in attrs.items()})
-    for source, target, key, attrs in graph.edges(keys=True, data=True):
-        flat.add_edge(source, target, key=key, **attrs)
-    return "\n".join(nx.generate_graphml(flat, encoding="utf-8", prettyprint=True)) + "\n"
+    # GraphML holds scalars only: lists become JSON strings (Gephi shows them as text). Edge
+    # attributes are scalars already.
+    for attrs in (graph.graph, *(a for _node, a in graph.nodes(data=True))):
+        for name, value in attrs.items():
+            if isinstance(value, list):
+                attrs[name] = json.dumps(value, ensure_ascii=False)
+    return "\n".join(nx.generate_graphml(graph, encoding="utf-8", prettyprint=True)) + "\n"

@@ -118,11 +118,12 @@ def discover(paths: Iterable[Path]) -> Iterator[FoundFile]:
             yield FoundFile(root, root.name)
             continue
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            for d in sorted(dirnames):
+            visible = sorted(d for d in dirnames if not d.startswith("."))
+            links = {d for d in visible if (Path(dirpath) / d).is_symlink()}
+            for d in sorted(links):
                 link = Path(dirpath) / d
-                if not d.startswith(".") and link.is_symlink():
-                    yield FoundFile(link, link.relative_to(root).as_posix(), "symbolic link to a folder: not followed")
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (Path(dirpath) / d).is_symlink())
+                yield FoundFile(link, link.relative_to(root).as_posix(), "symbolic link to a folder: not followed")
+            dirnames[:] = [d for d in visible if d not in links]
             for name in sorted(filenames):
                 if name.startswith("."):
                     continue
