@@ -343,16 +343,16 @@ class SQLiteStore(Store):
                 Problem("no_current_version", f"document {d!r} has versions but none is current")
                 for (d,) in self.db.execute("SELECT doc_id FROM documents GROUP BY doc_id HAVING sum(current) != 1")
             ]
-            texts: dict[tuple[str, str], str] = {}
             dims: set[int] = set()
+            held, document = None, ""  # spans come grouped by document: hold one document's text at a time
             for sid, doc_id, version, start, end, text, vector in self.db.execute(
                 "SELECT id, doc_id, version, start_char, end_char, text, vector FROM spans ORDER BY doc_id, version"
             ):
-                key = (doc_id, version)
-                if key not in texts:
-                    row = self.db.execute("SELECT text FROM documents WHERE doc_id = ? AND version = ?", key).fetchone()
-                    texts = {key: row[0] if row else ""}
-                if texts[key][start:end] != text:
+                if held != (doc_id, version):
+                    held = (doc_id, version)
+                    row = self.db.execute("SELECT text FROM documents WHERE doc_id = ? AND version = ?", held).fetchone()
+                    document = row[0] if row else ""
+                if document[start:end] != text:
                     problems.append(Problem("offsets", f"span {sid} ({doc_id}@{version} {start}-{end}) does not slice to its sentence"))
                 problems += self._vector_problems(f"span {sid}", vector, dims)
             for key, vector in self.db.execute("SELECT key, key_vector FROM entities"):
