@@ -162,3 +162,20 @@ def test_checks_run_concurrently_against_a_server_and_keep_their_order() -> None
     verdicts = verifier.verify_many([("Exports are kept after cancellation", [policy]), ("Billing stops", [billing])])
     assert [v.label for v in verdicts] == ["supported", "not_supported"]
     assert [v.score for v in verdicts] == [pytest.approx(0.9), pytest.approx(0.2)]
+
+
+def test_a_failed_contradiction_check_is_reported_not_hidden() -> None:
+    from citegraph.models import Span
+
+    class NoYesNo(FakeChatModel):
+        def chat(self, messages, **kwargs):  # type: ignore[no-untyped-def, override]
+            if "contradicts" in messages[0].content:
+                self.logprobs = {"Maybe": math.log(0.9)}  # neither yes nor no: unusable
+            else:
+                self.logprobs = {"Yes": math.log(0.1), "No": math.log(0.9)}
+            return super().chat(messages, **kwargs)
+
+    verifier = CheckingVerifier(LLMJudge(NoYesNo(lambda m: "No")))
+    (verdict,) = verifier.verify_many([("Billing stops", [Span("b.md", "v1", 0, len(BILLING), BILLING)])])
+    assert verdict.label == "not_supported" and verdict.score == pytest.approx(0.1)
+    assert any(g.startswith("contradiction check: neither yes nor no") for g in verdict.guards)

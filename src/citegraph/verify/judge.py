@@ -108,7 +108,8 @@ class CheckingVerifier(Verifier):
         if score is not None:
             if score >= self.threshold:
                 return Support("supported", score, self.name, guards)
-            return Support(self._unsupported_label(claim, premise), score, self.name, guards)
+            label, notes = self._unsupported_label(claim, premise)
+            return Support(label, score, self.name, (*guards, *notes))
         if is_near_quote(claim, premise) and _keeps_conditions(claim, premise):
             return Support("supported", None, "quote", ("near_quote",))
         return Support("unverified", None, self.name, ("no model: cannot settle",))
@@ -122,11 +123,12 @@ class CheckingVerifier(Verifier):
         with ThreadPoolExecutor(workers) as pool:
             return list(pool.map(lambda job: self.verify(*job), jobs))
 
-    def _unsupported_label(self, claim: str, premise: str) -> str:
+    def _unsupported_label(self, claim: str, premise: str) -> tuple[str, tuple[str, ...]]:
+        """``contradicted`` or ``not_supported``, and a note when the contradiction check itself failed."""
         if self.judge is None or not self.contradiction:
-            return "not_supported"
+            return "not_supported", ()
         try:
             p = self.judge.contradiction(claim, premise)
-        except ModelOutputError:
-            return "not_supported"
-        return "contradicted" if p is not None and p >= 0.5 else "not_supported"
+        except ModelOutputError as exc:  # the claim is still not supported; the failed check is said
+            return "not_supported", (f"contradiction check: {exc}",)
+        return ("contradicted" if p is not None and p >= 0.5 else "not_supported"), ()
