@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,21 +107,44 @@ sentence = st.builds(
     st.sampled_from(WORDS),
     st.integers(1, 40),
 )
-corpus = st.lists(
-    st.tuples(
-        st.lists(sentence, min_size=1, max_size=3).map(" ".join),
-        st.sets(st.sampled_from(LABELS), min_size=1, max_size=2),
-        st.integers(0, 2),  # which document id: ids repeat, so later entries are new versions
+# One step of a history: ("ingest", text, labels, document number) or ("relabel", "", labels, document number).
+Op = tuple[str, str, tuple[str, ...], int]
+labels_st = st.sets(st.sampled_from(LABELS), min_size=1, max_size=2).map(lambda s: tuple(sorted(s)))
+history_st = st.lists(
+    st.one_of(
+        # which document id: ids repeat, so later entries are new versions or collisions across labels
+        st.tuples(st.just("ingest"), st.lists(sentence, min_size=1, max_size=3).map(" ".join), labels_st, st.integers(0, 2)),
+        st.tuples(st.just("relabel"), st.just(""), labels_st, st.integers(0, 2)),
     ),
     min_size=1,
-    max_size=5,
+    max_size=6,
 )
 
 
-def _build(splitter: SentenceSplitter, docs: Sequence[tuple[str, set[str], int]]) -> CiteGraph:
+def _oracle(ops: Sequence[Op]) -> tuple[list[bool], dict[int, tuple[str, ...]]]:
+    """Whether each step takes effect, and each document's final labels: an id's first ingest sets
+    its labels, an ingest with other labels is refused, a relabel of a stored id changes them."""
+    labels_of: dict[int, tuple[str, ...]] = {}
+    taken: list[bool] = []
+    for kind, _text, labels, doc in ops:
+        refused = (kind == "ingest" and labels_of.get(doc, labels) != labels) or (kind == "relabel" and doc not in labels_of)
+        taken.append(not refused)
+        if not refused:
+            labels_of[doc] = labels
+    return taken, labels_of
+
+
+def _build(splitter: SentenceSplitter, ops: Sequence[Op]) -> CiteGraph:
     graph = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, extractor=WordListExtractor())
-    for text, labels, doc in docs:
-        graph.ingest_texts([TextInput(f"doc{doc}.md", text)], access=tuple(sorted(labels)))
+    for (kind, text, labels, doc), taken in zip(ops, _oracle(ops)[0], strict=True):
+        if kind == "ingest":
+            (report,) = graph.ingest_texts([TextInput(f"doc{doc}.md", text)], access=labels).documents
+            assert (report.status == DocumentStatus.FAILED) == (not taken), report
+        elif taken:
+            graph.relabel(f"doc{doc}.md", labels)
+        else:
+            with pytest.raises(NotFound):
+                graph.relabel(f"doc{doc}.md", labels)
     return graph
 
 
@@ -147,26 +171,46 @@ def _observe(graph: CiteGraph, labels: Sequence[str], question: str, seed: str) 
     }
 
 
+def _assert_non_interference(splitter: SentenceSplitter, ops: Sequence[Op], caller: Sequence[str], question: str, seed: str) -> None:
+    """What ``caller`` gets from the full store equals what a store built only from the documents it
+    may read gives (labels belong to a document id; what decides is each document's final labels)."""
+    taken, final = _oracle(ops)
+    readable = [op for op, ok in zip(ops, taken, strict=True) if ok and set(final[op[3]]) & set(caller)]
+    labels = sorted(caller)
+    with _build(splitter, ops) as full, _build(splitter, readable) as only:
+        assert _observe(full, labels, question, seed) == _observe(only, labels, question, seed)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
-    docs=corpus,
+    ops=history_st,
     caller=st.sets(st.sampled_from(LABELS), min_size=1, max_size=2),
     question=st.sampled_from(WORDS).map(lambda w: f"How long does the {w} stay available?"),
     seed=st.sampled_from(WORDS),
 )
-def test_non_interference(splitter: SentenceSplitter, docs: list, caller: set[str], question: str, seed: str) -> None:
-    # Labels belong to a document id: each ingest (new version or not) relabels all its versions,
-    # so what L may read is decided by each document's last labels.
-    final = {doc: labels for _text, labels, doc in docs}
-    readable = [d for d in docs if final[d[2]] & caller]
-    labels = sorted(caller)
-    with _build(splitter, docs) as full, _build(splitter, readable) as only:
-        assert _observe(full, labels, question, seed) == _observe(only, labels, question, seed)
+def test_non_interference(splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str) -> None:
+    _assert_non_interference(splitter, ops, sorted(caller), question, seed)
+
+
+def test_non_interference_for_every_order_of_a_collision(splitter: SentenceSplitter) -> None:
+    """Every order of two ingests colliding on one id with other labels, a second version, and a
+    relabel: every caller sees what a store of its readable documents shows."""
+    steps: list[Op] = [
+        ("ingest", "Every Payroll is kept for 7 years. The Payroll uses the Archive.", ("hr",), 0),
+        ("ingest", "The Export uses the Snapshot.", ("public",), 0),
+        ("ingest", "The Export never touches the Archive.", ("public",), 0),
+        ("relabel", "", ("eng", "public"), 0),
+    ]
+    for order in itertools.permutations(steps):
+        for caller in (["public"], ["hr"], ["eng"]):
+            _assert_non_interference(splitter, order, caller, "How long is the Payroll kept?", "Archive")
 
 
 def test_relabelling_a_document_relabels_its_old_versions(graph: CiteGraph) -> None:
     graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("public",))
-    graph.ingest_texts([TextInput("plan.md", PRIVATE)], access=("hr",))
+    graph.ingest_texts([TextInput("plan.md", PRIVATE)], access=("public",))
+    result = graph.relabel("plan.md", ["hr"])
+    assert (result.before, result.after, result.versions, result.gained, result.lost) == (("public",), ("hr",), 2, ("hr",), ("public",))
     assert graph.documents(labels=("public",)) == []  # not even "a newer version exists"
     assert "snapshot" not in graph.export("json", labels=("public",), include_superseded=True)
     assert [d.document.current for d in graph.history("plan.md", labels=("hr",))] == [True, False]
@@ -174,16 +218,55 @@ def test_relabelling_a_document_relabels_its_old_versions(graph: CiteGraph) -> N
     graph.ingest_texts([TextInput("both.md", PUBLIC)], access=("public", "secret-board"))
     (both,) = [d for d in graph.documents(labels=("public",)) if d.document.id == "both.md"]
     assert both.document.access == ("public",)
+    with pytest.raises(NotFound, match="no document named 'plan'"):
+        graph.relabel("plan", ["hr"])
 
 
-def test_identical_content_with_new_labels_relabels_and_can_restore_an_old_version(graph: CiteGraph) -> None:
+def test_identical_content_can_restore_an_old_version_but_never_relabels(graph: CiteGraph) -> None:
     graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("public",))
     graph.ingest_texts([TextInput("plan.md", PRIVATE)], access=("public",))
-    (back,) = graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("hr",)).documents
-    assert back.status == DocumentStatus.UNCHANGED and back.superseded is not None
-    assert "made current again" in back.reason and "access labels changed from public to hr" in back.reason
-    assert graph.documents(labels=("public",)) == []
-    assert [(d.document.current, d.document.access) for d in graph.history("plan.md", labels=("hr",))] == [
-        (True, ("hr",)),
-        (False, ("hr",)),
+    (back,) = graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("public",)).documents
+    assert back.status == DocumentStatus.UNCHANGED and back.superseded is not None and "made current again" in back.reason
+    (refused,) = graph.ingest_texts([TextInput("plan.md", PUBLIC)], access=("hr",)).documents
+    assert refused.status == DocumentStatus.FAILED and "citegraph relabel plan.md --access hr" in refused.reason
+    assert [(d.document.current, d.document.access) for d in graph.history("plan.md", labels=("public",))] == [
+        (True, ("public",)),
+        (False, ("public",)),
     ]
+
+
+SALARY = "Alice Moreno earns a salary of 187000 dollars per year."
+TEAM = "Alice Moreno leads the Export team."
+
+
+@pytest.mark.parametrize("order", [("staff", "public"), ("public", "staff")])
+def test_an_id_collision_across_labels_is_refused_in_either_order(
+    order: tuple[str, str], tmp_path: Path, splitter: SentenceSplitter
+) -> None:
+    """Issue 14's leak: staff/notes.txt and pub/notes.txt share the id ``notes.txt``. The second
+    ingest used to relabel the first document's versions; now it is refused, and --prefix keeps both."""
+    folders = {"staff": tmp_path / "staff", "public": tmp_path / "pub"}
+    for label, text in (("staff", SALARY), ("public", TEAM)):
+        folders[label].mkdir()
+        (folders[label] / "notes.txt").write_text(text, encoding="utf-8")
+    with CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter) as graph:
+        first, second = order
+        assert graph.ingest([folders[first]], access=[first]).documents[0].status == DocumentStatus.OK
+        (refused,) = graph.ingest([folders[second]], access=[second]).documents
+        assert refused.status == DocumentStatus.FAILED
+        assert f"'notes.txt' is stored with access {first}" in refused.reason and "--prefix" in refused.reason
+        # Nothing changed hands: public sees exactly the public text, or nothing, in every view.
+        public = json.dumps(
+            [
+                answer_json(graph.ask("What is Alice Moreno's salary?", labels=["public"], include_superseded=True)),
+                documents_json(graph.documents(labels=["public"])),
+                relations_json(graph.relations(labels=["public"], include_superseded=True)),
+                json.loads(graph.export("json", labels=["public"], include_superseded=True)),
+            ]
+        )
+        assert "187000" not in public
+        assert ("leads the Export team" in public) == (first == "public")
+        # Both, side by side, under a namespace.
+        (kept,) = graph.ingest([folders[second]], access=[second], prefix=f"{second}/").documents
+        assert (kept.id, kept.status) == (f"{second}/notes.txt", DocumentStatus.OK)
+        assert "187000" not in json.dumps(answer_json(graph.ask("What is Alice Moreno's salary?", labels=["public"])))

@@ -72,3 +72,19 @@ def test_a_single_citation_is_checked_once() -> None:
     claims, _ = resolve_claims("One [1]. Two [1][2].", _context(2), verifier)
     assert [c.status for c in claims] == [ClaimStatus.SUPPORTED, ClaimStatus.SUPPORTED]
     assert verifier.calls == [1, 1, 1, 2]  # claim one: its citation; claim two: each citation, then both together
+
+
+def test_claims_that_disagree_make_the_answer_conflicting_not_cited() -> None:
+    ctx = _context(2)
+    claims, warnings = resolve_claims(
+        "Exports stay available for 30 days after cancellation [1]. Exports stay available for 14 days after cancellation [2].",
+        ctx,
+        UncheckedVerifier(),
+    )
+    assert [(w.code, dict(w.data)["claims"]) for w in warnings] == [("conflict", (0, 1))]
+    assert answer_status(claims, ctx) == AnswerStatus.CITED  # without the warnings, as before
+    assert answer_status(claims, ctx, warnings) == AnswerStatus.CONFLICTING
+    claims, warnings = resolve_claims(
+        "Exports stay available for 30 days [1]. Audit logs are kept for one year [2].", ctx, UncheckedVerifier()
+    )
+    assert warnings == [] and answer_status(claims, ctx, warnings) == AnswerStatus.CITED

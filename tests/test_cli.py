@@ -78,6 +78,8 @@ def test_exit_codes(run, write, tmp_path: Path) -> None:  # type: ignore[no-unty
     result = run("ingest", str(bad.parent), "--json", "--quiet", code=3)
     assert {d["id"]: d["status"] for d in json.loads(result.stdout)["documents"]} == {"bad.txt": "failed", "good.md": "ok"}
     assert "did you mean 'export'" in run("traverse", "Exprts", code=1).stderr
+    # 1 too: a usage error (click's own code, 2, means "backend unavailable" here).
+    assert "No such option" in run("documents", "--hopz", "2", code=1).stderr
     # 2: the store (a backend) is unusable.
     broken = tmp_path / "broken.db"
     broken.write_bytes(b"garbage" * 200)
@@ -106,7 +108,7 @@ def test_every_setting_is_a_flag_and_documented() -> None:
     flags = {p.opts[0] for cmd in _commands(main) for p in cmd.params if p.opts}
     for s in SETTINGS:
         assert f"--{s.name}" in flags, s.name
-        assert f"| `--{s.name}` | `{s.default}` | `{s.env}` |" in readme, s.name
+        assert f"| `--{s.name}` | `{s.default}` | `{s.env}` | {s.range or '–'} |" in readme, s.name
 
 
 def test_every_command_is_in_the_readme() -> None:

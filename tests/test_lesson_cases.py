@@ -86,9 +86,12 @@ def test_old_faq_no_longer_replaces_the_policys_provenance(graph: CiteGraph, cor
     folder, extractions = corpus
     graph.ingest([folder], extractions=extractions())
     entity = graph.entity("Export")
-    assert {(m.span.document, m.span.text) for m in entity.mentions} == {
-        ("policy.md", "Exports use the latest snapshot."),
-        ("faq.md", "Exports are removed at cancellation."),
+    assert {(m.span.document, m.span.text, m.inferred) for m in entity.mentions} == {
+        ("policy.md", "Exports use the latest snapshot.", False),
+        ("faq.md", "Exports are removed at cancellation.", False),
+        # A relation's endpoints belong to its sentence: "Export -[related to]-> Snapshot" is asserted
+        # by this sentence, which names exports without an extracted entity there, so it is inferred.
+        ("policy.md", "Snapshot exports stay available for 30 days after cancellation.", True),
     }
     for m in entity.mentions:  # each span is exact and carries its document version
         doc = graph.store.get_document(m.span.document)
@@ -110,11 +113,20 @@ def test_four_relations_extracted_four_stored(graph: CiteGraph, corpus) -> None:
 
 def test_dangling_relation_is_counted_inferred_or_rejected(graph: CiteGraph, corpus, splitter) -> None:  # type: ignore[no-untyped-def]
     folder, extractions = corpus
-    dangling = [{"source": "Export", "target": "Archive", "type": "moved to", "source_sentence": "Exports use the latest snapshot."}]
+    # "retention service" is written in the sentence but was never extracted as an entity.
+    dangling = [
+        {
+            "source": "Snapshot",
+            "target": "Retention service",
+            "type": "deleted by",
+            "source_sentence": "Snapshots are deleted by the retention service.",
+        }
+    ]
     report = graph.ingest([folder], extractions=extractions(dangling))
     policy = next(d for d in report.documents if d.id == "policy.md")
     assert (policy.relations, policy.inferred_entities, policy.status) == (5, 1, DocumentStatus.OK)
-    assert graph.entity("Archive").inferred
+    assert graph.entity("Retention service").inferred
+    assert graph.check() == []  # every relation's endpoints are mentioned in its own sentence
 
     from citegraph.embed import HashingEmbedder
     from citegraph.store import SQLiteStore
@@ -122,8 +134,23 @@ def test_dangling_relation_is_counted_inferred_or_rejected(graph: CiteGraph, cor
     strict = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, dangling="reject")
     report = strict.ingest([folder], extractions=extractions(dangling))
     policy = next(d for d in report.documents if d.id == "policy.md")
-    assert (policy.relations, policy.status) == (4, DocumentStatus.PARTIAL)
-    assert [(r.kind, r.reason) for r in policy.rejected] == [("relation", "missing_endpoint")]
+    assert policy.status == DocumentStatus.PARTIAL
+    assert {(r.kind, r.reason, r.record) for r in policy.rejected} >= {
+        ("relation", "missing_endpoint", "Snapshot -[deleted by]-> Retention service")
+    }
+
+
+def test_a_relation_whose_sentence_does_not_name_its_endpoint_is_rejected(graph: CiteGraph, corpus) -> None:  # type: ignore[no-untyped-def]
+    """An endpoint extracted in one sentence, a relation on it asserted by another that never names
+    it: rejected at ingest with the names (it used to pass ingest and fail ``citegraph check``)."""
+    folder, extractions = corpus
+    elsewhere = [{"source": "Export", "target": "Archive", "type": "moved to", "source_sentence": "Exports use the latest snapshot."}]
+    report = graph.ingest([folder], extractions=extractions(elsewhere))
+    policy = next(d for d in report.documents if d.id == "policy.md")
+    assert policy.status == DocumentStatus.PARTIAL
+    (rejected,) = [r for r in policy.rejected if r.reason == "endpoint_not_in_sentence"]
+    assert rejected.record == "Export -[moved to]-> Archive" and "'Archive' is not written" in rejected.detail
+    assert graph.check() == []
 
 
 def test_sentence_not_in_document_is_rejected_never_invented(graph: CiteGraph, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -237,7 +237,7 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
         "vanish.md": ("failed", "file disappeared before it could be read"),
         "table.xlsx": ("skipped", "unsupported file type '.xlsx'"),
         "pipe.txt": ("failed", "not a regular file"),
-        "zeros.txt": ("failed", "not a regular file"),
+        "zeros.txt": ("skipped", "symbolic link to a file outside the ingested folder"),
     }
     assert set(rows) == set(expect)
     for doc_id, (status, reason) in expect.items():
@@ -255,3 +255,7 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
     )
     (huge,) = json.loads(again.stdout)["documents"]
     assert huge["status"] == "failed" and "binary file" in huge["reason"]
+    # A link to /dev/zero named on the command line is followed, and refused as no regular file.
+    named = CliRunner().invoke(main, ["ingest", str(docs / "zeros.txt"), "--db", str(db), "--embedder", "hashing", "--quiet", "--json"])
+    (zeros,) = json.loads(named.stdout)["documents"]
+    assert zeros["status"] == "failed" and "not a regular file" in zeros["reason"]

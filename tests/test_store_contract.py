@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citegraph.errors import StoreError
+from citegraph.errors import AccessConflict, StoreError
 from citegraph.models import Document, ExtractedRelation, Span
 from citegraph.pipeline import content_version
 from citegraph.store import DocumentWrite, MentionRow, SQLiteStore, Store
@@ -103,12 +103,28 @@ def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path: Path) -> None:
 def test_visible_follows_labels_and_currency(store: Store) -> None:
     first = _write(access=("public", "staff"))
     store.write_document(first)
-    second = _write(text=TEXT + " More.", access=("staff",))
+    # A write never changes who may read a stored document: other labels are refused, nothing written.
+    with pytest.raises(AccessConflict, match=r"'a.md' is stored with access public,staff.*citegraph relabel a.md --access staff"):
+        store.write_document(_write(text=TEXT + " More.", access=("staff",)))
+    assert store.visible(None, include_superseded=True) == {("a.md", first.document.version)}
+    second = _write(text=TEXT + " More.", access=("public", "staff"))
     store.write_document(second)
-    # Labels belong to the document: the new version's labels apply to the old one too, so a public
-    # caller can read neither (nor learn that a newer version exists).
+    relabelled = store.relabel("a.md", ("staff",))
+    assert (relabelled.before, relabelled.after, relabelled.versions) == (("public", "staff"), ("staff",), 2)
+    assert (relabelled.gained, relabelled.lost) == ((), ("public",))
+    # Labels belong to the document: relabelling applies to the old version too, so a public caller
+    # can read neither (nor learn that a newer version exists).
     assert store.visible(["public"]) == set()
     assert store.visible(["public"], include_superseded=True) == set()
     assert store.visible(["staff"], include_superseded=True) == {("a.md", first.document.version), ("a.md", second.document.version)}
     assert store.visible(["staff"]) == {("a.md", second.document.version)}
     assert store.visible(None, include_superseded=True) == {("a.md", first.document.version), ("a.md", second.document.version)}
+
+
+def test_a_version_stored_complete_is_not_written_twice(store: Store) -> None:
+    """Two ingests racing on one file: the second write finds the version stored and leaves it."""
+    write = _write()
+    assert not store.write_document(write).unchanged
+    again = store.write_document(write)
+    assert again.unchanged and again.relations == 0
+    assert len(store.graph(None).spans) == 2

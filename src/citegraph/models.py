@@ -64,7 +64,8 @@ class ClaimStatus(StrEnum):
 
 
 class AnswerStatus(StrEnum):
-    VERIFIED = "verified"
+    VERIFIED = "verified"  #: every claim supported, and no two claims conflict
+    CONFLICTING = "conflicting"  #: would be verified or cited, but two claims state different values (warning ``conflict``)
     CITED = "cited"
     PARTIALLY_SUPPORTED = "partially_supported"
     UNSUPPORTED = "unsupported"
@@ -298,6 +299,8 @@ class DocumentReport:
     rejected: tuple[Rejection, ...] = ()
     reason: str = ""  #: why a document failed or was skipped
     superseded: str | None = None  #: the version this one replaced
+    extractor: str = ""  #: what extracted it (an import file's documents name it, the rest the configured extractor)
+    notes: tuple[str, ...] = ()  #: what was done to the text on the way, e.g. over-long sentences cut
 
 
 @dataclass(frozen=True)

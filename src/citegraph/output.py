@@ -1,26 +1,51 @@
-"""Records -> JSON-ready dicts (the documented ``--json`` shapes) and rich terminal views."""
+"""Records -> JSON-ready dicts (the documented ``--json`` shapes) and rich terminal views.
+
+Every view prints data through :func:`safe` (control characters escaped) as rich ``Text`` (no
+markup read from data): a document or a file name cannot drive the terminal.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from citegraph.models import Answer, Citation, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Span
-from citegraph.store.base import StoredDocument
+from citegraph.store.base import DeleteResult, Problem, StoredDocument
 
 __all__ = [
     "answer_json",
+    "check_json",
     "documents_json",
     "entity_json",
     "ingest_json",
+    "line",
     "nodes_json",
+    "progress",
     "relations_json",
+    "removed_json",
     "render_answer",
+    "render_check",
+    "render_demo",
+    "render_documents",
+    "render_entity",
+    "render_error",
+    "render_history",
     "render_ingest",
+    "render_lines",
+    "render_models",
+    "render_nodes",
+    "render_relations",
+    "render_removed",
+    "safe",
+    "say",
+    "traverse_json",
 ]
 
 
@@ -141,6 +166,78 @@ def documents_json(docs: Sequence[StoredDocument]) -> list[dict[str, Any]]:
     ]
 
 
+# -- terminal safety -------------------------------------------------------------------------------
+# C0 controls, DEL, C1 controls (8-bit CSI is one), line/paragraph separators and the bidirectional
+# marks, embeddings, overrides and isolates that can make a name read backwards.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+
+def safe(value: object, *, prose: bool = False) -> str:
+    """``value`` as it may reach a terminal: every control character (C0, DEL, C1) and bidirectional
+    override shown as a visible escape (ESC -> ``\\x1b``, newline -> ``\\n``), so a document or a
+    file name can neither clear, recolour or retitle the terminal nor split a row. With ``prose``
+    (a quoted sentence) newlines and tabs are shown as spaces: they are layout, not data.
+
+    Markup is never read from data either: every view prints :class:`rich.text.Text` (:func:`line`),
+    which rich takes literally, and the CLI's consoles read no markup, emoji codes or highlighting.
+    JSON output does not pass through here: ``json.dumps`` escapes control characters itself."""
+    text = str(value)
+    if prose:
+        text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
+    return _UNSAFE.sub(_escape_char, text)
+
+
+def line(*parts: str | tuple[str, str]) -> Text:
+    """One line of output from ``text`` or ``(text, style)`` parts, each made :func:`safe`."""
+    return Text.assemble(*((safe(p), "") if isinstance(p, str) else (safe(p[0]), p[1]) for p in parts))
+
+
+def quote(text: str) -> str:
+    """A source sentence as shown in a view: in quotation marks, its layout whitespace as spaces."""
+    return f"“{safe(text, prose=True)}”"
+
+
+def say(console: Console, *parts: str | tuple[str, str]) -> None:
+    console.print(line(*parts))
+
+
+def render_error(console: Console, message: object, *, label: str = "error", style: str = "red") -> None:
+    """``error: message`` (or ``warning:``, ``note:``) on one line, whatever the message contains."""
+    say(console, (f"{label}:", style), " ", str(message))
+
+
+class ProgressUpdate(Protocol):
+    def __call__(self, done: int, total: int | None, current: str = "") -> None: ...
+
+
+@contextmanager
+def progress(console: Console, label: str, *, disable: bool = False) -> Iterator[ProgressUpdate]:
+    """A progress bar; yields ``update(done, total, current)``. Neither the label nor the current
+    item's name (a file name) is read as markup or reaches the terminal unescaped."""
+    with Progress(
+        TextColumn("{task.fields[label]}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}", markup=False),
+        console=console,
+        disable=disable,
+        transient=False,
+    ) as bar:
+        task = bar.add_task("", total=None, label=safe(label))
+
+        def update(done: int, total: int | None, current: str = "") -> None:
+            bar.update(task, completed=done, total=total, description=safe(current))
+
+        yield update
+
+
 # -- rich views ------------------------------------------------------------------------------------
 _STATUS_STYLE = {
     "verified": "bold green",
@@ -163,52 +260,52 @@ def _route_text(route: Sequence[Hop]) -> str:
     for h in route:
         arrow = f"-[{h.relation}]->" if h.direction == "out" else f"<-[{h.relation}]-"
         parts.append(f"{arrow} {h.target}")
-    return " ".join(parts)
+    return safe(" ".join(parts))
 
 
 def _found_text(c: Citation) -> str:
     if c.route:
         return f"route: {_route_text(c.route)}"
     if c.entity:
-        return f"found as a {'relation' if c.found_by == 'relation' else 'mention'} of seed entity '{c.entity}'"
+        return f"found as a {'relation' if c.found_by == 'relation' else 'mention'} of seed entity '{safe(c.entity)}'"
     return "found by sentence similarity to the question"
+
+
+def _where(span: Span, *, version: bool = True) -> str:
+    """``document@version:start-end``, the document id made safe."""
+    return f"{safe(span.document)}{'@' + span.version[:8] if version else ''}:{span.start}-{span.end}"
 
 
 def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
     """The answer, each claim with its cited spans; with ``routes``, that many traversal routes too."""
     status = answer.status.value
-    console.print(Text(f"Q: {answer.question}", style="bold"))
-    console.print(Text.assemble(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
+    console.print(line((f"Q: {safe(answer.question, prose=True)}", "bold")))
+    console.print(line(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
     console.print()
     for i, claim in enumerate(answer.claims, 1):
         style = _STATUS_STYLE.get(claim.status.value, "")
-        console.print(Text.assemble((f"{i}. ", "bold"), (claim.text, style), (f"  [{claim.status.value}]", "dim")))
+        console.print(line((f"{i}. ", "bold"), (safe(claim.text, prose=True), style), (f"  [{claim.status.value}]", "dim")))
         for c in claim.citations:
             score = "" if c.support.score is None else f" {c.support.score:.2f}"
             console.print(
-                Text.assemble(
+                line(
                     (f"   [{c.marker}] ", "cyan"),
-                    (f"{c.span.document}@{c.span.version[:8]}:{c.span.start}-{c.span.end} ", "dim"),
-                    (f"“{c.span.text}”", ""),
+                    (f"{_where(c.span)} ", "dim"),
+                    quote(c.span.text),
                     (f"  support: {c.support.label}{score} ({c.support.verifier})", "dim"),
                 )
             )
             for guard in c.support.guards:
-                console.print(Text(f"       guard: {guard}", style="red" if c.support.label != "supported" else "dim"))
-            console.print(Text(f"       {_found_text(c)}", style="dim"))
+                console.print(line((f"       guard: {guard}", "red" if c.support.label != "supported" else "dim")))
+            console.print(line((f"       {_found_text(c)}", "dim")))
     for w in answer.warnings:
-        console.print(Text(f"warning [{w.code}]: {w.message}", style="yellow"))
-    console.print(
-        Text(
-            f"seeds: {', '.join(answer.retrieval.seeds) or '-'}; reached {len(answer.retrieval.nodes)} entities within {answer.retrieval.hops} hops",
-            style="dim",
-        )
-    )
+        console.print(line((f"warning [{w.code}]: {w.message}", "yellow")))
+    seeds = ", ".join(answer.retrieval.seeds) or "-"
+    console.print(line((f"seeds: {seeds}; reached {len(answer.retrieval.nodes)} entities within {answer.retrieval.hops} hops", "dim")))
     if routes:
-        console.print(Text("routes (how retrieval reached entities; a route finds evidence, only a span supports a claim):", style="dim"))
+        console.print(line(("routes (how retrieval reached entities; a route finds evidence, only a span supports a claim):", "dim")))
         for node in [n for n in answer.retrieval.nodes if n.route][:routes]:
-            last = node.route[-1].span
-            console.print(Text(f"   {_route_text(node.route)}   ({last.document}:{last.start}-{last.end})", style="dim"))
+            console.print(line((f"   {_route_text(node.route)}   ({_where(node.route[-1].span, version=False)})", "dim")))
 
 
 def render_ingest(console: Console, report: IngestReport) -> None:
@@ -218,23 +315,141 @@ def render_ingest(console: Console, report: IngestReport) -> None:
     for d in data["documents"]:
         style = {"failed": "red", "partial": "dark_orange", "skipped": "yellow", "empty": "dim"}.get(d["status"], "")
         table.add_row(
-            d["id"],
-            Text(d["status"], style=style),
+            line(d["id"]),
+            line((d["status"], style)),
             str(d["sentences"]),
             str(d["entities"]),
             str(d["relations"]),
             str(len(d["rejected"])),
         )
         if d["reason"]:  # full width below the table: a squeezed column would cut the fix off
-            notes.append(Text.assemble((f"{d['id']} ", "bold"), (d["status"], style), f": {d['reason']}"))
+            notes.append(line((f"{d['id']} ", "bold"), (d["status"], style), f": {d['reason']}"))
     console.print(table)
     for note in notes:
         console.print(note)
     for r in data["rejected"]:
-        console.print(Text(f"rejected {r['kind']} ({r['reason']}): {r['detail']}", style="yellow"))
+        console.print(line((f"rejected {r['kind']} ({r['reason']}): {r['detail']}", "yellow")))
     t = data["totals"]
-    console.print(
+    say(
+        console,
         f"{t['documents']} documents: {t['ok']} ok, {t['empty']} empty, {t['partial']} partial, {t['failed']} failed, "
         f"{t['unchanged']} unchanged, {t['skipped']} skipped; {t['sentences']} sentences, {t['entities']} entity mentions, "
-        f"{t['relations']} relations, {t['rejected']} rejected"
+        f"{t['relations']} relations, {t['rejected']} rejected",
     )
+
+
+def traverse_json(nodes: Sequence[ReachedNode], hops: int) -> dict[str, Any]:
+    return {"seeds": sorted({n.seed for n in nodes if n.depth == 0}), "hops": hops, "nodes": nodes_json(nodes)}
+
+
+def render_nodes(console: Console, nodes: Sequence[ReachedNode]) -> None:
+    """``citegraph traverse``: each reached entity, indented by depth, with the route that reached it."""
+    for n in nodes:
+        say(console, f"{'  ' * n.depth}{n.name}", (f" (depth {n.depth})", "dim"), (f"  {_route_text(n.route)}", "dim"))
+
+
+def render_entity(console: Console, entity: Entity) -> None:
+    """``citegraph show entity``: every mention with its span; superseded ones flagged."""
+    say(console, (entity.name, "bold"), f" (key {entity.key!r}), {len(entity.mentions)} mention(s)")
+    for m in entity.mentions:
+        flag = ("", "") if m.current else (" (superseded)", "yellow")
+        say(console, f"  {_where(m.span)}", flag, " ", quote(m.span.text))
+
+
+def render_relations(console: Console, relations: Sequence[Relation]) -> None:
+    """``citegraph show relations``: one row per asserting sentence."""
+    for r in relations:
+        say(console, f"{r.source} -[{r.type}]-> {r.target}  ", (f"{_where(r.span, version=False)} {quote(r.span.text)}", "dim"))
+
+
+def render_documents(console: Console, docs: Sequence[StoredDocument]) -> None:
+    """``citegraph documents``: one line per stored version."""
+    for d in documents_json(docs):
+        state = "current" if d["current"] else "superseded"
+        say(
+            console,
+            f"{d['id']} {d['version'][:8]} {state} {d['status']}: {d['sentences']} sentences, {d['entities']} entities, "
+            f"{d['relations']} relations, access {','.join(d['access'])}",
+        )
+
+
+def render_history(console: Console, docs: Sequence[StoredDocument]) -> None:
+    """``citegraph history``: every version of one document, current first."""
+    for d in documents_json(docs):
+        state = ("current", "green") if d["current"] else ("superseded", "dim")
+        say(
+            console,
+            f"{d['version']}{' (' + d['label'] + ')' if d['label'] else ''} ",
+            state,
+            f" ingested {d['ingested_at']} {d['status']}: {d['sentences']} sentences, {d['entities']} entities, {d['relations']} relations",
+        )
+
+
+def removed_json(results: Sequence[DeleteResult]) -> list[dict[str, Any]]:
+    return [vars(r) for r in results]
+
+
+def render_removed(console: Console, warnings: Console, results: Sequence[DeleteResult]) -> None:
+    """``citegraph rm``: what each deletion removed; a warning (on ``warnings``) if text may remain in the WAL."""
+    for r in results:
+        say(
+            console,
+            f"removed {r.doc_id}: {r.versions} version(s), {r.spans} spans, {r.mentions} mentions, "
+            f"{r.relations} relations; {r.entities} entities had no other source and were removed",
+        )
+        if not r.purged:
+            render_error(
+                warnings,
+                "another connection kept the write-ahead log open, so the deleted text may remain in it; close the other "
+                "readers, then the next rm (or sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)') clears it",
+                label="warning",
+                style="yellow",
+            )
+
+
+def check_json(problems: Sequence[Problem]) -> dict[str, Any]:
+    return {"ok": not problems, "problems": [vars(p) for p in problems]}
+
+
+def render_check(console: Console, problems: Sequence[Problem]) -> None:
+    """``citegraph check``: each finding, or that the store is consistent."""
+    for p in problems:
+        say(console, (p.kind, "red"), f": {p.detail}")
+    if not problems:
+        say(console, "store ok: offsets, references, vectors and versions are consistent")
+
+
+def render_models(console: Console, data: dict[str, Any]) -> None:
+    """``citegraph models``: configured models and whether each answers, then the known ones."""
+    for c in data["configured"]:
+        say(console, f"{c['role']:<10} {c['spec']:<40} {c['status']}")
+    console.print()
+    say(console, f"known models (cache {data['cache']}):")
+    for k in data["known"]:
+        mark = ("pulled", "green") if k["pulled"] else ("not pulled", "dim")
+        say(console, f"  {k['spec']:<28} ", mark, f"  {k['note']}")
+
+
+def render_demo(console: Console, report: IngestReport, answer: Answer) -> None:
+    """``citegraph demo``: the ingest report, the checked answer with its routes, and how to read it."""
+    console.rule("citegraph demo: the Larkspur handbook")
+    render_ingest(console, report)
+    console.print()
+    render_answer(console, answer, routes=6)
+    console.print()
+    models = dict(answer.models)
+    say(
+        console,
+        (
+            f"Answer written by {models['generator']}, checked by {models['verifier']}. Each citation shows the exact span "
+            "(document@version:start-end), the graph route that found it, and whether the span supports the claim: "
+            "cited is not verified.",
+            "dim",
+        ),
+    )
+
+
+def render_lines(console: Console, text: str) -> None:
+    """A multi-line text of our own making (a report), each line made safe."""
+    for row in text.splitlines():
+        say(console, row)

@@ -6,24 +6,22 @@ ask:      question -> retrieval (seeds, traversal, evidence) -> numbered context
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
-
 from citegraph.answer.base import Answerer
-from citegraph.answer.citations import answer_status, resolve_claims
+from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, split_claims
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.embed.base import Embedder
-from citegraph.errors import BackendUnavailable, CitegraphError, InputFileError, NotFound, UserError
+from citegraph.errors import AccessConflict, BackendUnavailable, CitegraphError, InputFileError, NotFound, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.base import FoundFile, UnsupportedFile, discover, load_file
+from citegraph.ingest.indexer import CHUNK_CHARS, IndexedDocument, Indexer, IndexFailure, TextInput, content_version
 from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import (
     Answer,
@@ -34,20 +32,17 @@ from citegraph.models import (
     DocumentStatus,
     Entity,
     EntityMention,
-    ExtractedRelation,
-    Extraction,
     IngestReport,
     ReachedNode,
-    Rejection,
     Relation,
 )
 from citegraph.retrieve.retriever import GraphView, Retriever
-from citegraph.settings import setting
-from citegraph.store.base import DeleteResult, DocumentWrite, MentionRow, Problem, Store, StoredDocument
+from citegraph.settings import check_setting, setting
+from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument
 from citegraph.store.sqlite import SQLiteStore
 from citegraph.verify.base import UncheckedVerifier, Verifier
 
-__all__ = ["CiteGraph", "TextInput", "make_answerer", "make_embedder", "make_extractor", "make_verifier"]
+__all__ = ["CiteGraph", "TextInput", "content_version", "make_answerer", "make_embedder", "make_extractor", "make_verifier"]
 
 Progress = Callable[[int, int, str], None]  # (done, total, current document id)
 
@@ -55,16 +50,6 @@ Progress = Callable[[int, int, str], None]  # (done, total, current document id)
 @dataclass
 class _IngestState:
     unavailable: str | None = None  #: set once a model backend is down: the rest of the run fails fast
-
-
-@dataclass(frozen=True)
-class TextInput:
-    """A document given as text rather than as a file."""
-
-    id: str
-    text: str
-    media_type: str = "text/plain"
-    source: str = ""
 
 
 def make_embedder(name: str, *, timeout: float = 120.0) -> Embedder:
@@ -103,12 +88,9 @@ def make_answerer(spec: str, *, timeout: float = 120.0) -> Answerer:
     return LLMAnswerer(make_chat_model(spec, timeout=timeout))
 
 
-def content_version(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 def _labels(access: Iterable[str]) -> tuple[str, ...]:
-    labels = tuple(sorted({a.strip() for a in access if a.strip()}))
+    """Sorted, distinct labels; ``"a,b"`` is two labels, as on the command line."""
+    labels = tuple(sorted({a.strip() for item in access for a in item.split(",") if a.strip()}))
     if not labels:
         raise UserError("a document needs at least one access label (default: public)")
     return labels
@@ -143,25 +125,39 @@ class CiteGraph:
         depth_penalty: float = float(setting("depth-penalty").default),  # type: ignore[arg-type]
         dangling: str = str(setting("dangling").default),
         max_file_mb: float = float(setting("max-file-mb").default),  # type: ignore[arg-type]
+        max_answer_chars: int = int(setting("max-answer-chars").default),  # type: ignore[call-overload]
+        max_claims: int = int(setting("max-claims").default),  # type: ignore[call-overload]
     ) -> None:
-        if max_file_mb <= 0:
-            raise UserError(f"max-file-mb must be positive, not {max_file_mb}")
+        numbers = {"hops": hops, "top-k": top_k, "context-size": context_size, "depth-penalty": depth_penalty}
+        numbers |= {"max-file-mb": max_file_mb, "max-answer-chars": max_answer_chars, "max-claims": max_claims}
+        for name, value in numbers.items():
+            check_setting(name, value)  # the ranges of the settings table
         self.max_file_mb = max_file_mb
+        self.max_answer_chars = max_answer_chars
+        self.max_claims = max_claims
         if dangling not in {"infer", "reject"}:
             raise UserError(f"dangling must be 'infer' or 'reject', not {dangling!r}")
         stored = store.embedder_name()
         if stored is not None and stored != embedder.name:
-            raise UserError(f"this store was built with the {stored} embedder; open it with that embedder, not {embedder.name}")
+
+            def flag(name: str) -> str:  # the --embedder value that opens a store built with ``name``
+                return "hashing" if name.startswith("hashing-") else "minilm" if name.startswith("all-MiniLM-") else name
+
+            built = stored if flag(stored) == stored else f"{flag(stored)} ({stored})"
+            raise UserError(f"this store was built with --embedder {built}; open it with that, not --embedder {flag(embedder.name)}")
         self.store = store
         self.embedder = embedder
         self.splitter = splitter or SentenceSplitter()
-        self.extractor = extractor or SpacyExtractor(self.splitter)
+        extractor = extractor or SpacyExtractor(self.splitter)
         self.answerer = answerer or ExtractiveAnswerer()
         self.verifier = verifier or UncheckedVerifier()
         self.context_size = context_size
         self.dangling = dangling
         self.retriever = Retriever(
             store, embedder, top_k=top_k, hops=hops, context_size=context_size, depth_penalty=depth_penalty, nlp=self._nlp_or_none()
+        )
+        self.indexer = Indexer(
+            self.splitter, extractor, embedder, dangling=dangling, missing_keys=store.missing_keys, nlp=self._nlp_or_none()
         )
 
     @classmethod
@@ -175,12 +171,17 @@ class CiteGraph:
         verifier: str = "guards",
         support_threshold: float = 0.5,
         timeout: float = 120.0,
+        create: bool = True,
+        lock_timeout: float = float(setting("lock-timeout").default),  # type: ignore[arg-type]
         **options: object,
     ) -> CiteGraph:
-        """Open (or create) a store, with components named by spec strings (see ``citegraph models``)."""
+        """Open (or, with ``create``, create) a store, with components named by spec strings (see
+        ``citegraph models``). With ``create=False`` a missing store is a :class:`UserError`."""
+        for name, value in (("support-threshold", support_threshold), ("timeout", timeout), ("lock-timeout", lock_timeout)):
+            check_setting(name, value)
         splitter = SentenceSplitter()
         return cls(
-            SQLiteStore(db),
+            SQLiteStore(db, create=create, lock_timeout=lock_timeout),
             make_embedder(embedder, timeout=timeout),
             splitter=splitter,
             extractor=make_extractor(extractor, splitter, timeout=timeout),
@@ -188,6 +189,15 @@ class CiteGraph:
             verifier=make_verifier(verifier, threshold=support_threshold, timeout=timeout),
             **options,  # type: ignore[arg-type]
         )
+
+    @property
+    def extractor(self) -> Extractor:
+        """The configured extractor (documents an import file names use the import instead)."""
+        return self.indexer.extractor
+
+    @extractor.setter
+    def extractor(self, extractor: Extractor) -> None:
+        self.indexer.extractor = extractor
 
     def close(self) -> None:
         for part in (self.extractor, self.answerer, self.verifier, self.embedder):
@@ -214,18 +224,25 @@ class CiteGraph:
         access: Iterable[str] = ("public",),
         extractions: str | Path | None = None,
         doc_id: str | None = None,
+        prefix: str = "",
         version_label: str | None = None,
         progress: Progress | None = None,
         batch_size: int = 32,
     ) -> IngestReport:
-        """Ingest files and folders. One bad file never loses the others' work."""
+        """Ingest files and folders. One bad file never loses the others' work.
+
+        ``prefix`` is put before every document id (a namespace: ``pub/`` makes ``notes.txt``
+        ``pub/notes.txt``), so two folders with the same file names can be ingested side by side.
+        """
         labels = _labels(access)
         imported = load_extractions(Path(extractions)) if extractions else None
         found = list(discover([Path(p) for p in paths]))
         if doc_id is not None:
             if len(found) != 1:
                 raise UserError(f"--id names one document, but {len(found)} files were found")
-            found = [FoundFile(found[0].path, doc_id)]
+            found = [FoundFile(found[0].path, doc_id, found[0].skip, found[0].fail)]
+        if prefix:
+            found = [FoundFile(f.path, prefix + f.doc_id, f.skip, f.fail) for f in found]
         reports: list[DocumentReport] = []
         seen: set[str] = set()
         pending: list[TextInput] = []
@@ -240,30 +257,30 @@ class CiteGraph:
                 progress(done, len(found), pending[-1].id)
             pending.clear()
 
+        def report(f: FoundFile, status: DocumentStatus, reason: str) -> None:
+            nonlocal done
+            reports.append(DocumentReport(f.doc_id, None, status, f.source, reason=reason))
+            done += 1
+
         for f in found:
             if f.doc_id in seen:
-                reports.append(
-                    DocumentReport(f.doc_id, None, DocumentStatus.FAILED, str(f.path), reason="duplicate document id in this ingest")
-                )
-                done += 1
+                report(f, DocumentStatus.FAILED, "duplicate document id in this ingest")
                 continue
             seen.add(f.doc_id)
-            if f.skip:
-                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.SKIPPED, str(f.path), reason=f.skip))
-                done += 1
+            if f.skip or f.fail:
+                report(f, DocumentStatus.SKIPPED if f.skip else DocumentStatus.FAILED, f.skip or f.fail or "")
                 continue
             try:
                 loaded = load_file(f.path, self.max_file_mb)
             except UnsupportedFile as exc:
-                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.SKIPPED, str(f.path), reason=exc.reason))
-                done += 1
+                report(f, DocumentStatus.SKIPPED, exc.reason)
                 continue
             except InputFileError as exc:
-                reports.append(DocumentReport(f.doc_id, None, DocumentStatus.FAILED, str(f.path), reason=exc.reason))
-                done += 1
+                report(f, DocumentStatus.FAILED, exc.reason)
                 continue
-            pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, str(f.path)))
-            if len(pending) >= batch_size:
+            pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, f.source))
+            # A batch is parsed and embedded at once: bounded in documents and in text.
+            if len(pending) >= batch_size or sum(len(p.text) for p in pending) >= CHUNK_CHARS:
                 flush()
         flush()
         unmatched = tuple(imported.unmatched(seen)) if imported else ()
@@ -281,160 +298,112 @@ class CiteGraph:
         reports = self._ingest_batch(list(items), _labels(access), extractions, version_label, state)
         return IngestReport(tuple(reports), (), state.unavailable)
 
+    def relabel(self, doc_id: str, access: Iterable[str]) -> RelabelResult:
+        """Give a document (every stored version) new access labels: the one way labels change.
+
+        An ingest never relabels; this is the explicit act, and its result says which labels gained
+        and which lost the right to read the document.
+        """
+        result = self.store.relabel(doc_id, _labels(access))
+        self.retriever.clear_cache()
+        return result
+
     def _ingest_batch(
         self,
         items: list[TextInput],
         access: tuple[str, ...],
         imported: ImportedExtractions | None,
         version_label: str | None,
-        state: _IngestState | None = None,
+        state: _IngestState,
     ) -> list[DocumentReport]:
-        state = state or _IngestState()
-        reports: dict[int, DocumentReport] = {}
-        docs: list[tuple[int, Document]] = []
+        reports: dict[str, DocumentReport] = {}
+        docs: list[Document] = []
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        for i, item in enumerate(items):
+        for item in items:
             version = content_version(item.text)
+            stored_access = self.store.document_access(item.id)
             if state.unavailable:
-                reports[i] = DocumentReport(item.id, version, DocumentStatus.FAILED, item.source, reason=state.unavailable)
-                continue
-            existing = self.store.get_document(item.id, version)
-            # Identical content is a no-op, unless its last ingest was partial: then it is extracted again.
-            if existing is not None and self.store.document_status(item.id, version) != DocumentStatus.PARTIAL.value:
-                reports[i] = self._restate(existing, access)
-                continue
-            docs.append(
-                (i, Document(item.id, version, item.text, item.source or item.id, access, version_label, now, True, item.media_type))
-            )
-        if not docs:
-            return [reports[i] for i in range(len(items))]
+                reports[item.id] = DocumentReport(item.id, version, DocumentStatus.FAILED, item.source, reason=state.unavailable)
+            elif stored_access is not None and stored_access != access:
+                reason = str(AccessConflict(item.id, stored_access, access))
+                reports[item.id] = DocumentReport(item.id, version, DocumentStatus.FAILED, item.source, reason=reason)
+            elif (existing := self.store.get_document(item.id, version)) is not None and self.store.document_status(
+                item.id, version
+            ) != DocumentStatus.PARTIAL.value:
+                # Identical content is a no-op, unless its last ingest was partial: then it is extracted again.
+                reports[item.id] = self._restate(existing)
+            else:
+                docs.append(
+                    Document(item.id, version, item.text, item.source or item.id, access, version_label, now, True, item.media_type)
+                )
 
-        sentences = self.splitter.split_many([(d.id, d.version, d.text, d.media_type) for _, d in docs])
-        plans: list[tuple[int, Document, list, Extraction]] = []
-        for (i, doc), sents in zip(docs, sentences, strict=True):
-            if state.unavailable:
-                reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=state.unavailable)
-                continue
-            extractor = (imported.extractor_for(doc.id, self._nlp_or_none()) if imported else None) or self.extractor
-            try:
-                extraction = extractor.extract(doc, sents)
-            except BackendUnavailable as exc:
-                # The model is down: this and every following document fail fast, none is written.
-                state.unavailable = f"extraction model unavailable: {exc}"
-                reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=state.unavailable)
-                continue
-            except CitegraphError as exc:
-                reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=f"extraction failed: {exc}")
-                continue
-            plans.append((i, doc, sents, extraction))
-        if not plans:
-            return [reports[i] for i in range(len(items))]
+        def extractor_for(doc: Document) -> Extractor | None:
+            return imported.extractor_for(doc.id, self._nlp_or_none()) if imported else None
 
-        # One embedding call for the whole batch: sentences, imported spans, and keys new to the store.
-        texts: list[str] = []
-        for _, _, sents, extraction in plans:
-            texts.extend(s.span.text for s in sents)
-            texts.extend(s.text for s in extraction.extra_spans)
-        new_keys = sorted(self.store.missing_keys({k for p in plans for k in self._keys(p[3])}))
+        for result in self.indexer.index(docs, extractor_for):
+            doc = result.document
+            if isinstance(result, IndexFailure) or state.unavailable:
+                reason = state.unavailable or (result.reason if isinstance(result, IndexFailure) else "")
+                if isinstance(result, IndexFailure) and result.unavailable:
+                    state.unavailable = state.unavailable or result.reason
+                reports[doc.id] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=reason)
+                continue
+            reports[doc.id] = self._write(result, state)
+        return [reports[item.id] for item in items]
+
+    def _restate(self, existing: Document) -> DocumentReport:
+        """Identical content is a no-op, except to make an old version current again."""
+        superseded = None
+        reason = ""
+        if not existing.current:
+            superseded = self.store.make_current(existing.id, existing.version)
+            reason = "an earlier version with identical content was made current again"
+        return DocumentReport(
+            existing.id, existing.version, DocumentStatus.UNCHANGED, existing.source, reason=reason, superseded=superseded
+        )
+
+    def _write(self, indexed: IndexedDocument, state: _IngestState) -> DocumentReport:
+        doc = indexed.document
+
+        def failed(reason: str) -> DocumentReport:
+            return DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=reason, extractor=indexed.extractor)
+
         try:
-            vectors = self.embedder.embed(texts + new_keys)
+            result = self.store.write_document(indexed)
         except BackendUnavailable as exc:
-            state.unavailable = f"embedding model unavailable: {exc}"
-            for i, doc, _, _ in plans:
-                reports[i] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=state.unavailable)
-            return [reports[i] for i in range(len(items))]
-        key_vectors = dict(zip(new_keys, vectors[len(texts) :], strict=True))
+            if indexed.error is None:
+                raise
+            # A model went down while a long document was being indexed: it and the rest fail fast.
+            state.unavailable = str(exc)
+            return failed(state.unavailable)
+        except AccessConflict as exc:  # another ingest stored this id with other labels meanwhile
+            return failed(str(exc))
+        except CitegraphError as exc:
+            return failed(f"extraction failed: {exc}" if indexed.error is exc else f"store write failed: {exc}")
         if self.store.embedder_name() is None:
             self.store.set_embedder_name(self.embedder.name)
-
-        at = 0
-        for i, doc, sents, extraction in plans:
-            spans = [(s.span, "sentence") for s in sents] + [(s, "imported") for s in extraction.extra_spans]
-            span_vectors = vectors[at : at + len(spans)]
-            at += len(spans)
-            reports[i] = self._write(doc, spans, span_vectors, extraction, key_vectors)
-        return [reports[i] for i in range(len(items))]
-
-    @staticmethod
-    def _keys(extraction: Extraction) -> set[str]:
-        return {e.key for e in extraction.entities} | {k for r in extraction.relations for k in (r.source_key, r.target_key)}
-
-    def _restate(self, existing: Document, access: tuple[str, ...]) -> DocumentReport:
-        """Identical content is a no-op, except to make an old version current again or relabel it."""
-        notes = []
-        relabel = tuple(existing.access) != access
-        if not existing.current:
-            notes.append("an earlier version with identical content was made current again")
-        if relabel:
-            notes.append(f"access labels changed from {','.join(existing.access)} to {','.join(access)}")
-        superseded = None
-        if notes:  # both changes in one transaction
-            superseded = self.store.make_current(existing.id, existing.version, access if relabel else None)
-        return DocumentReport(
-            existing.id, existing.version, DocumentStatus.UNCHANGED, existing.source, reason="; ".join(notes), superseded=superseded
-        )
-
-    def _write(
-        self, doc: Document, spans: list, span_vectors: np.ndarray, extraction: Extraction, key_vectors: dict[str, np.ndarray]
-    ) -> DocumentReport:
-        mentions = [MentionRow(e.key, e.sentence, e.name, e.type, e.start, e.end, e.description) for e in extraction.entities]
-        known = {e.key for e in extraction.entities}
-        rejected = list(extraction.rejected)
-        relations: list[ExtractedRelation] = []
-        inferred: set[str] = set()
-        for r in extraction.relations:
-            missing = [(k, n) for k, n in ((r.source_key, r.source_name), (r.target_key, r.target_name)) if k not in known]
-            if missing and self.dangling == "reject":
-                rejected.append(
-                    Rejection(
-                        "relation",
-                        "missing_endpoint",
-                        f"{', '.join(repr(n or k) for k, n in missing)} was never extracted as an entity of {doc.id}",
-                        f"{r.source_name or r.source_key} -[{r.type}]-> {r.target_name or r.target_key}",
-                    )
-                )
-                continue
-            for key, name in missing:
-                mentions.append(MentionRow(key, r.sentence, name or key, "INFERRED", inferred=True))
-                known.add(key)
-                inferred.add(key)
-            relations.append(r)
-        entities = len({m.key for m in mentions})
-        if rejected:
-            status = DocumentStatus.PARTIAL
-        elif not mentions and not relations:
-            status = DocumentStatus.EMPTY
-        else:
-            status = DocumentStatus.OK
-        write = DocumentWrite(
-            doc,
-            status.value,
-            extraction.extractor,
-            tuple(spans),
-            span_vectors,
-            tuple(mentions),
-            tuple(relations),
-            {k: v for k, v in key_vectors.items() if k in known},
-            tuple(rejected),
-        )
-        try:
-            result = self.store.write_document(write)
-        except CitegraphError as exc:
-            return DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=f"store write failed: {exc}")
+        if result.unchanged:
+            return DocumentReport(
+                doc.id, doc.version, DocumentStatus.UNCHANGED, doc.source, reason="another ingest stored this version meanwhile"
+            )
+        rules = indexed.rules
+        status = rules.status
         return DocumentReport(
             doc.id,
             doc.version,
             status,
             doc.source,
-            sentences=sum(1 for _, kind in spans if kind == "sentence"),
-            entities=entities,
+            sentences=rules.sentences,
+            entities=len(rules.keys),
             relations=result.relations,
-            inferred_entities=len(inferred),
-            rejected=tuple(rejected),
+            inferred_entities=len(rules.inferred - rules.extracted),
+            rejected=tuple(rules.rejected),
             reason="no text: the file is empty or holds no sentences"
-            if not spans
+            if not rules.sentences
             else ("nothing extracted" if status == DocumentStatus.EMPTY else ""),
             superseded=result.superseded,
+            extractor=indexed.extractor,
+            notes=indexed.notes,
         )
 
     # -- ask --------------------------------------------------------------------------------------
@@ -451,10 +420,19 @@ class CiteGraph:
         """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations."""
         if not question.strip():
             raise UserError("the question is empty")
+        for name, value in (("hops", hops), ("top-k", top_k)):
+            if value is not None:
+                check_setting(name, value)
+        if answer_text is not None:
+            self._bound_answer(answer_text)
         retrieval = self.retriever.retrieve(question, labels, hops=hops, top_k=top_k, include_superseded=include_superseded)
         context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[: self.context_size]))
         text = answer_text if answer_text is not None else self.answerer.answer(question, context)
+        if answer_text is None:
+            self._bound_answer(text)  # a generated answer is held to the same caps, before any check
         claims, warnings = resolve_claims(text, context, self.verifier)
+        if answer_text is None and isinstance(self.answerer, ExtractiveAnswerer):  # evidence it would not quote, said
+            warnings[:0] = self.answerer.warnings(question, context)
         if not context:
             warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
         models = (
@@ -463,7 +441,22 @@ class CiteGraph:
             ("generator", "answer-file" if answer_text is not None else self.answerer.name),
             ("verifier", self.verifier.name),
         )
-        return Answer(question, text, answer_status(claims, context), context, tuple(claims), tuple(warnings), retrieval, models)
+        return Answer(question, text, answer_status(claims, context, warnings), context, tuple(claims), tuple(warnings), retrieval, models)
+
+    def _bound_answer(self, text: str) -> None:
+        """Refuse answer text over ``max_answer_chars`` or ``max_claims``: every claim costs checks, so
+        the cost of one answer is bounded before any is run."""
+        if len(text) > self.max_answer_chars:
+            raise UserError(
+                f"the answer text has {len(text):,} characters, over the limit of {self.max_answer_chars:,}; "
+                "raise the setting max-answer-chars (--max-answer-chars, CITEGRAPH_MAX_ANSWER_CHARS) to check it"
+            )
+        claims = sum(1 for raw in split_claims(text) if parse_markers(raw)[0])
+        if claims > self.max_claims:
+            raise UserError(
+                f"the answer text has {claims:,} claims, over the limit of {self.max_claims:,}; "
+                "raise the setting max-claims (--max-claims, CITEGRAPH_MAX_CLAIMS) to check it"
+            )
 
     # -- inspect ----------------------------------------------------------------------------------
     def traverse(self, names: Sequence[str], *, labels: Collection[str] | None = ("public",), hops: int | None = None) -> list[ReachedNode]:

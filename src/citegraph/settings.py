@@ -1,40 +1,93 @@
-"""Every setting, declared once: name, default, environment variable and help.
+"""Every setting, declared once: name, default, valid range, environment variable and help.
 
-The CLI builds its options from this table and the README's settings table is checked against it
-by a test, so the three cannot drift apart.
+The CLI builds its options from this table (the range drives their validation, so a flag, an
+environment variable and a config-file value are checked alike), :class:`citegraph.CiteGraph`
+checks its parameters against it, and the README's settings table is checked against it by a
+test, so none of them can drift apart.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-__all__ = ["SETTINGS", "Setting", "setting"]
+from citegraph.errors import UserError
+
+__all__ = ["SETTINGS", "Setting", "check_setting", "setting"]
 
 
 @dataclass(frozen=True)
 class Setting:
+    """One setting. A numeric one may have a ``minimum`` and ``maximum`` (inclusive; with ``above``
+    the minimum itself is refused); NaN and infinity are always refused."""
+
     name: str
     default: object
     help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    above: bool = False
 
     @property
     def env(self) -> str:
         return "CITEGRAPH_" + self.name.upper().replace("-", "_")
 
+    @property
+    def range(self) -> str:
+        """The valid values in words, as the README shows them ('' for a text setting)."""
+        if self.minimum is not None and self.maximum is not None:
+            return f"from {self.minimum:g} to {self.maximum:g}"
+        if self.minimum is not None:
+            return f"{'above' if self.above else 'at least'} {self.minimum:g}"
+        if self.maximum is not None:
+            return f"at most {self.maximum:g}"
+        return ""
+
+    def problem(self, value: object) -> str | None:
+        """Why ``value`` is not valid for this setting ("must be a whole number at least 1, not 0"), or None."""
+        if isinstance(self.default, bool) or not isinstance(self.default, int | float):
+            return None
+        whole = isinstance(self.default, int)
+        kind = "a whole number" if whole else "a number"
+        wanted = f"must be {kind}{' ' + self.range if self.range else ''}, not {value!r}"
+        if isinstance(value, bool) or not isinstance(value, int | float) or (whole and not isinstance(value, int)):
+            return wanted
+        if not math.isfinite(value):
+            return wanted
+        if self.minimum is not None and (value < self.minimum or (self.above and value == self.minimum)):
+            return wanted
+        if self.maximum is not None and value > self.maximum:
+            return wanted
+        return None
+
 
 SETTINGS = (
     Setting("db", "citegraph.db", "SQLite store file"),
+    Setting("lock-timeout", 30.0, "seconds to wait while another process holds the store's write lock", minimum=0),
     Setting("embedder", "minilm", "sentence embedder: 'minilm' (all-MiniLM-L6-v2, ONNX int8), 'ollama:MODEL[@URL]', or 'hashing' (tests)"),
     Setting("extractor", "spacy", "entity and relation extractor: 'spacy' or a model spec (ollama:…, openai:…@URL, gguf:…)"),
     Setting("generator", "extractive", "answer writer: 'extractive' (quotes evidence) or a model spec (ollama:…, openai:…@URL, gguf:…)"),
     Setting("verifier", "guards", "support check: 'guards' (guards and near-quotes, no model), 'none', or a judge model spec"),
-    Setting("support-threshold", 0.5, "a judge score at or above this is 'supported' (choose it on a dev split: citegraph eval support)"),
-    Setting("timeout", 120.0, "seconds to wait for a model server's answer"),
-    Setting("hops", 2, "traversal hop limit from the entry entities"),
-    Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question"),
-    Setting("context-size", 8, "number of evidence sentences numbered into the answerer's context"),
-    Setting("depth-penalty", 0.1, "evidence score = similarity * (1 - depth_penalty * depth)"),
-    Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)"),
+    Setting(
+        "support-threshold",
+        0.5,
+        "a judge score at or above this is 'supported' (choose it on a dev split: citegraph eval support)",
+        minimum=0,
+        maximum=1,
+    ),
+    Setting("timeout", 120.0, "seconds to wait for a model server's answer", minimum=0, above=True),
+    Setting("hops", 2, "traversal hop limit from the entry entities", minimum=0),
+    Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question", minimum=1),
+    Setting("context-size", 8, "number of evidence sentences numbered into the answerer's context", minimum=1),
+    Setting("depth-penalty", 0.1, "evidence score = similarity * (1 - depth_penalty * depth)", minimum=0, maximum=1),
+    Setting(
+        "max-answer-chars",
+        20000,
+        "answer text (generated or from --answer-file) longer than this many characters is refused before any check",
+        minimum=1,
+    ),
+    Setting("max-claims", 100, "an answer of more claims than this is refused before any check", minimum=1),
+    Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)", minimum=0, above=True),
     Setting("dangling", "infer", "relation whose endpoint was not extracted: 'infer' the entity or 'reject' the relation"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -42,3 +95,10 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 
 def setting(name: str) -> Setting:
     return _BY_NAME[name]
+
+
+def check_setting(name: str, value: object) -> None:
+    """Raise :class:`UserError` naming the parameter (``top_k``) and the valid range if ``value`` is out of it."""
+    problem = setting(name).problem(value)
+    if problem is not None:
+        raise UserError(f"{name.replace('-', '_')} {problem}")

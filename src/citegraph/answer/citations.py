@@ -6,6 +6,9 @@
   the exact span of the sentence shown to the answerer. A marker with no such item is reported
   with a warning ``invalid_marker`` and marks its claim; it is never dropped silently.
 * A claim's ``text`` is the claim itself with its markers removed, never a label.
+* Claims are then checked against each other (:mod:`citegraph.verify.conflicts`): two that state
+  different values for the same thing give a warning ``conflict`` naming both, and the answer is
+  ``conflicting`` instead of ``verified`` (or ``cited``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from functools import lru_cache
 
 from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span
 from citegraph.verify.base import Verifier
+from citegraph.verify.conflicts import find_conflicts
 
 __all__ = ["MARKER", "answer_status", "parse_markers", "resolve_claims", "split_claims"]
 
@@ -113,16 +117,41 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
             joint = citations[0].support if len(citations) == 1 else next(verdicts)
             status = _SUPPORT_TO_STATUS[joint.label]
         claims.append(Claim(text, raw, status, citations, tuple(markers), tuple(invalid)))
+    warnings.extend(_conflict_warnings(claims, [p[0] for p in parsed], verifier))
     return claims, warnings
 
 
-def answer_status(claims: Sequence[Claim], context: Sequence[ContextItem]) -> AnswerStatus:
-    """``verified`` only if every claim is supported; ``cited`` if every claim resolved but none
-    was checked; ``unsupported`` if no claim has support or a resolved citation; otherwise
+# Claims the answer stands on: only pairs of these are put to a judge (rules check every pair).
+_STANDING = frozenset({ClaimStatus.SUPPORTED, ClaimStatus.UNVERIFIED})
+
+
+def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier: Verifier) -> list[AnswerWarning]:
+    check = find_conflicts([c.text for c in claims], verifier, judge=[c.status in _STANDING for c in claims])
+    warnings = []
+    for conflict in check.conflicts:
+        first, second = indices[conflict.first], indices[conflict.second]
+        warnings.append(
+            AnswerWarning(
+                "conflict",
+                f"claims {first + 1} and {second + 1} state different things ({conflict.detail}): "
+                f'"{claims[conflict.first].text}" / "{claims[conflict.second].text}"',
+                (("claims", (first, second)), ("kind", conflict.kind), ("detail", conflict.detail)),
+            )
+        )
+    warnings.extend(AnswerWarning("conflict_check_incomplete", note) for note in check.incomplete)
+    return warnings
+
+
+def answer_status(claims: Sequence[Claim], context: Sequence[ContextItem], warnings: Sequence[AnswerWarning] = ()) -> AnswerStatus:
+    """``verified`` only if every claim is supported and no two claims conflict; ``cited`` if every
+    claim resolved but none was checked; ``conflicting`` instead of either when ``warnings`` hold a
+    ``conflict``; ``unsupported`` if no claim has support or a resolved citation; otherwise
     ``partially_supported``."""
     if not context or not claims:
         return AnswerStatus.NO_EVIDENCE
     statuses = {c.status for c in claims}
+    if statuses in ({ClaimStatus.SUPPORTED}, {ClaimStatus.UNVERIFIED}) and any(w.code == "conflict" for w in warnings):
+        return AnswerStatus.CONFLICTING
     if statuses == {ClaimStatus.SUPPORTED}:
         return AnswerStatus.VERIFIED
     if statuses == {ClaimStatus.UNVERIFIED}:

@@ -6,14 +6,17 @@
                     "source_sentence": "..."}]}
 
 Each ``source_sentence`` is located in the document text (whitespace-normalised, exact otherwise)
-and stored as a span. A record whose sentence is not in the document is rejected with reason
-``sentence_not_in_document``; it is never stored with an invented span.
+and stored as a span. It must be one or more *whole* sentences as the splitter cut the document: a
+record whose sentence is not in the document is rejected as ``sentence_not_in_document``, one that
+matches only a fragment ("s", "Exports", a span across a sentence boundary) as
+``not_whole_sentences``; neither is ever stored with an invented span. A name longer than
+``MAX_NAME_CHARS`` is rejected as ``name_too_long`` (a name is a few words, not a page).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +27,9 @@ from citegraph.extract.keys import entity_key
 from citegraph.ingest.sentences import Sentence
 from citegraph.models import Document, ExtractedEntity, ExtractedRelation, Extraction, Rejection, Span
 
-__all__ = ["ImportedExtractions", "ImportedExtractor", "load_extractions", "locate"]
+__all__ = ["MAX_NAME_CHARS", "ImportedExtractions", "ImportedExtractor", "load_extractions", "locate"]
+
+MAX_NAME_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -128,16 +133,26 @@ def _normalised(text: str) -> tuple[str, list[int]]:
     return "".join(chars), index
 
 
-def locate(text: str, sentence: str, _cache: dict[int, tuple[str, list[int]]] | None = None) -> tuple[int, int] | None:
-    """``(start, end)`` of the first whitespace-normalised occurrence of ``sentence`` in ``text``."""
+def locate(
+    text: str,
+    sentence: str,
+    _cache: dict[int, tuple[str, list[int]]] | None = None,
+    *,
+    aligned: Callable[[int, int], bool] = lambda start, end: True,
+) -> tuple[int, int] | None:
+    """``(start, end)`` of the first whitespace-normalised occurrence of ``sentence`` in ``text``
+    for which ``aligned(start, end)`` holds."""
     needle = " ".join(sentence.split())
     if not needle:
         return None
     haystack, index = _normalised(text) if _cache is None else _cache.setdefault(id(text), _normalised(text))
     at = haystack.find(needle)
-    if at < 0:
-        return None
-    return index[at], index[at + len(needle) - 1] + 1
+    while at >= 0:
+        found = index[at], index[at + len(needle) - 1] + 1
+        if aligned(*found):
+            return found
+        at = haystack.find(needle, at + 1)
+    return None
 
 
 class ImportedExtractor(Extractor):
@@ -155,25 +170,42 @@ class ImportedExtractor(Extractor):
         relations: list[ExtractedRelation] = []
         rejected: list[Rejection] = []
 
+        starts = {s.span.start for s in sentences}
+        ends = {s.span.end for s in sentences}
+
+        def reject(kind: str, reason: str, detail: str, item: dict[str, str]) -> None:
+            record = json.dumps(
+                {k: v if len(v) <= MAX_NAME_CHARS else v[:MAX_NAME_CHARS] + "…" for k, v in item.items()}, ensure_ascii=False
+            )
+            rejected.append(Rejection(kind, reason, detail, record))
+
         def span_for(kind: str, item: dict[str, str], line: int) -> Span | None:
-            found = locate(text, item["source_sentence"], cache)
+            found = locate(text, item["source_sentence"], cache, aligned=lambda start, end: start in starts and end in ends)
             if found is None:
-                rejected.append(
-                    Rejection(
+                if locate(text, item["source_sentence"], cache) is not None:
+                    reject(
                         kind,
-                        "sentence_not_in_document",
-                        f"line {line}: source_sentence not found in {document.id}",
-                        json.dumps(item, ensure_ascii=False),
+                        "not_whole_sentences",
+                        f"line {line}: source_sentence matches only part of a sentence of {document.id} "
+                        "(a fragment, or a span across a sentence boundary); give whole sentences",
+                        item,
                     )
-                )
+                else:
+                    reject(kind, "sentence_not_in_document", f"line {line}: source_sentence not found in {document.id}", item)
                 return None
             if found not in spans:
                 spans[found] = extra[found] = Span(document.id, document.version, *found, text[found[0] : found[1]])
             return spans[found]
 
+        def too_long(kind: str, item: dict[str, str], line: int, *fields: str) -> bool:
+            long = [f for f in fields if len(item[f]) > MAX_NAME_CHARS]
+            if long:
+                reject(kind, "name_too_long", f"line {line}: {', '.join(long)} is over {MAX_NAME_CHARS} characters", item)
+            return bool(long)
+
         for record in self.records:
             for item in record.entities:
-                span = span_for("entity", item, record.line)
+                span = None if too_long("entity", item, record.line, "name") else span_for("entity", item, record.line)
                 if span is None:
                     continue
                 at = span.text.casefold().find(item["name"].casefold())
@@ -184,7 +216,7 @@ class ImportedExtractor(Extractor):
                     )
                 )
             for item in record.relations:
-                span = span_for("relation", item, record.line)
+                span = None if too_long("relation", item, record.line, "source", "target") else span_for("relation", item, record.line)
                 if span is None:
                     continue
                 relations.append(

@@ -7,6 +7,7 @@ is in when there is one; a bare name (an imported record, a CLI argument) is par
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
@@ -16,7 +17,15 @@ __all__ = ["entity_key", "key_from_tokens"]
 _DROP_POS = {"DET", "PRON", "PUNCT", "SPACE", "CCONJ", "PART"}
 
 
+# Terminal escape sequences (CSI such as "\x1b[2J" or "\x1b[0m", also cut short; OSC; two-byte
+# escapes), then any control or bidirectional-override character left: a key is a name, never a
+# command to the terminal that shows it.
+_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x9b[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _fold(text: str) -> str:
+    text = _CONTROL.sub(lambda m: " " if m.group().isspace() else "", _ESCAPE.sub("", text))
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 

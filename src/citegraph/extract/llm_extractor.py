@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citegraph.errors import ModelOutputError
-from citegraph.extract.base import Extractor
+from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
 from citegraph.extract.keys import entity_key
 from citegraph.ingest.sentences import Sentence
 from citegraph.llm.base import ChatModel, Message
@@ -152,18 +152,6 @@ class LLMExtractor(Extractor):
         with self._lock:
             self.stats.update(counts)
 
-    def _lemmas(self, text: str) -> set[str]:
-        if self.nlp is None:
-            return set(text.casefold().split())
-        doc = self.nlp(text)
-        return {t.lemma_.casefold() for t in doc} | {t.text.casefold() for t in doc}
-
-    def _occurs(self, name: str, sentence: str, lemmas: set[str]) -> bool:
-        if name.casefold() in sentence.casefold():
-            return True
-        words = entity_key(name, self.nlp).split()
-        return bool(words) and all(w in lemmas for w in words)
-
     def extract(self, document: Document, sentences: Sequence[Sentence]) -> Extraction:
         spans = [s.span for s in sentences]
         if self.parallel > 1:
@@ -189,9 +177,9 @@ class LLMExtractor(Extractor):
         relations: list[ExtractedRelation],
         rejected: list[Rejection],
     ) -> None:
-        lemmas = self._lemmas(span.text)
+        lemmas = sentence_lemmas(span.text, self.nlp)
         for name, type_ in parsed.entities:
-            if not self._occurs(name, span.text, lemmas):
+            if not occurs_in(name, span.text, lemmas, self.nlp):
                 rejected.append(
                     Rejection("entity", "not_in_sentence", f"{name!r} does not occur in {span.document}:{span.start}-{span.end}", name)
                 )
@@ -207,7 +195,7 @@ class LLMExtractor(Extractor):
                 start = end = None
             entities.append(ExtractedEntity(name, entity_key(name, self.nlp), type_, span, start, end))
         for source, type_, target in parsed.relations:
-            missing = [n for n in (source, target) if not self._occurs(n, span.text, lemmas)]
+            missing = [n for n in (source, target) if not occurs_in(n, span.text, lemmas, self.nlp)]
             if missing:
                 rejected.append(
                     Rejection(

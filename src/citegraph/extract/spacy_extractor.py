@@ -18,6 +18,7 @@ Conjunctions on either side fan out. Every relation is tied to the span of its s
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -34,6 +35,26 @@ _OBJECTS = {"dobj", "attr", "oprd", "dative"}
 _COMPLEMENTS = {"acomp", "xcomp"}  # a ccomp is a clause with its own subject: extracted on its own
 
 
+class _Walked:
+    """A Doc's entities and noun chunks, computed once, with their start tokens for bisection."""
+
+    def __init__(self, doc: Any) -> None:
+        self.ents = list(doc.ents)
+        self.chunks = list(doc.noun_chunks)
+        self._starts = {id(self.ents): [e.start for e in self.ents], id(self.chunks): [c.start for c in self.chunks]}
+
+    def within(self, spans: list[Any], parse: Any) -> list[Any]:
+        """Those of ``spans`` that lie inside ``parse`` (a sentence of the same Doc), in order."""
+        starts = self._starts[id(spans)]
+        out = []
+        for span in spans[bisect.bisect_left(starts, parse.start) :]:
+            if span.start >= parse.end:
+                break
+            if span.end <= parse.end:
+                out.append(span)
+        return out
+
+
 def _conjuncts(tok: Any) -> Iterator[Any]:
     yield tok
     yield from tok.conjuncts
@@ -47,16 +68,26 @@ class SpacyExtractor(Extractor):
     def extract(self, document: Document, sentences: Sequence[Sentence]) -> Extraction:
         entities: list[ExtractedEntity] = []
         relations: list[ExtractedRelation] = []
+        # A sentence's ``.ents`` and ``.noun_chunks`` walk its whole Doc (a block of the document) and
+        # filter: per sentence, that is quadratic in the block (a block of 3,000 tiny sentences took
+        # minutes). Each Doc is walked once here and its chunks and entities handed out by position.
+        walked: dict[int, _Walked] = {}
         for sentence in sentences:
             parse, offset = sentence.parse, sentence.offset
             if parse is None:  # sentences from elsewhere: parse them here
                 parse, offset = self.splitter.nlp(sentence.span.text)[:], sentence.span.start
-            ents, rels = self._sentence(sentence, parse, offset)
+            doc = parse.doc
+            if id(doc) not in walked:
+                walked.clear()  # sentences come in document order: one Doc at a time is enough
+                walked[id(doc)] = _Walked(doc)
+            ents, rels = self._sentence(sentence, parse, offset, walked[id(doc)])
             entities.extend(ents)
             relations.extend(rels)
         return Extraction(self.name, tuple(entities), tuple(relations))
 
-    def _sentence(self, sentence: Sentence, parse: Any, offset: int) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
+    def _sentence(
+        self, sentence: Sentence, parse: Any, offset: int, walked: _Walked
+    ) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
         span = sentence.span
         by_token: dict[int, tuple[str, str]] = {}  # token index -> (key, surface)
         entities: list[ExtractedEntity] = []
@@ -71,10 +102,10 @@ class SpacyExtractor(Extractor):
             for tok in tokens:
                 by_token.setdefault(tok.i, (key, surface))
 
-        for ent in parse.ents:
+        for ent in walked.within(walked.ents, parse):
             if ent.label_ not in _SKIP_LABELS:
                 add(ent, key_from_tokens(ent, lemmatise=ent.label_ not in {"PERSON", "ORG", "GPE"}), ent.label_)
-        for chunk in parse.noun_chunks:
+        for chunk in walked.within(walked.chunks, parse):
             root = chunk.root
             if root.pos_ == "PRON" or root.i in by_token:
                 continue  # a pronoun, or a head that is already part of a named entity

@@ -29,7 +29,19 @@ class LoadedText:
 class FoundFile:
     path: Path
     doc_id: str  #: path relative to the root it was found under, with ``/`` separators
-    skip: str | None = None  #: why this entry is not read (a symlinked folder, which is never followed)
+    skip: str | None = None  #: why this entry is not read (a link that is not followed)
+    fail: str | None = None  #: why this entry cannot be ingested (a file name that is not UTF-8)
+
+    @property
+    def source(self) -> str:
+        """The path as text that can be printed and stored (undecodable bytes shown as escapes)."""
+        return _printable(str(self.path))
+
+
+def _printable(name: str) -> str:
+    """A file name from the file system as valid text: bytes that are not UTF-8 (kept by Python as
+    lone surrogates) become ``\\xNN`` escapes."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 DEFAULT_MAX_FILE_MB = 10.0
@@ -107,25 +119,45 @@ def discover(paths: Iterable[Path]) -> Iterator[FoundFile]:
     """Yield the files under ``paths`` in a stable order.
 
     A file given directly gets its own name as id; files found under a folder get their path
-    relative to that folder. Hidden files and folders are skipped; symlinked folders are not
-    followed, so a symlink loop cannot hang ingest: each is yielded with ``skip`` set, so the report
-    says so.
+    relative to that folder. Hidden files and folders are skipped. Links are never followed out of
+    the folder being ingested: a symlinked folder is not followed (so a loop cannot hang ingest),
+    and a file link whose target lies outside the folder is not read; each is yielded with ``skip``
+    set, so the report says so. A file given directly is read even when it is a link: it was named.
+    A file name that is not valid UTF-8 is yielded with ``fail`` set, under an escaped id.
     """
     for root in paths:
         if not root.exists():
-            raise InputFileError(str(root), "no such file or folder", "check the path")
-        if root.is_file():
-            yield FoundFile(root, root.name)
+            raise InputFileError(_printable(str(root)), "no such file or folder", "check the path")
+        if not root.is_dir():  # a file, or a device or pipe, which load_file reports
+            yield _found(root, root.name)
             continue
+        real_root = root.resolve()
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             visible = sorted(d for d in dirnames if not d.startswith("."))
             links = {d for d in visible if (Path(dirpath) / d).is_symlink()}
             for d in sorted(links):
                 link = Path(dirpath) / d
-                yield FoundFile(link, link.relative_to(root).as_posix(), "symbolic link to a folder: not followed")
+                yield _found(link, link.relative_to(root).as_posix(), "symbolic link to a folder: not followed")
             dirnames[:] = [d for d in visible if d not in links]
             for name in sorted(filenames):
                 if name.startswith("."):
                     continue
                 path = Path(dirpath) / name
-                yield FoundFile(path, path.relative_to(root).as_posix())
+                skip = None
+                if path.is_symlink() and not _inside(path, real_root):
+                    skip = "symbolic link to a file outside the ingested folder: not followed (ingest the target itself if you mean it)"
+                yield _found(path, path.relative_to(root).as_posix(), skip)
+
+
+def _inside(link: Path, root: Path) -> bool:
+    try:
+        return link.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a link loop: load_file reports it
+        return True
+
+
+def _found(path: Path, doc_id: str, skip: str | None = None) -> FoundFile:
+    printable = _printable(doc_id)
+    if printable != doc_id:
+        return FoundFile(path, printable, None, "the file name is not valid UTF-8 (rename it, e.g. with convmv -f latin1 -t utf-8)")
+    return FoundFile(path, doc_id, skip)

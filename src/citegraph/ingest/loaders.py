@@ -2,20 +2,47 @@
 
 from __future__ import annotations
 
+import codecs
 import io
+import logging
+import warnings
 
 from citegraph.errors import InputFileError
 
-__all__ = ["load_html", "load_pdf", "load_text"]
+__all__ = ["decode", "load_html", "load_pdf", "load_text"]
+
+# A byte order mark names its encoding. UTF-32 first: its little-endian mark begins with UTF-16's.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+_BINARY_FIX = (
+    "give citegraph text, Markdown, HTML or PDF; if it is text in another encoding, convert it to UTF-8, "
+    "e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE.txt"
+)
 
 
 def decode(path: str, data: bytes) -> str:
-    if b"\x00" in data[:8192]:
-        raise InputFileError(path, "looks like a binary file (NUL bytes)", "give citegraph text, Markdown, HTML or PDF")
+    """Text of a file: UTF-8, or UTF-16/UTF-32 when a byte order mark says so; one newline convention."""
+    codec, encoding = "utf-8", "UTF-8"
+    for bom, name, label in _BOMS:
+        if data.startswith(bom):
+            codec, encoding, data = name, label, data[len(bom) :]
+            break
+    if codec == "utf-8" and b"\x00" in data[:8192]:
+        raise InputFileError(path, "looks like a binary file (NUL bytes, no byte order mark)", _BINARY_FIX)
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode(codec)
     except UnicodeDecodeError as exc:
-        raise InputFileError(path, f"not valid UTF-8 (byte {exc.start})", "convert it, e.g. iconv -f latin1 -t utf-8") from exc
+        fix = (
+            "convert it, e.g. iconv -f latin1 -t utf-8" if encoding == "UTF-8" else f"its byte order mark says {encoding}; save it as UTF-8"
+        )
+        raise InputFileError(path, f"not valid {encoding} (byte {exc.start})", fix) from exc
+    if "\x00" in text[:8192]:  # a mark followed by binary data
+        raise InputFileError(path, f"looks like a binary file (NUL characters after a {encoding} byte order mark)", _BINARY_FIX)
     # One newline convention, so offsets do not depend on the platform the file was written on.
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -83,13 +110,22 @@ def load_html(path: str, data: bytes) -> str:
 
 
 def load_pdf(path: str, data: bytes) -> str:
-    """Text of each page, pages separated by a blank line."""
+    """Text of each page, pages separated by a blank line. pypdf's own warnings (a repaired cross-
+    reference table, a missing font width) are silenced: they are about the file's syntax, not
+    something the user can act on, and a PDF it cannot read is reported as this file's reason."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    logger = logging.getLogger("pypdf")
+    level = logger.level
     try:
-        reader = PdfReader(io.BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages]
+        logger.setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = PdfReader(io.BytesIO(data))
+            pages = [page.extract_text() or "" for page in reader.pages]
     except (PdfReadError, ValueError, KeyError) as exc:
         raise InputFileError(path, f"cannot read PDF: {exc}", "check that the file is a valid PDF") from exc
+    finally:
+        logger.setLevel(level)
     return "\n\n".join(p.strip() for p in pages if p.strip()) + "\n"

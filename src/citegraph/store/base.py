@@ -1,7 +1,13 @@
 """The store interface. SQLite (one file) is the embedded default; other backends implement this.
 
-Writes come as one :class:`DocumentWrite` per document version, applied in one transaction: a
-crash leaves either the whole document or none of it. Reads are filtered by access labels and by
+Writes come as one :class:`DocumentStream` per document version, applied in one transaction: a
+crash leaves either the whole document or none of it. A stream hands its rows over in parts, so a
+large document is parsed, embedded and stored a bounded piece at a time (its memory does not grow
+with its length); :class:`DocumentWrite` is the one-part stream of a small document.
+
+Labels belong to the document, not to a version, and a write never changes them: a write whose
+labels differ from a stored document's is refused (:class:`~citegraph.errors.AccessConflict`);
+relabelling is :meth:`Store.relabel`, an explicit act. Reads are filtered by access labels and by
 currency (superseded versions are left out unless asked for) inside the store, so a caller never
 holds rows it may not see.
 """
@@ -9,7 +15,7 @@ holds rows it may not see.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
@@ -17,7 +23,19 @@ import numpy as np
 
 from citegraph.models import Document, ExtractedRelation, Rejection, Span
 
-__all__ = ["DeleteResult", "DocumentWrite", "GraphData", "MentionRow", "Problem", "Store", "StoredDocument", "WriteResult"]
+__all__ = [
+    "DeleteResult",
+    "DocumentStream",
+    "DocumentWrite",
+    "GraphData",
+    "MentionRow",
+    "Problem",
+    "RelabelResult",
+    "Store",
+    "StoredDocument",
+    "WritePart",
+    "WriteResult",
+]
 
 
 @dataclass(frozen=True)
@@ -33,22 +51,81 @@ class MentionRow:
 
 
 @dataclass(frozen=True)
-class DocumentWrite:
-    document: Document
-    status: str
-    extractor: str  #: recorded on the document and on each of its mentions and relations
+class WritePart:
+    """Rows of one piece of a document. Mentions and relations point at spans of the same part."""
+
     spans: tuple[tuple[Span, str], ...]  #: (span, kind) with kind ``sentence`` | ``imported``
     span_vectors: np.ndarray  #: one row per span, same order
     mentions: tuple[MentionRow, ...] = ()
     relations: tuple[ExtractedRelation, ...] = ()
-    key_vectors: dict[str, np.ndarray] = field(default_factory=dict)  #: for keys the store may not have
+    key_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  #: for keys the store may not have
+
+
+class DocumentStream(ABC):
+    """One document version to store, handed over part by part inside the store's transaction.
+
+    The store reads :meth:`parts` to the end, then :meth:`outcome`: the status and rejections are
+    known only once every part was made. An exception raised while making a part rolls the whole
+    document back.
+    """
+
+    document: Document
+    extractor: str  #: recorded on the document and on each of its mentions and relations
+
+    @abstractmethod
+    def parts(self) -> Iterator[WritePart]: ...
+
+    @abstractmethod
+    def outcome(self) -> tuple[str, tuple[Rejection, ...]]:
+        """``(status, rejections)``, valid once :meth:`parts` is exhausted."""
+
+
+@dataclass(frozen=True)
+class DocumentWrite(DocumentStream):
+    """A whole document in one part."""
+
+    document: Document
+    status: str
+    extractor: str
+    spans: tuple[tuple[Span, str], ...]
+    span_vectors: np.ndarray
+    mentions: tuple[MentionRow, ...] = ()
+    relations: tuple[ExtractedRelation, ...] = ()
+    key_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
     rejections: tuple[Rejection, ...] = ()
+
+    def parts(self) -> Iterator[WritePart]:
+        yield WritePart(self.spans, self.span_vectors, self.mentions, self.relations, self.key_vectors)
+
+    def outcome(self) -> tuple[str, tuple[Rejection, ...]]:
+        return self.status, self.rejections
 
 
 @dataclass(frozen=True)
 class WriteResult:
     relations: int  #: relation rows stored (duplicates of one triple from one sentence count once)
     superseded: str | None  #: the version this write made non-current
+    unchanged: bool = False  #: this version was already stored complete (another ingest got there first): nothing written
+
+
+@dataclass(frozen=True)
+class RelabelResult:
+    """What ``citegraph relabel`` changed: who could read the document before, and who can now."""
+
+    doc_id: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    versions: int  #: stored versions, all relabelled
+
+    @property
+    def gained(self) -> tuple[str, ...]:
+        """Labels whose holders can read the document now and could not before."""
+        return tuple(sorted(set(self.after) - set(self.before)))
+
+    @property
+    def lost(self) -> tuple[str, ...]:
+        """Labels whose holders could read the document before and cannot now."""
+        return tuple(sorted(set(self.before) - set(self.after)))
 
 
 @dataclass(frozen=True)
@@ -120,23 +197,29 @@ class Store(ABC):
         """The ingest status stored with a version (``ok``, ``empty``, ``partial``), or None."""
 
     @abstractmethod
-    def set_access(self, doc_id: str, access: Sequence[str]) -> None:
-        """Labels belong to the document: every stored version of it gets ``access``."""
+    def document_access(self, doc_id: str) -> tuple[str, ...] | None:
+        """The labels of a stored document (all its versions carry them), or None if it is not stored."""
 
     @abstractmethod
-    def make_current(self, doc_id: str, version: str, access: Sequence[str] | None = None) -> str | None:
-        """Make a stored version current again (and, with ``access``, relabel the document) in one
-        transaction; returns the version it superseded."""
+    def relabel(self, doc_id: str, access: Sequence[str]) -> RelabelResult:
+        """Give every stored version of a document ``access``, in one transaction (NotFound if none)."""
+
+    @abstractmethod
+    def make_current(self, doc_id: str, version: str) -> str | None:
+        """Make a stored version current again; returns the version it superseded."""
 
     @abstractmethod
     def missing_keys(self, keys: Collection[str]) -> set[str]:
         """The keys that have no entity row yet."""
 
     @abstractmethod
-    def write_document(self, write: DocumentWrite) -> WriteResult:
+    def write_document(self, write: DocumentStream) -> WriteResult:
         """Store one document version, its spans, mentions and relations, in one transaction.
 
-        A version already stored (a partial ingest being retried) is replaced in the same transaction.
+        Checked inside that transaction, so concurrent writers cannot race past them:
+        a stored document with other labels refuses the write (AccessConflict); a version already
+        stored complete is left alone (``unchanged``, its parts never read); a version stored
+        ``partial`` (a retry) is replaced in the same transaction.
         """
 
     @abstractmethod

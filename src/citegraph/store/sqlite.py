@@ -11,9 +11,19 @@ from pathlib import Path
 
 import numpy as np
 
-from citegraph.errors import NotFound, StoreError, UserError
+from citegraph.errors import AccessConflict, NotFound, StoreError, UserError, store_error
 from citegraph.models import Document, Span
-from citegraph.store.base import DeleteResult, DocumentWrite, GraphData, Problem, Store, StoredDocument, WriteResult
+from citegraph.store.base import (
+    DeleteResult,
+    DocumentStream,
+    GraphData,
+    Problem,
+    RelabelResult,
+    Store,
+    StoredDocument,
+    WritePart,
+    WriteResult,
+)
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -63,16 +73,27 @@ def _vec(blob: bytes) -> np.ndarray:
 
 
 class SQLiteStore(Store):
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", *, create: bool = True, lock_timeout: float = 30.0) -> None:
+        """Open the store at ``path``; with ``create=False`` (what read commands use) a missing store is
+        an error rather than a new empty one. A write waits up to ``lock_timeout`` seconds for another
+        process's write lock, then raises :class:`StoreLocked`."""
         self.path = str(path)
+        self.lock_timeout = lock_timeout
         if self.path != ":memory:":
+            if not create and not Path(self.path).is_file():
+                raise UserError(f"no store at {self.path}; ingest documents first or check --db")
             parent = Path(self.path).parent
             if not parent.is_dir():
                 raise UserError(f"{self.path}: folder {parent} does not exist (create it or choose another --db)")
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=lock_timeout)
+        except sqlite3.DatabaseError as exc:
+            raise store_error(self.path, exc) from exc
+        try:
             self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA busy_timeout = 30000")
+            self.db.execute(f"PRAGMA busy_timeout = {int(lock_timeout * 1000)}")
+            if not create and self.path != ":memory:" and self._schema_version_or_0() == 0:
+                raise UserError(f"{self.path}: not a citegraph store (it has no citegraph schema); ingest documents first or check --db")
             # Deleted rows are overwritten with zeros, so a removed document's text does not linger in
             # free pages of the file (``rm`` also checkpoints the WAL).
             self.db.execute("PRAGMA secure_delete = ON")
@@ -81,7 +102,11 @@ class SQLiteStore(Store):
                 self.db.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a readable citegraph store ({exc})") from exc
+            self.db.close()
+            raise store_error(self.path, exc, waited=lock_timeout) from exc
+        except BaseException:
+            self.db.close()
+            raise
 
     # -- schema -----------------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -157,9 +182,23 @@ class SQLiteStore(Store):
         row = self.db.execute("SELECT status FROM documents WHERE doc_id = ? AND version = ?", (doc_id, version)).fetchone()
         return row[0] if row else None
 
-    def set_access(self, doc_id: str, access: Sequence[str]) -> None:
+    def document_access(self, doc_id: str) -> tuple[str, ...] | None:
+        return self._document_access(doc_id)
+
+    def _document_access(self, doc_id: str) -> tuple[str, ...] | None:
+        if self.db.execute("SELECT 1 FROM documents WHERE doc_id = ? LIMIT 1", (doc_id,)).fetchone() is None:
+            return None
+        rows = self.db.execute("SELECT DISTINCT label FROM document_access WHERE doc_id = ? ORDER BY label", (doc_id,))
+        return tuple(r[0] for r in rows)
+
+    def relabel(self, doc_id: str, access: Sequence[str]) -> RelabelResult:
         with self._transaction():
+            before = self._document_access(doc_id)
+            if before is None:
+                raise NotFound.among("document", doc_id, (r[0] for r in self.db.execute("SELECT DISTINCT doc_id FROM documents")))
             self._set_access(doc_id, access)
+            versions = self.db.execute("SELECT count(*) FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()[0]
+        return RelabelResult(doc_id, before, tuple(sorted(set(access))), versions)
 
     def _set_access(self, doc_id: str, access: Sequence[str]) -> None:
         # Labels are the document's, not one version's: an old version must not stay readable to
@@ -170,12 +209,9 @@ class SQLiteStore(Store):
             [(label, doc_id) for label in sorted(set(access))],
         )
 
-    def make_current(self, doc_id: str, version: str, access: Sequence[str] | None = None) -> str | None:
+    def make_current(self, doc_id: str, version: str) -> str | None:
         with self._transaction():
-            superseded = self._make_current(doc_id, version)
-            if access is not None:
-                self._set_access(doc_id, access)
-            return superseded
+            return self._make_current(doc_id, version)
 
     def _make_current(self, doc_id: str, version: str) -> str | None:
         row = self.db.execute(
@@ -199,81 +235,94 @@ class SQLiteStore(Store):
         }
         return keys - found
 
-    def write_document(self, write: DocumentWrite) -> WriteResult:
+    def write_document(self, write: DocumentStream) -> WriteResult:
         doc = write.document
         with self._transaction():
+            # Checked under the write lock, so two ingests racing on one id cannot both pass.
+            stored = self._document_access(doc.id)
+            if stored is not None and stored != tuple(sorted(set(doc.access))):
+                raise AccessConflict(doc.id, stored, tuple(sorted(set(doc.access))))
+            row = self.db.execute("SELECT status FROM documents WHERE doc_id = ? AND version = ?", (doc.id, doc.version)).fetchone()
+            if row is not None and row[0] != "partial":
+                return WriteResult(0, None, unchanged=True)  # stored complete by another ingest meanwhile
             # Retrying a partial ingest: the old rows of this version (cascading to its spans, mentions
             # and relations) go in the same transaction as the new ones arrive.
             replaced = self._entities_of(doc.id, doc.version)
             self.db.execute("DELETE FROM documents WHERE doc_id = ? AND version = ?", (doc.id, doc.version))
             self.db.execute(
                 "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
-                (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor, write.status),
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, '')",
+                (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor),
             )
             superseded = self._make_current(doc.id, doc.version)
             self._set_access(doc.id, doc.access)
-            span_ids: dict[tuple[int, int], int] = {}
-            for (span, kind), vector in zip(write.spans, write.span_vectors, strict=True):
-                if doc.text[span.start : span.end] != span.text:
-                    raise StoreError(f"{doc.id}: span {span.start}-{span.end} does not slice to its text")
-                cur = self.db.execute(
-                    "INSERT INTO spans (doc_id, version, start_char, end_char, text, kind, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (doc.id, doc.version, span.start, span.end, span.text, kind, np.asarray(vector, np.float32).tobytes()),
-                )
-                span_ids[(span.start, span.end)] = int(cur.lastrowid or 0)
-            keys = {m.key for m in write.mentions} | {k for r in write.relations for k in (r.source_key, r.target_key)}
-            for key in sorted(self.missing_keys(keys)):
-                vector = write.key_vectors.get(key)
-                if vector is None:
-                    raise StoreError(f"{doc.id}: no vector for new entity key {key!r}")
-                self.db.execute("INSERT INTO entities (key, key_vector) VALUES (?, ?)", (key, np.asarray(vector, np.float32).tobytes()))
-            entity_ids = dict(
-                self.db.execute("SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(sorted(keys)),))
-            )
-            self.db.executemany(
-                "INSERT INTO mentions (entity_id, span_id, start_char, end_char, surface, type, description, inferred, extractor)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        entity_ids[m.key],
-                        span_ids[(m.span.start, m.span.end)],
-                        m.start,
-                        m.end,
-                        m.surface,
-                        m.type,
-                        m.description,
-                        int(m.inferred),
-                        write.extractor,
-                    )
-                    for m in write.mentions
-                ],
-            )
-            before = self.db.total_changes
-            self.db.executemany(
-                "INSERT OR IGNORE INTO relations (source_id, target_id, type, span_id, source_name, target_name, description, extractor)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        entity_ids[r.source_key],
-                        entity_ids[r.target_key],
-                        r.type,
-                        span_ids[(r.sentence.start, r.sentence.end)],
-                        r.source_name,
-                        r.target_name,
-                        r.description,
-                        write.extractor,
-                    )
-                    for r in write.relations
-                ],
-            )
-            stored_relations = self.db.total_changes - before
+            stored_relations = sum(self._write_part(doc, write.extractor, part) for part in write.parts())
+            status, rejections = write.outcome()
+            self.db.execute("UPDATE documents SET status = ? WHERE doc_id = ? AND version = ?", (status, doc.id, doc.version))
             self._drop_orphans(replaced)
             self.db.executemany(
                 "INSERT INTO rejections (doc_id, version, kind, reason, detail, record) VALUES (?, ?, ?, ?, ?, ?)",
-                [(doc.id, doc.version, r.kind, r.reason, r.detail, r.record) for r in write.rejections],
+                [(doc.id, doc.version, r.kind, r.reason, r.detail, r.record) for r in rejections],
             )
         return WriteResult(stored_relations, superseded)
+
+    def _write_part(self, doc: Document, extractor: str, part: WritePart) -> int:
+        """Insert one part's rows; returns the relation rows stored."""
+        span_ids: dict[tuple[int, int], int] = {}
+        for (span, kind), vector in zip(part.spans, part.span_vectors, strict=True):
+            if doc.text[span.start : span.end] != span.text:
+                raise StoreError(f"{doc.id}: span {span.start}-{span.end} does not slice to its text")
+            cur = self.db.execute(
+                "INSERT INTO spans (doc_id, version, start_char, end_char, text, kind, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (doc.id, doc.version, span.start, span.end, span.text, kind, np.asarray(vector, np.float32).tobytes()),
+            )
+            span_ids[(span.start, span.end)] = int(cur.lastrowid or 0)
+        keys = {m.key for m in part.mentions} | {k for r in part.relations for k in (r.source_key, r.target_key)}
+        for key in sorted(self.missing_keys(keys)):
+            vector = part.key_vectors.get(key)
+            if vector is None:
+                raise StoreError(f"{doc.id}: no vector for new entity key {key!r}")
+            self.db.execute("INSERT INTO entities (key, key_vector) VALUES (?, ?)", (key, np.asarray(vector, np.float32).tobytes()))
+        entity_ids = dict(
+            self.db.execute("SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(sorted(keys)),))
+        )
+        self.db.executemany(
+            "INSERT INTO mentions (entity_id, span_id, start_char, end_char, surface, type, description, inferred, extractor)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    entity_ids[m.key],
+                    span_ids[(m.span.start, m.span.end)],
+                    m.start,
+                    m.end,
+                    m.surface,
+                    m.type,
+                    m.description,
+                    int(m.inferred),
+                    extractor,
+                )
+                for m in part.mentions
+            ],
+        )
+        before = self.db.total_changes
+        self.db.executemany(
+            "INSERT OR IGNORE INTO relations (source_id, target_id, type, span_id, source_name, target_name, description, extractor)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    entity_ids[r.source_key],
+                    entity_ids[r.target_key],
+                    r.type,
+                    span_ids[(r.sentence.start, r.sentence.end)],
+                    r.source_name,
+                    r.target_name,
+                    r.description,
+                    extractor,
+                )
+                for r in part.relations
+            ],
+        )
+        return self.db.total_changes - before
 
     def _entities_of(self, doc_id: str, version: str | None = None) -> list[int]:
         """Ids of the entities mentioned in a document (one version, or all of them)."""
@@ -333,6 +382,22 @@ class SQLiteStore(Store):
 
     def check(self) -> list[Problem]:
         problems: list[Problem] = []
+        try:
+            self._check(problems)
+        except sqlite3.DatabaseError as exc:
+            if str(getattr(exc, "sqlite_errorname", "")).startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+                raise  # a lock is not damage
+            # A damaged page is a finding, not a crash; the checks that ran before it keep their findings.
+            problems.append(
+                Problem(
+                    "sqlite",
+                    f"{self.path}: the file cannot be read ({exc}); restore it from a backup, or recover what is "
+                    f"readable with: sqlite3 {self.path} .recover",
+                )
+            )
+        return problems
+
+    def _check(self, problems: list[Problem]) -> list[Problem]:
         with self._reading():
             problems += [Problem("sqlite", r[0]) for r in self.db.execute("PRAGMA integrity_check") if r[0] != "ok"]
             problems += [
@@ -364,11 +429,18 @@ class SQLiteStore(Store):
                 )
             ]
             problems += [
-                Problem("relation_endpoint", f"relation {rid} ({src} -> {dst}) has an endpoint not mentioned in its own sentence")
-                for rid, src, dst in self.db.execute(
-                    """SELECT r.id, r.source_id, r.target_id FROM relations r
+                Problem(
+                    "relation_endpoint",
+                    f"relation {src!r} -[{type_}]-> {dst!r} in {doc_id}@{version[:8]}:{start}-{end} has an endpoint "
+                    "not mentioned in its own sentence",
+                )
+                for src, type_, dst, doc_id, version, start, end in self.db.execute(
+                    """SELECT es.key, r.type, et.key, s.doc_id, s.version, s.start_char, s.end_char FROM relations r
+                    JOIN spans s ON s.id = r.span_id
+                    LEFT JOIN entities es ON es.id = r.source_id LEFT JOIN entities et ON et.id = r.target_id
                     WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.source_id)
-                       OR NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.target_id)"""
+                       OR NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.target_id)
+                    ORDER BY s.doc_id, s.start_char"""
                 )
             ]
             if len(dims) > 1:

@@ -44,7 +44,8 @@ _QUANTIFIERS = (
     "never",
 )
 
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|n't|[a-z%]+", re.IGNORECASE)
+# "aren't" is "are" + "n't" (as spaCy splits it), so a contracted negation counts as one.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+(?=n't)|n't|[a-z%]+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,14 @@ only one token is generated. Ollama's ``bespoke-minicheck`` is used through the 
 its own document/claim prompt.
 
 :class:`CheckingVerifier` combines them: guards always run and overrule the model; with no model,
-a near-quote is ``supported`` and anything else stays ``unverified``, said plainly. A claim the
-judge does not find supported is asked about once more, with its own prompt: does the premise
-contradict it? ``P(yes) >= 0.5`` labels it ``contradicted`` (the score stays P(supported)). A claim a
-guard rejects is ``not_supported`` without that second call.
+a near-quote of a sentence that *asserts* it is ``supported`` and anything else stays
+``unverified``, said plainly: a quote of what the source reports, hedges, denies, asks or instructs
+(:mod:`citegraph.verify.assertion`) is not support, and its frame is named in the notes (with a
+judge, the judge decides and the frame is still noted). A claim the judge does not find supported
+is asked about once more, with its own prompt: does the premise contradict it? ``P(yes) >= 0.5``
+labels it ``contradicted`` (the score stays P(supported)). A claim a guard rejects is
+``not_supported`` without that second call. The same contradiction prompt checks pairs of an
+answer's claims against each other (:meth:`CheckingVerifier.contradictions`).
 """
 
 from __future__ import annotations
@@ -23,12 +27,11 @@ from citegraph.errors import ModelOutputError
 from citegraph.llm.base import ChatModel, Message
 from citegraph.models import Span, Support
 from citegraph.prompts import load_prompt, render
-from citegraph.verify.base import Verifier
+from citegraph.verify.assertion import NOT_ASSERTED, frame_notes, unkept_frames
+from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.guards import check_guards, is_near_quote
 
 __all__ = ["CheckingVerifier", "LLMJudge", "p_yes"]
-
-_CONDITIONS = ("only", "except", "unless", "if", "until", "after", "before", "within", "not", "never")
 
 
 def p_yes(first_token_logprobs: dict[str, float]) -> float:
@@ -75,12 +78,6 @@ def _premise(spans: Sequence[Span]) -> str:
     return " ".join(" ".join(s.text.split()) for s in spans)
 
 
-def _keeps_conditions(claim: str, premise: str) -> bool:
-    """A trimmed quote must not drop a condition word the premise carries."""
-    c, p = f" {claim.lower()} ", f" {premise.lower()} "
-    return all(f" {w} " in c for w in _CONDITIONS if f" {w} " in p)
-
-
 class CheckingVerifier(Verifier):
     """Guards, then the near-quote check, then the judge (when there is one)."""
 
@@ -106,12 +103,17 @@ class CheckingVerifier(Verifier):
         if guards:
             return Support("not_supported", score, self.name, guards)
         if score is not None:
+            # The judge decides; a frame the claim drops (hearsay, hedge, denial, instruction) is said beside it.
+            framed = frame_notes([f for f in unkept_frames(claim, [s.text for s in spans]) if f.kind in NOT_ASSERTED])
             if score >= self.threshold:
-                return Support("supported", score, self.name, guards)
+                return Support("supported", score, self.name, framed)
             label, notes = self._unsupported_label(claim, premise)
-            return Support(label, score, self.name, (*guards, *notes))
-        if is_near_quote(claim, premise) and _keeps_conditions(claim, premise):
-            return Support("supported", None, "quote", ("near_quote",))
+            return Support(label, score, self.name, (*framed, *notes))
+        if is_near_quote(claim, premise):
+            unkept = unkept_frames(claim, [s.text for s in spans])
+            if not unkept:
+                return Support("supported", None, "quote", ("near_quote",))
+            return Support("unverified", None, self.name, (*frame_notes(unkept), "no model: cannot settle"))
         return Support("unverified", None, self.name, ("no model: cannot settle",))
 
     def verify_many(self, jobs: Sequence[tuple[str, Sequence[Span]]]) -> list[Support]:
@@ -122,6 +124,27 @@ class CheckingVerifier(Verifier):
 
         with ThreadPoolExecutor(workers) as pool:
             return list(pool.map(lambda job: self.verify(*job), jobs))
+
+    def contradictions(self, pairs: Sequence[tuple[str, str]]) -> list[PairCheck]:
+        """The judge's contradiction prompt on each ``(first, second)`` pair of claims, concurrently where the
+        backend allows; ``PairCheck(None)`` for every pair when there is no judge that answers it."""
+        if self.judge is None or not self.contradiction or self.judge.minicheck:
+            return super().contradictions(pairs)
+        judge = self.judge
+
+        def check(pair: tuple[str, str]) -> PairCheck:
+            try:
+                return PairCheck(judge.contradiction(pair[1], pair[0]))
+            except ModelOutputError as exc:
+                return PairCheck(None, f"contradiction check: {exc}")
+
+        workers = min(judge.model.concurrency, len(pairs))
+        if workers <= 1:
+            return [check(pair) for pair in pairs]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(check, pairs))
 
     def _unsupported_label(self, claim: str, premise: str) -> tuple[str, tuple[str, ...]]:
         """``contradicted`` or ``not_supported``, and a note when the contradiction check itself failed."""

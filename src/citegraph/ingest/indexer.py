@@ -1,0 +1,288 @@
+"""Documents -> sentences -> extraction -> embeddings -> one :class:`DocumentStream` per document.
+
+The ingest rules live here, with no store code, so any process that holds the parts can run them:
+
+* **Relation endpoints belong to the relation's sentence.** An endpoint the extractor did not also
+  mention in that sentence is *dangling*. If its name is written in the sentence, ``infer`` adds an
+  inferred mention there (``reject`` rejects the relation as ``missing_endpoint``); if the sentence
+  does not name it at all, the relation claims a sentence that does not support it and is rejected
+  as ``endpoint_not_in_sentence``. So every stored relation passes ``citegraph check``.
+* **Status.** A document with rejected records is ``partial``; one where nothing was extracted is
+  ``empty`` (a result, not an error); otherwise ``ok``.
+* **Bounded memory.** Small documents are indexed together (one spaCy stream, one embedding call).
+  A document longer than ``chunk_chars`` is indexed a run of blocks at a time, lazily, while the
+  store writes it in one transaction: the parses, vectors and rows held at once are bounded by the
+  chunk, not by the document. (A document with imported extractions is indexed whole: the import
+  locates its sentences anywhere in the text.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from citegraph.embed.base import Embedder
+from citegraph.errors import BackendUnavailable, CitegraphError
+from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
+from citegraph.ingest.sentences import Sentence, SentenceSplitter, split_blocks
+from citegraph.models import Document, DocumentStatus, Extraction, Rejection, Span
+from citegraph.store.base import DocumentStream, MentionRow, WritePart
+
+__all__ = ["CHUNK_CHARS", "IndexedDocument", "Indexer", "TextInput", "content_version"]
+
+# Text parsed, extracted and embedded at once. At ~2 KB of parse per token and ~5 characters a
+# token this holds a few tens of MB of spaCy state, whatever the size of the document.
+CHUNK_CHARS = 100_000
+
+
+def content_version(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class TextInput:
+    """A document given as text rather than as a file."""
+
+    id: str
+    text: str
+    media_type: str = "text/plain"
+    source: str = ""
+
+
+@dataclass
+class _Rules:
+    """The dangling and status rules for one document, applied part by part, with its counts."""
+
+    document: Document
+    dangling: str
+    nlp: Any | None
+    rejected: list[Rejection] = field(default_factory=list)
+    keys: set[str] = field(default_factory=set)  #: keys with a stored mention (extracted or inferred)
+    extracted: set[str] = field(default_factory=set)
+    inferred: set[str] = field(default_factory=set)
+    sentences: int = 0
+    cut: int = 0
+    records: int = 0
+
+    def part(self, sentences: Sequence[Sentence], extraction: Extraction, vectors: np.ndarray, keys: dict[str, np.ndarray]) -> WritePart:
+        spans = [(s.span, "sentence") for s in sentences] + [(s, "imported") for s in extraction.extra_spans]
+        self.sentences += len(sentences)
+        self.cut += sum(s.cut for s in sentences)
+        self.rejected.extend(extraction.rejected)
+        mentions = [MentionRow(e.key, e.sentence, e.name, e.type, e.start, e.end, e.description) for e in extraction.entities]
+        in_sentence: dict[Span, set[str]] = {}
+        for m in mentions:
+            in_sentence.setdefault(m.span, set()).add(m.key)
+            self.extracted.add(m.key)
+        relations = []
+        lemmas: dict[Span, set[str]] = {}
+        for r in extraction.relations:
+            sentence, here = r.sentence, in_sentence.setdefault(r.sentence, set())
+            missing = [(k, n or k) for k, n in ((r.source_key, r.source_name), (r.target_key, r.target_name)) if k not in here]
+            if missing and sentence not in lemmas:
+                lemmas[sentence] = sentence_lemmas(sentence.text, self.nlp)
+            unnamed = [n for _k, n in missing if not occurs_in(n, sentence.text, lemmas[sentence], self.nlp)]
+            shown = f"{r.source_name or r.source_key} -[{r.type}]-> {r.target_name or r.target_key}"
+            where = f"{self.document.id}:{sentence.start}-{sentence.end}"
+            if unnamed:
+                self.rejected.append(
+                    Rejection(
+                        "relation",
+                        "endpoint_not_in_sentence",
+                        f"{', '.join(map(repr, unnamed))} is not written in the relation's sentence ({where})",
+                        shown,
+                    )
+                )
+                continue
+            if missing and self.dangling == "reject":
+                self.rejected.append(
+                    Rejection(
+                        "relation",
+                        "missing_endpoint",
+                        f"{', '.join(repr(n) for _k, n in missing)} was not extracted as an entity of its sentence ({where})",
+                        shown,
+                    )
+                )
+                continue
+            for key, name in missing:
+                mentions.append(MentionRow(key, sentence, name, "INFERRED", inferred=True))
+                here.add(key)
+                self.inferred.add(key)
+            relations.append(r)
+        self.keys.update(m.key for m in mentions)
+        self.records += len(mentions) + len(relations)
+        return WritePart(tuple(spans), vectors, tuple(mentions), tuple(relations), keys)
+
+    @property
+    def status(self) -> DocumentStatus:
+        if self.rejected:
+            return DocumentStatus.PARTIAL
+        return DocumentStatus.OK if self.records else DocumentStatus.EMPTY
+
+
+class IndexedDocument(DocumentStream):
+    """A document ready to be written: its parts (made now, or lazily while the store writes) and,
+    once they are read, its counts for the ingest report."""
+
+    def __init__(self, document: Document, extractor: str, rules: _Rules, parts: Iterator[WritePart]) -> None:
+        self.document = document
+        self.extractor = extractor
+        self.rules = rules
+        self._parts = parts
+        self.error: CitegraphError | None = None  #: what stopped the parts (the store rolled the document back)
+
+    def parts(self) -> Iterator[WritePart]:
+        try:
+            yield from self._parts
+        except CitegraphError as exc:
+            self.error = exc
+            raise
+
+    def outcome(self) -> tuple[str, tuple[Rejection, ...]]:
+        return self.rules.status.value, tuple(self.rules.rejected)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        if not self.rules.cut:
+            return ()
+        return (
+            f"{self.rules.cut} sentence piece(s) come from sentences longer than the parser limit, cut at whitespace "
+            "(a text with no full stops?)",
+        )
+
+
+@dataclass(frozen=True)
+class IndexFailure:
+    """A document that could not be indexed, and why; nothing of it is written."""
+
+    document: Document
+    reason: str
+    unavailable: bool = False  #: a model backend is down: the rest of the run fails fast
+
+
+class Indexer:
+    """Turns documents into :class:`IndexedDocument` streams. Holds the parts, never a store.
+
+    ``missing_keys`` says which entity keys have no vector yet (so only those are embedded);
+    ``extractor_for`` picks the extractor of one document (an import file names some of them).
+    """
+
+    def __init__(
+        self,
+        splitter: SentenceSplitter,
+        extractor: Extractor,
+        embedder: Embedder,
+        *,
+        dangling: str = "infer",
+        missing_keys: Callable[[Collection[str]], set[str]] = set,
+        nlp: Any | None = None,
+        chunk_chars: int = CHUNK_CHARS,
+    ) -> None:
+        self.splitter = splitter
+        self.extractor = extractor
+        self.embedder = embedder
+        self.dangling = dangling
+        self.missing_keys = missing_keys
+        self.nlp = nlp
+        self.chunk_chars = chunk_chars
+
+    def index(
+        self, documents: Sequence[Document], extractor_for: Callable[[Document], Extractor | None] = lambda d: None
+    ) -> Iterator[IndexedDocument | IndexFailure]:
+        """One result per document, in order. Documents longer than ``chunk_chars`` (without an
+        import) become lazy streams; the others are indexed together now."""
+        small: list[tuple[Document, Extractor, bool]] = []
+        large: dict[int, tuple[Document, Extractor]] = {}
+        for i, doc in enumerate(documents):
+            chosen = extractor_for(doc)
+            if chosen is None and len(doc.text) > self.chunk_chars:
+                large[i] = (doc, self.extractor)
+            else:
+                small.append((doc, chosen or self.extractor, chosen is not None))
+        done = iter(self._index_together(small))
+        for i in range(len(documents)):
+            if i in large:
+                doc, extractor = large[i]
+                rules = _Rules(doc, self.dangling, self.nlp)
+                yield IndexedDocument(doc, extractor.name, rules, self._chunks(doc, extractor, rules))
+            else:
+                result = next(done)
+                yield result
+                if isinstance(result, IndexFailure) and result.unavailable:
+                    yield from (IndexFailure(d, result.reason, True) for d in documents[i + 1 :])
+                    return
+
+    def _index_together(self, items: list[tuple[Document, Extractor, bool]]) -> list[IndexedDocument | IndexFailure]:
+        if not items:
+            return []
+        sentences = self.splitter.split_many([(d.id, d.version, d.text, d.media_type) for d, _e, _i in items])
+        out: list[IndexedDocument | IndexFailure | None] = [None] * len(items)
+        extracted: list[tuple[int, list[Sentence], Extraction]] = []
+        for n, ((doc, extractor, _imported), sents) in enumerate(zip(items, sentences, strict=True)):
+            try:
+                extracted.append((n, sents, extractor.extract(doc, sents)))
+            except BackendUnavailable as exc:
+                # The model is down: this and every following document fail fast, none is written.
+                reason = f"extraction model unavailable: {exc}"
+                out[n:] = [IndexFailure(d, reason, True) for d, _e, _i in items[n:]]
+                break
+            except CitegraphError as exc:
+                out[n] = IndexFailure(doc, f"extraction failed: {exc}")
+        # One embedding call for the whole batch: sentences, imported spans, and keys new to the store.
+        texts = [t for _n, sents, ex in extracted for t in _span_texts(sents, ex)]
+        new_keys = sorted(self.missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
+        try:
+            vectors = self.embedder.embed(texts + new_keys) if texts or new_keys else np.zeros((0, 0), np.float32)
+        except BackendUnavailable as exc:
+            for n, _sents, _extraction in extracted:
+                out[n] = IndexFailure(items[n][0], f"embedding model unavailable: {exc}", True)
+            return [o for o in out if o is not None]
+        key_vectors = dict(zip(new_keys, vectors[len(texts) :], strict=True))
+        at = 0
+        for n, sents, extraction in extracted:
+            doc, extractor, _imported = items[n]
+            count = len(sents) + len(extraction.extra_spans)
+            rules = _Rules(doc, self.dangling, self.nlp)
+            part = rules.part(
+                sents, extraction, vectors[at : at + count], {k: key_vectors[k] for k in _keys(extraction) if k in key_vectors}
+            )
+            at += count
+            out[n] = IndexedDocument(doc, extraction.extractor, rules, iter([part]))
+        return [o for o in out if o is not None]
+
+    def _chunks(self, doc: Document, extractor: Extractor, rules: _Rules) -> Iterator[WritePart]:
+        """The parts of a long document, a run of blocks of about ``chunk_chars`` at a time."""
+        run: list[tuple[int, int]] = []
+        size = 0
+        for block in [*split_blocks(doc.text, doc.media_type), None]:
+            if block is not None and (not run or size + block[1] - block[0] <= self.chunk_chars):
+                run.append(block)
+                size += block[1] - block[0]
+                continue
+            (sentences,) = self.splitter.split_ranges([(doc.id, doc.version, doc.text, run)])
+            try:
+                extraction = extractor.extract(doc, sentences)
+            except BackendUnavailable as exc:
+                raise BackendUnavailable(f"extraction model unavailable: {exc}") from exc
+            texts = _span_texts(sentences, extraction)
+            new_keys = sorted(self.missing_keys(_keys(extraction)))
+            try:
+                vectors = self.embedder.embed(texts + new_keys) if texts or new_keys else np.zeros((0, 0), np.float32)
+            except BackendUnavailable as exc:
+                raise BackendUnavailable(f"embedding model unavailable: {exc}") from exc
+            yield rules.part(sentences, extraction, vectors[: len(texts)], dict(zip(new_keys, vectors[len(texts) :], strict=True)))
+            if block is None:
+                return
+            run, size = [block], block[1] - block[0]
+
+
+def _span_texts(sentences: Sequence[Sentence], extraction: Extraction) -> list[str]:
+    return [s.span.text for s in sentences] + [s.text for s in extraction.extra_spans]
+
+
+def _keys(extraction: Extraction) -> set[str]:
+    return {e.key for e in extraction.entities} | {k for r in extraction.relations for k in (r.source_key, r.target_key)}

@@ -1,0 +1,244 @@
+"""Does a source sentence assert its content, or only frame it?
+
+A near-quote is support only when the source *asserts* what it says. "A rumour claimed that the
+Billing API leaks customer data, which the audit disproved." contains every word of "The Billing API
+leaks customer data" in order, yet it reports the statement and denies it. This module finds the
+frames a sentence puts around its content, by rule, with spaCy's parse for part of speech and mood:
+
+======================  ====================================================================
+``reported``            hearsay: claimed, alleged(ly), rumour, reportedly, according to, said, …
+``hedged``              hedge or condition: may, might, could, possibly, perhaps, whether, if, unless, …
+``denied``              denial or correction in the same sentence: disproved, false(ly), untrue, myth, …
+``question``            the sentence asks
+``instruction``         imperative mood (a base-form root verb with no subject, at the start) or an
+                        instruction to the reader or to an AI ("ignore previous instructions", "answer that")
+``qualified``           only, except, until, after, before, within, not, never: the content is asserted,
+                        but a trimmed quote must keep these words
+======================  ====================================================================
+
+The rule for quotes (:func:`unkept_frames`): every frame word of the premise must also be in the
+claim, so a claim that carries the frame ("A rumour claimed that …", "Exports may be delayed") is
+still a quote; a denial need not be carried by a claim that carries the premise's reporting frame
+(the rumour did claim it, whatever the audit found); a question or an instruction never supports
+by quote. A plain negative ("Refunds are not issued for partial months.") is asserted: its "not"
+is ``qualified``, kept by any faithful quote.
+
+The analysis of a sentence is cached by its text; spaCy is called under a lock because the verifier
+checks claims from several threads.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from typing import Any
+
+from citegraph.verify.guards import _has_phrase, _tokens
+
+__all__ = [
+    "NEVER_QUOTED",
+    "NOT_ASSERTED",
+    "Frame",
+    "FrameKind",
+    "asserts",
+    "frame_note",
+    "frame_notes",
+    "frames",
+    "instruction_frame",
+    "unkept_frames",
+]
+
+
+class FrameKind(StrEnum):
+    REPORTED = "reported"
+    HEDGED = "hedged"
+    DENIED = "denied"
+    QUESTION = "question"
+    INSTRUCTION = "instruction"
+    QUALIFIED = "qualified"  #: asserted, but scoped or negated: a trimmed quote must keep the words
+
+
+#: Kinds that make a sentence not assert its content (``qualified`` does not).
+NOT_ASSERTED = frozenset({FrameKind.REPORTED, FrameKind.HEDGED, FrameKind.DENIED, FrameKind.QUESTION, FrameKind.INSTRUCTION})
+#: Kinds that no claim can carry: such a premise never supports by quote.
+NEVER_QUOTED = frozenset({FrameKind.QUESTION, FrameKind.INSTRUCTION})
+
+
+@dataclass(frozen=True)
+class Frame:
+    kind: FrameKind
+    markers: tuple[str, ...]  #: the words or phrases found, lower-cased, in order of appearance
+
+    @property
+    def asserted(self) -> bool:
+        return self.kind not in NOT_ASSERTED
+
+    def __str__(self) -> str:
+        return f"{self.kind.value} ({', '.join(repr(m) for m in self.markers)})"
+
+
+# -- vocabularies -----------------------------------------------------------------------------------
+# Words that frame whatever part of speech they are (adverbs, nouns, adjectives).
+_REPORT_WORDS = frozenset(
+    "rumour rumours rumor rumors rumoured rumored alleged allegedly reportedly supposedly purportedly ostensibly hearsay".split()
+)
+# Verbs (by lemma, only when tagged as a verb: "insurance claims" is not hearsay).
+_REPORT_VERBS = frozenset(
+    "claim allege rumour rumor say report believe think suggest speculate purport assert insist argue contend suspect tell".split()
+)
+_REPORT_PHRASES = ("according to",)
+_HEDGE_MODALS = frozenset("may might could would should must".split())  # only when tagged MD: "3 May" is a date
+_HEDGE_WORDS = frozenset(
+    "possibly perhaps maybe probably likely unlikely potentially presumably conceivably apparently seemingly whether if unless".split()
+)
+_HEDGE_VERBS = frozenset({"seem", "appear"})
+_DENIAL_WORDS = frozenset(
+    "disproved disproven debunked false falsely untrue incorrect incorrectly wrong wrongly mistaken mistakenly erroneously "
+    "myth myths misconception hoax fake baseless unfounded misleading".split()
+)
+_DENIAL_VERBS = frozenset("deny refute disprove debunk retract dispute".split())
+_DENIAL_PHRASES = ("not true", "not the case", "not correct", "not accurate")
+_QUALIFIERS = frozenset("only except until after before within not never".split())
+# Instructions to the reader or to an AI, whatever the parse says.
+_INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget)\s+(?:(?:all|any|the|your|my|every|of)\s+)*(?:(?:previous|prior|above|earlier|preceding|system|these|those)\s+)?"
+    r"(?:instructions?|prompts?|rules|guidelines|directions|context|messages?)\b"
+    r"|\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:above|before|previous|prior|earlier|else)\b"
+    r"|\b(?:system|developer)\s+(?:prompt|message)\b"
+    r"|\bas an (?:ai|assistant|language model)\b"
+    r"|\bnew instructions?\b"
+    r"|\b(?:respond|reply|answer)\s+(?:only\s+)?with\b"
+    r"|\byou\s+(?:must|should|will|shall|need to|have to)\s+(?:always\s+)?(?:say|answer|respond|reply|state|claim|tell)\b",
+    re.IGNORECASE,
+)
+# "answer that <clause>": an instruction when "that" opens a clause (tagged IN), not "answer that question".
+_SPEECH_VERBS = frozenset("answer respond reply say state tell claim write output print repeat".split())
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+# What may come before an imperative verb: "Please", "Now", "Always", "And", punctuation.
+_BEFORE_IMPERATIVE = frozenset({"ADV", "INTJ", "CCONJ", "PUNCT", "SPACE"})
+_QUESTION_END = re.compile(r"\?[\s\"'”’)\]]*$")
+
+_lock = threading.Lock()
+
+
+def _parse(text: str) -> Any:
+    from citegraph.ingest.sentences import load_spacy
+
+    nlp = load_spacy()
+    with _lock:
+        return nlp(text)
+
+
+def _imperative(sent: Any) -> str | None:
+    """The root verb when ``sent`` is in the imperative mood: base form (VB), no subject, no "to" or modal
+    before it, and nothing but adverbs, interjections and punctuation ahead of it."""
+    root = sent.root
+    if root.tag_ != "VB" or any(c.dep_ in _SUBJECTS for c in root.children):
+        return None
+    if any(c.dep_ in {"aux", "auxpass"} and (c.tag_ in {"TO", "MD"}) for c in root.children):
+        return None
+    ahead = [t for t in sent if t.i < root.i]
+    if all(t.pos_ in _BEFORE_IMPERATIVE or t.lower_ in {"please", "do", "not", "n't", "never"} for t in ahead):
+        return str(root.lower_)
+    return None
+
+
+def _add(found: dict[FrameKind, list[str]], kind: FrameKind, marker: str) -> None:
+    markers = found.setdefault(kind, [])
+    if marker not in markers:
+        markers.append(marker)
+
+
+@lru_cache(maxsize=4096)
+def frames(sentence: str) -> tuple[Frame, ...]:
+    """The frames ``sentence`` puts around its content; empty for a plain, unqualified assertion."""
+    text = " ".join(sentence.split())
+    if not text:
+        return ()
+    found: dict[FrameKind, list[str]] = {}
+    doc = _parse(text)
+    words = [t.lower_.replace("’", "'") for t in doc]
+    words = ["not" if w == "n't" else w for w in words]
+    for t, word in zip(doc, words, strict=True):
+        lemma = t.lemma_.lower()
+        verb = t.pos_ in {"VERB", "AUX"}
+        if word in _REPORT_WORDS or (verb and lemma in _REPORT_VERBS):
+            _add(found, FrameKind.REPORTED, word)
+        if (word in _HEDGE_MODALS and t.tag_ == "MD") or word in _HEDGE_WORDS or (verb and lemma in _HEDGE_VERBS):
+            _add(found, FrameKind.HEDGED, word)
+        if word in _DENIAL_WORDS or (verb and lemma in _DENIAL_VERBS):
+            _add(found, FrameKind.DENIED, word)
+        if word in _QUALIFIERS:
+            _add(found, FrameKind.QUALIFIED, word)
+        if word in _SPEECH_VERBS and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "that" and doc[t.i + 1].tag_ == "IN":
+            heads = [t, t.head] if t.dep_ == "conj" else [t]  # "Ignore … and answer that …": the subject is the head's
+            if not any(c.dep_ in _SUBJECTS and c.lower_ != "you" for h in heads for c in h.children):
+                _add(found, FrameKind.INSTRUCTION, f"{word} that")
+    for phrase in _REPORT_PHRASES:
+        if _has_phrase(words, phrase):
+            _add(found, FrameKind.REPORTED, phrase)
+    for phrase in _DENIAL_PHRASES:
+        if _has_phrase(words, phrase):
+            _add(found, FrameKind.DENIED, phrase)
+    for sent in doc.sents:
+        imperative = _imperative(sent)
+        if imperative:
+            found.setdefault(FrameKind.INSTRUCTION, []).insert(0, imperative)
+        if _QUESTION_END.search(sent.text):
+            _add(found, FrameKind.QUESTION, "?")
+    for match in _INJECTION.finditer(text):
+        _add(found, FrameKind.INSTRUCTION, " ".join(match.group().lower().split()))
+    order = list(FrameKind)
+    return tuple(Frame(kind, tuple(dict.fromkeys(markers))) for kind, markers in sorted(found.items(), key=lambda kv: order.index(kv[0])))
+
+
+def asserts(sentence: str) -> bool:
+    """Whether ``sentence`` states its content plainly (qualifiers such as "not" or "only" allowed)."""
+    return all(f.asserted for f in frames(sentence))
+
+
+def instruction_frame(sentence: str) -> Frame | None:
+    """The ``instruction`` or ``question`` frame of ``sentence``, if any: text no answer should quote as a claim."""
+    return next((f for f in frames(sentence) if f.kind in NEVER_QUOTED), None)
+
+
+def _claim_words(claim: str) -> list[str]:
+    """The claim's words, spelled as the premise's markers are: "n't" and "cannot" carry "not"."""
+    words: list[str] = []
+    for w in _tokens(claim):
+        words.extend(("can", "not") if w == "cannot" else ("not",) if w == "n't" else (w,))
+    return words
+
+
+def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
+    """The frames of the cited sentences that ``claim`` does not carry: what stops a near-quote from
+    being support. Empty: the claim keeps every frame word (or the premise asserts plainly)."""
+    words = _claim_words(claim)
+    found: list[Frame] = []
+    for premise in premises:
+        premise_frames = frames(premise)
+        reported = [f for f in premise_frames if f.kind is FrameKind.REPORTED]
+        reports_the_report = bool(reported) and all(_has_phrase(words, m) for f in reported for m in f.markers)
+        for frame in premise_frames:
+            if frame.kind in NEVER_QUOTED:
+                found.append(frame)
+            elif frame.kind is FrameKind.DENIED and reports_the_report:
+                continue
+            elif not all(_has_phrase(words, m) for m in frame.markers):
+                found.append(frame)
+    return tuple(dict.fromkeys(found))
+
+
+def frame_note(frame: Frame) -> str:
+    """How a frame is named in a verdict's notes: ``not asserted: reported ('rumour', 'claimed')``."""
+    if frame.kind is FrameKind.QUALIFIED:
+        return f"condition dropped: {', '.join(repr(m) for m in frame.markers)}"
+    return f"not asserted: {frame}"
+
+
+def frame_notes(found: Iterable[Frame]) -> tuple[str, ...]:
+    return tuple(frame_note(f) for f in found)
