@@ -157,3 +157,40 @@ def test_concurrent_ingests_store_each_document_once(tmp_path: Path) -> None:
     assert statuses.count("ok") == 40 and statuses.count("unchanged") == 80, [err.decode()[-500:] for _o, err in outputs]
     with CiteGraph(SQLiteStore(db), HashingEmbedder()) as graph:
         assert len(graph.documents(labels=None)) == 40 and graph.check() == []
+
+
+def test_the_issue_reproduction_through_the_cli(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """staff/notes.txt, then pub/notes.txt: the second is refused (exit 3) with the way out, the
+    salary never reaches a public caller, --prefix keeps both, and relabel says who gains what."""
+    from click.testing import CliRunner
+
+    from citegraph.cli import main
+
+    monkeypatch.setenv("CITEGRAPH_DB", str(tmp_path / "a.db"))
+    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
+    for folder, text in (
+        ("staff", "Alice Moreno earns a salary of 187000 dollars per year."),
+        ("pub", "Alice Moreno leads the Export team."),
+    ):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.txt").write_text(text, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(tmp_path / "staff"), "--access", "staff", "--quiet"]).exit_code == 0
+    refused = runner.invoke(main, ["ingest", str(tmp_path / "pub"), "--access", "public", "--quiet", "--json"])
+    assert refused.exit_code == 3
+    (doc,) = json.loads(refused.stdout)["documents"]
+    assert doc["status"] == "failed" and "citegraph relabel notes.txt --access public" in doc["reason"]
+    for args in (
+        ["ask", "What is Alice Moreno's salary?", "--include-superseded", "--json"],
+        ["show", "relations", "--include-superseded", "--json"],
+        ["export", "--format", "json", "--include-superseded"],
+        ["documents", "--json"],
+    ):
+        result = runner.invoke(main, [*args, "--as", "public"])
+        assert result.exit_code == 0 and "187000" not in result.stdout, args
+    kept = runner.invoke(main, ["ingest", str(tmp_path / "pub"), "--access", "public", "--prefix", "pub/", "--quiet", "--json"])
+    assert kept.exit_code == 0 and json.loads(kept.stdout)["documents"][0]["id"] == "pub/notes.txt"
+    moved = runner.invoke(main, ["relabel", "notes.txt", "--access", "staff,hr"])
+    assert moved.exit_code == 0 and "now readable by callers holding hr" in moved.stdout
+    assert json.loads(runner.invoke(main, ["relabel", "notes.txt", "--access", "staff", "--json"]).stdout)["lost"] == ["hr"]
+    assert runner.invoke(main, ["relabel", "nope.txt", "--access", "staff"]).exit_code == 1

@@ -29,6 +29,7 @@ from rich.console import Console
 from citegraph import output
 from citegraph.errors import CitegraphError, InputFileError, UserError, store_error
 from citegraph.pipeline import CiteGraph
+from citegraph.retrieve.modes import MODES
 from citegraph.settings import Setting, setting
 
 EXIT_OK, EXIT_USER, EXIT_BACKEND, EXIT_PARTIAL, EXIT_CORRUPT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
@@ -230,8 +231,18 @@ def main(ctx: click.Context, config: Path | None) -> None:
     callback=_split_labels,
     help="access labels for these documents (repeatable or comma-separated)",
 )
-@click.option("--extractions", type=click.Path(path_type=Path), help="JSONL of external extractions to import instead of extracting")
+@click.option(
+    "--extractions",
+    type=click.Path(path_type=Path),
+    help="JSONL of extractions made elsewhere, imported for the documents it names; the others are extracted "
+    "with --extractor (the report's 'extractor' column says which)",
+)
 @click.option("--id", "doc_id", help="document id, when ingesting a single file")
+@click.option(
+    "--prefix",
+    default="",
+    help="put this before every document id (a namespace, e.g. 'pub/'), so folders with the same file names can sit side by side",
+)
 @click.option("--version", "version_label", help="a human label for this version (the content hash is always kept)")
 @_option(setting("extractor"))
 @_option(setting("dangling"), type=click.Choice(["infer", "reject"]))
@@ -244,6 +255,7 @@ def ingest(
     access: tuple[str, ...],
     extractions: Path | None,
     doc_id: str | None,
+    prefix: str,
     version_label: str | None,
     extractor: str,
     dangling: str,
@@ -251,13 +263,21 @@ def ingest(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Ingest files and folders (.txt, .md, .html, .pdf) into the store."""
+    """Ingest files and folders (.txt, .md, .html, .pdf) into the store.
+
+    A document id already stored with other labels is refused, never relabelled: see `citegraph relabel`."""
     with (
         open_graph(create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb) as graph,
         output.progress(stderr, "ingest", disable=quiet) as progress,
     ):
         report = graph.ingest(
-            list(paths), access=access, extractions=extractions, doc_id=doc_id, version_label=version_label, progress=progress
+            list(paths),
+            access=access,
+            extractions=extractions,
+            doc_id=doc_id,
+            prefix=prefix,
+            version_label=version_label,
+            progress=progress,
         )
     if as_json:
         _print_json(output.ingest_json(report))
@@ -274,6 +294,7 @@ def ingest(
 @click.argument("question")
 @_db
 @_labels
+@_option(setting("retrieval"), type=click.Choice(sorted(MODES)))
 @_option(setting("hops"))
 @_option(setting("top-k"))
 @_option(setting("context-size"))
@@ -295,6 +316,7 @@ def ask(
     question: str,
     open_graph: Callable[..., CiteGraph],
     labels: tuple[str, ...],
+    retrieval: str,
     hops: int,
     top_k: int,
     context_size: int,
@@ -315,7 +337,8 @@ def ask(
     if answer_file is None:  # an answer file needs no generator
         options["generator"] = generator
     limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims}
-    with open_graph(hops=hops, top_k=top_k, context_size=context_size, depth_penalty=depth_penalty, **limits, **options) as graph:
+    ranking = {"retrieval": retrieval, "hops": hops, "top_k": top_k, "context_size": context_size, "depth_penalty": depth_penalty}
+    with open_graph(**ranking, **limits, **options) as graph:
         answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
     if as_json:
         _print_json(output.answer_json(answer))
@@ -418,6 +441,29 @@ def rm(doc_ids: tuple[str, ...], open_graph: Callable[..., CiteGraph], as_json: 
         _print_json(output.removed_json(results))
     else:
         output.render_removed(stdout, stderr, results)
+
+
+@main.command()
+@click.argument("doc_id")
+@_db
+@click.option(
+    "--access",
+    multiple=True,
+    required=True,
+    callback=_split_labels,
+    help="the document's new access labels (repeatable or comma-separated); they replace the old ones",
+)
+@_json
+def relabel(doc_id: str, open_graph: Callable[..., CiteGraph], access: tuple[str, ...], as_json: bool) -> None:
+    """Give a document (every stored version) new access labels, and say who gains and who loses it.
+
+    The only way labels change: an ingest never relabels a stored document."""
+    with open_graph() as graph:
+        result = graph.relabel(doc_id, access)
+    if as_json:
+        _print_json(output.relabel_json(result))
+    else:
+        output.render_relabel(stdout, result)
 
 
 @main.command()
@@ -613,6 +659,70 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
     finally:
         if judge is not None:
             judge.model.close()
+    if as_json:
+        _print_json(summaries)
+
+
+@eval_.command("retrieval")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, path_type=Path),
+    required=True,
+    multiple=True,
+    help="hotpotqa_distractor_sample100.json, or the plain format: {corpus, questions} JSON, a folder with corpus.json and "
+    "questions.json, or a questions file with --corpus (repeatable)",
+)
+@click.option(
+    "--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="passages [{title, text}] for a plain questions file"
+)
+@click.option("--mode", "modes", multiple=True, help="retrieval modes to compare (repeatable; default: all)")
+@_option(setting("embedder"))
+@_option(setting("extractor"))
+@_option(setting("context-size"))
+@click.option("--limit", type=int, help="only the first N questions of each data set")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@_json
+def eval_retrieval(
+    data: tuple[Path, ...],
+    corpus: Path | None,
+    modes: tuple[str, ...],
+    embedder: str,
+    extractor: str,
+    context_size: int,
+    limit: int | None,
+    out: Path,
+    as_json: bool,
+) -> None:
+    """All-gold-retrieved, passage and sentence recall at k, context size and latency of each retrieval mode.
+
+    The passages are ingested into OUT/NAME.db (reused when present); dev and test are halves of the questions."""
+    from citegraph.eval.retrieval import evaluate, load, prepare, ranker, report
+    from citegraph.retrieve.modes import make_mode
+
+    chosen = list(modes) or list(MODES)
+    for mode in chosen:
+        make_mode(mode)  # an unknown mode is refused before any work
+    summaries = []
+    for path in data:
+        dataset = load(path, corpus, limit)
+        out.mkdir(parents=True, exist_ok=True)
+        db = out / f"{dataset.name}.db"
+        with CiteGraph.open(db, embedder, extractor=extractor, context_size=context_size) as graph:
+            with output.progress(stderr, f"{dataset.name}: ingest") as advance:
+                counts = prepare(dataset, graph, advance)
+            with output.progress(stderr, f"{dataset.name}: questions") as advance:
+                results = evaluate(dataset.questions, chosen, ranker(graph), advance)
+            setup = {
+                "store": str(db),
+                "ingest": counts,
+                "embedder": graph.embedder.name,
+                "extractor": graph.extractor.name,
+                "context_size": context_size,
+            }
+            summaries.append(report(dataset, results, context_size, out, setup))
+        if not as_json:
+            output.render_lines(stdout, (out / f"{dataset.name}.md").read_text(encoding="utf-8"))
     if as_json:
         _print_json(summaries)
 

@@ -7,6 +7,7 @@ markup read from data): a document or a file name cannot drive the terminal.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -17,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from citegraph.models import Answer, Citation, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Span
-from citegraph.store.base import DeleteResult, Problem, StoredDocument
+from citegraph.store.base import DeleteResult, Problem, RelabelResult, StoredDocument
 
 __all__ = [
     "answer_json",
@@ -120,6 +121,8 @@ def ingest_json(report: IngestReport) -> dict[str, Any]:
             "rejected": [rejection_json(r) for r in d.rejected],
             "reason": d.reason,
             "superseded": d.superseded,
+            "extractor": d.extractor,
+            "notes": list(d.notes),
         }
         for d in report.documents
     ]
@@ -265,9 +268,12 @@ def _route_text(route: Sequence[Hop]) -> str:
 
 def _found_text(c: Citation) -> str:
     if c.route:
-        return f"route: {_route_text(c.route)}"
+        about = " (a passage about it)" if c.found_by == "bridge" else ""
+        return f"route: {_route_text(c.route)}{about}"
     if c.entity:
         return f"found as a {'relation' if c.found_by == 'relation' else 'mention'} of seed entity '{safe(c.entity)}'"
+    if c.found_by == "passage":
+        return "found in a passage similar to the question"
     return "found by sentence similarity to the question"
 
 
@@ -324,11 +330,15 @@ def render_ingest(console: Console, report: IngestReport) -> None:
         )
         if d["reason"]:  # full width below the table: a squeezed column would cut the fix off
             notes.append(line((f"{d['id']} ", "bold"), (d["status"], style), f": {d['reason']}"))
+        notes.extend(line((f"{d['id']} ", "bold"), ("note", "dim"), f": {note}") for note in d["notes"])
     console.print(table)
     for note in notes:
         console.print(note)
     for r in data["rejected"]:
         console.print(line((f"rejected {r['kind']} ({r['reason']}): {r['detail']}", "yellow")))
+    extractors = Counter(d["extractor"] for d in data["documents"] if d["extractor"])
+    if extractors:  # an import file names some documents; the configured extractor did the rest
+        say(console, ("extracted by ", "dim"), (", ".join(f"{name} ({n} document(s))" for name, n in sorted(extractors.items())), "dim"))
     t = data["totals"]
     say(
         console,
@@ -405,6 +415,28 @@ def render_removed(console: Console, warnings: Console, results: Sequence[Delete
                 label="warning",
                 style="yellow",
             )
+
+
+def relabel_json(result: RelabelResult) -> dict[str, Any]:
+    return {
+        "id": result.doc_id,
+        "versions": result.versions,
+        "before": list(result.before),
+        "after": list(result.after),
+        "gained": list(result.gained),
+        "lost": list(result.lost),
+    }
+
+
+def render_relabel(console: Console, result: RelabelResult) -> None:
+    """``citegraph relabel``: the labels before and after, and who gained or lost the document."""
+    say(console, f"relabelled {result.doc_id} ({result.versions} version(s)): {', '.join(result.before)} -> {', '.join(result.after)}")
+    if result.gained:
+        say(console, ("now readable", "yellow"), f" by callers holding {', '.join(result.gained)}")
+    if result.lost:
+        say(console, ("no longer readable", "yellow"), f" by callers holding only {', '.join(result.lost)}")
+    if not (result.gained or result.lost):
+        say(console, "nothing changed: the document already had these labels")
 
 
 def check_json(problems: Sequence[Problem]) -> dict[str, Any]:

@@ -76,6 +76,12 @@ SETTINGS = (
         maximum=1,
     ),
     Setting("timeout", 120.0, "seconds to wait for a model server's answer", minimum=0, above=True),
+    Setting(
+        "retrieval",
+        "bridge",
+        "retrieval mode: 'bridge' (passages, each followed by the passage about an entity it names), 'ppr', 'hybrid', 'bfs', "
+        "'dense-sentence', 'dense-passage', 'bridge-embedded' or 'notebook' (see citegraph eval retrieval)",
+    ),
     Setting("hops", 2, "traversal hop limit from the entry entities", minimum=0),
     Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question", minimum=1),
     Setting("context-size", 8, "number of evidence sentences numbered into the answerer's context", minimum=1),
@@ -88,7 +94,11 @@ SETTINGS = (
     ),
     Setting("max-claims", 100, "an answer of more claims than this is refused before any check", minimum=1),
     Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)", minimum=0, above=True),
-    Setting("dangling", "infer", "relation whose endpoint was not extracted: 'infer' the entity or 'reject' the relation"),
+    Setting(
+        "dangling",
+        "infer",
+        "relation whose sentence names an endpoint no entity covers: 'infer' a mention there or 'reject' the relation",
+    ),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 

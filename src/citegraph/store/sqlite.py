@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from citegraph.errors import AccessConflict, NotFound, StoreError, UserError, store_error
+from citegraph.errors import AccessConflict, NotFound, StoreError, StoreLocked, UserError, store_error
 from citegraph.models import Document, Span
 from citegraph.store.base import (
     DeleteResult,
@@ -222,7 +222,7 @@ class SQLiteStore(Store):
         return row[0] if row else None
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self.db)
+        return _Transaction(self)
 
     # -- writes -----------------------------------------------------------------------------------
     def missing_keys(self, keys: Collection[str]) -> set[str]:
@@ -377,21 +377,22 @@ class SQLiteStore(Store):
         try:
             busy, log_frames, _done = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         finally:
-            self.db.execute("PRAGMA busy_timeout = 30000")
+            self.db.execute(f"PRAGMA busy_timeout = {int(self.lock_timeout * 1000)}")
         return busy == 0 and log_frames in (0, -1)
 
     def check(self) -> list[Problem]:
         problems: list[Problem] = []
         try:
             self._check(problems)
-        except sqlite3.DatabaseError as exc:
-            if str(getattr(exc, "sqlite_errorname", "")).startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        except (sqlite3.DatabaseError, StoreError) as exc:  # raw, or as the read transaction translated it
+            cause = exc.__cause__ if isinstance(exc, StoreError) and exc.__cause__ is not None else exc
+            if isinstance(exc, StoreLocked) or str(getattr(cause, "sqlite_errorname", "")).startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
                 raise  # a lock is not damage
             # A damaged page is a finding, not a crash; the checks that ran before it keep their findings.
             problems.append(
                 Problem(
                     "sqlite",
-                    f"{self.path}: the file cannot be read ({exc}); restore it from a backup, or recover what is "
+                    f"{self.path}: the file cannot be read ({cause}); restore it from a backup, or recover what is "
                     f"readable with: sqlite3 {self.path} .recover",
                 )
             )
@@ -462,7 +463,7 @@ class SQLiteStore(Store):
     def _reading(self) -> _Transaction:
         """One read transaction: every SELECT inside sees the same snapshot, whatever a writer commits.
         Inside :meth:`snapshot` (or any open transaction) it joins that one."""
-        return _Transaction(self.db, "BEGIN", join=True)
+        return _Transaction(self, "BEGIN", join=True)
 
     def snapshot(self) -> _Transaction:
         """``with store.snapshot():`` makes several reads (documents, graph, check) see one state."""
@@ -565,10 +566,13 @@ class SQLiteStore(Store):
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` (or another BEGIN) ... ``COMMIT``, rolled back on any exception."""
+    """``BEGIN IMMEDIATE`` (or another BEGIN) ... ``COMMIT``, rolled back on any exception. A SQLite
+    error inside (a lock held elsewhere, a read-only file, a damaged page, a full disk) leaves as the
+    citegraph error its user can act on, naming the store, for the Python API as for the CLI."""
 
-    def __init__(self, db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE", *, join: bool = False) -> None:
-        self.db = db
+    def __init__(self, store: SQLiteStore, begin: str = "BEGIN IMMEDIATE", *, join: bool = False) -> None:
+        self.store = store
+        self.db = store.db
         self.begin = begin
         self.join = join
         self.owner = True
@@ -576,12 +580,20 @@ class _Transaction:
     def __enter__(self) -> None:
         self.owner = not (self.join and self.db.in_transaction)
         if self.owner:
-            self.db.execute(self.begin)
+            try:
+                self.db.execute(self.begin)
+            except sqlite3.Error as exc:
+                raise store_error(self.store.path, exc, waited=self.store.lock_timeout) from exc
 
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         if not self.owner:
             return
-        if exc_type is None:
-            self.db.execute("COMMIT")
-        elif self.db.in_transaction:  # SQLite may already have rolled back (disk full, I/O error)
-            self.db.execute("ROLLBACK")
+        try:
+            if exc_type is None:
+                self.db.execute("COMMIT")
+            elif self.db.in_transaction:  # SQLite may already have rolled back (disk full, I/O error)
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            raise store_error(self.store.path, error, waited=self.store.lock_timeout) from error
+        if isinstance(exc, sqlite3.Error):
+            raise store_error(self.store.path, exc, waited=self.store.lock_timeout) from exc
