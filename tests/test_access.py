@@ -23,6 +23,7 @@ from citegraph.ingest.sentences import Sentence, SentenceSplitter
 from citegraph.models import Document, DocumentStatus, ExtractedEntity, ExtractedRelation, Extraction
 from citegraph.output import answer_json, documents_json, entity_json, nodes_json, relations_json
 from citegraph.pipeline import CiteGraph, TextInput
+from citegraph.retrieve.modes import MODES
 from citegraph.store import SQLiteStore
 
 PUBLIC = "Exports use the latest snapshot. Snapshot exports stay available for 30 days after cancellation."
@@ -160,7 +161,15 @@ def _observe(graph: CiteGraph, labels: Sequence[str], question: str, seed: str) 
     documents = documents_json(graph.documents(labels=labels))
     for d in documents:
         d.pop("ingested_at")
+    retrievals = {
+        mode: [
+            (e.span.document, e.span.version, e.span.start, e.found_by, e.entity, round(e.score, 5), [h.target for h in e.route])
+            for e in graph.retriever.retrieve(question, labels, mode=mode).evidence
+        ]
+        for mode in MODES  # PageRank mass, BM25 statistics, passage vectors: none may come from a private sentence
+    }
     return {
+        "retrieval": retrievals,
         "answer": answer_json(graph.ask(question, labels=labels)),
         "answer_superseded": answer_json(graph.ask(question, labels=labels, include_superseded=True)),
         "traverse": attempt(lambda: nodes_json(graph.traverse([seed], labels=labels))),

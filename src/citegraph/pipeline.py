@@ -119,6 +119,7 @@ class CiteGraph:
         extractor: Extractor | None = None,
         answerer: Answerer | None = None,
         verifier: Verifier | None = None,
+        retrieval: str = str(setting("retrieval").default),
         hops: int = int(setting("hops").default),  # type: ignore[call-overload]
         top_k: int = int(setting("top-k").default),  # type: ignore[call-overload]
         context_size: int = int(setting("context-size").default),  # type: ignore[call-overload]
@@ -154,7 +155,14 @@ class CiteGraph:
         self.context_size = context_size
         self.dangling = dangling
         self.retriever = Retriever(
-            store, embedder, top_k=top_k, hops=hops, context_size=context_size, depth_penalty=depth_penalty, nlp=self._nlp_or_none()
+            store,
+            embedder,
+            top_k=top_k,
+            hops=hops,
+            context_size=context_size,
+            depth_penalty=depth_penalty,
+            nlp=self._nlp_or_none(),
+            mode=retrieval,
         )
         self.indexer = Indexer(
             self.splitter, extractor, embedder, dangling=dangling, missing_keys=store.missing_keys, nlp=self._nlp_or_none()
@@ -379,7 +387,9 @@ class CiteGraph:
         except AccessConflict as exc:  # another ingest stored this id with other labels meanwhile
             return failed(str(exc))
         except CitegraphError as exc:
-            return failed(f"extraction failed: {exc}" if indexed.error is exc else f"store write failed: {exc}")
+            if indexed.error is exc:  # the extractor failed on this document: the others go on
+                return failed(f"extraction failed: {exc}")
+            raise  # the store itself failed (locked, read-only, damaged, full): the run stops; what was written stays
         if self.store.embedder_name() is None:
             self.store.set_embedder_name(self.embedder.name)
         if result.unchanged:

@@ -38,21 +38,22 @@ class ExtractiveAnswerer(Answerer):
         self.relative = relative
 
     def select(self, context: Sequence[ContextItem]) -> Selection:
-        """Walk the context in order: skip instructions and questions, quote the rest while their score
-        is within ``relative`` of the first quoted one's, up to ``max_claims``."""
+        """Best score first: skip instructions and questions, quote the rest while their score is within
+        ``relative`` of the best quoted one's, up to ``max_claims``; quotes keep the context's order.
+        (A mode may order the context by passage, so the best sentence need not come first.)"""
         quoted: list[ContextItem] = []
         skipped: list[tuple[ContextItem, Frame]] = []
-        for item in context:
+        for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker)):
             if len(quoted) >= self.max_claims:
                 break
             if quoted and item.evidence.score < self.relative * quoted[0].evidence.score:
-                continue
+                break
             frame = instruction_frame(item.span.text)
             if frame is not None:
                 skipped.append((item, frame))
             else:
                 quoted.append(item)
-        return Selection(quoted, skipped)
+        return Selection(sorted(quoted, key=lambda c: c.marker), sorted(skipped, key=lambda s: s[0].marker))
 
     def answer(self, question: str, context: Sequence[ContextItem]) -> str:
         parts = []

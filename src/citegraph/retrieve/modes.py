@@ -1,0 +1,527 @@
+"""Retrieval modes: ways to rank the caller's sentences for a question, behind one interface.
+
+Every mode reads only the caller's :class:`~citegraph.retrieve.retriever.GraphView` (the store
+already dropped what the caller may not read), so term statistics, PageRank mass and vectors never
+come from a private sentence. Each returns :class:`~citegraph.models.Evidence` best first; a span a
+graph mode brings in carries the route that found it.
+
+=================  ==================================================================================
+``dense-sentence``  cosine of each sentence to the question (the baseline every peer is compared with)
+``dense-passage``   cosine of each whole passage (document) to the question; its sentences by similarity
+``notebook``        the seed lesson's design: 3 entities by similarity, 2-hop BFS along outgoing
+                    relations with one visited set shared by the seeds in order, their sentences
+``bfs``             multi-source BFS from the seeds (both directions), ranked by similarity × depth
+                    penalty: the graph only filters, the ranking is the dense one
+``ppr``             personalized PageRank over the entity–sentence–passage graph, restarting at the
+                    entities the question names (linked by key, then by similarity) and at the
+                    sentences most similar to the question (HippoRAG 2's recipe)
+``hybrid``          reciprocal-rank fusion of dense-sentence, BM25 over sentences and ``ppr``
+``bridge``          passages by similarity, each top passage followed by the passage about an entity
+                    it mentions (the second hop); a few sentences per passage first
+``bridge-embedded`` ``bridge`` with passages scored by their embedded text instead of their centroid
+=================  ==================================================================================
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from citegraph.embed.base import ExactIndex
+from citegraph.models import Evidence, Hop
+from citegraph.retrieve.traversal import multi_source_bfs
+
+if TYPE_CHECKING:
+    from citegraph.retrieve.retriever import GraphView
+
+__all__ = ["MODES", "Mode", "Query", "make_mode"]
+
+
+@dataclass
+class Query:
+    """One question, prepared once for whichever mode ranks it."""
+
+    text: str
+    vector: np.ndarray
+    linked: list[str] = field(default_factory=list)  #: entity keys the question names (NER and noun chunks)
+    top_k: int = 3
+    hops: int = 2
+    depth_penalty: float = 0.1
+    min_words: int = 3  #: shorter spans (headings, fragments) stay in the store but are not evidence
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None  #: for modes that embed passages
+
+    _sentence_scores: np.ndarray | None = None
+
+    def similarity(self, view: GraphView) -> np.ndarray:
+        if self._sentence_scores is None:
+            self._sentence_scores = ExactIndex(view.data.span_vectors).scores(self.vector)
+        return self._sentence_scores
+
+
+class Mode(ABC):
+    name: str
+
+    @abstractmethod
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        """At most ``limit`` evidence spans, best first, and the seed entity keys used (if any)."""
+
+
+def _eligible(view: GraphView, query: Query) -> np.ndarray:
+    return view.word_counts >= query.min_words
+
+
+def _evidence(view: GraphView, query: Query, order: Sequence[int], score: Callable[[int], float], found_by: str) -> list[Evidence]:
+    sims = query.similarity(view)
+    return [Evidence(view.data.spans[i], float(score(i)), float(sims[i]), found_by) for i in order]
+
+
+def _top(scores: np.ndarray, eligible: np.ndarray, limit: int) -> list[int]:
+    masked = np.where(eligible, scores, -np.inf)
+    return [i for i, s in ExactIndex.top(masked, limit) if np.isfinite(s)]
+
+
+class DenseSentence(Mode):
+    name = "dense-sentence"
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        sims = query.similarity(view)
+        return _evidence(view, query, _top(sims, _eligible(view, query), limit), lambda i: sims[i], "sentence"), []
+
+
+class DensePassage(Mode):
+    """Passages (documents) by the cosine of their whole text; each passage's sentences follow it,
+    most similar first, so ``limit`` sentences cover as few passages as the passage order gives."""
+
+    name = "dense-passage"
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        if query.embed is None:
+            raise ValueError("dense-passage needs an embedder to embed passages")
+        doc_scores = ExactIndex(view.passage_vectors(query.embed)).scores(query.vector)
+        sims = query.similarity(view)
+        eligible = _eligible(view, query)
+        order: list[int] = []
+        for d, _s in ExactIndex.top(doc_scores, len(doc_scores)):
+            spans = [int(i) for i in view.doc_spans[d] if eligible[i]]
+            order.extend(sorted(spans, key=lambda i: (-sims[i], i)))
+            if len(order) >= limit:
+                break
+        return _evidence(view, query, order[:limit], lambda i: doc_scores[view.span_doc[i]], "passage"), []
+
+
+class Notebook(Mode):
+    """The seed notebook's retrieval, kept as the baseline to beat: it shares one visited set across
+    seeds taken in order (seed-order shadowing) and follows outgoing relations only."""
+
+    name = "notebook"
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        data = view.data
+        seeds = [data.keys[i] for i, _ in ExactIndex(data.key_vectors).search(query.vector, 3)]
+        visited: set[str] = set()
+        reached: list[tuple[str, int, tuple[Hop, ...]]] = []
+        for seed in seeds:
+            if seed in visited:
+                continue
+            visited.add(seed)
+            frontier: list[tuple[str, tuple[Hop, ...]]] = [(seed, ())]
+            reached.append((seed, 0, ()))
+            for depth in range(1, 3):
+                nxt: list[tuple[str, tuple[Hop, ...]]] = []
+                for node, route in frontier:
+                    for hop in view.adjacency.get(node, ()):
+                        if hop.direction == "out" and hop.target not in visited:
+                            visited.add(hop.target)
+                            nxt.append((hop.target, (*route, hop)))
+                            reached.append((hop.target, depth, (*route, hop)))
+                frontier = nxt
+        sims = query.similarity(view)
+        eligible = _eligible(view, query)
+        out: list[Evidence] = []
+        seen: set[int] = set()
+        for key, depth, route in reached:
+            for span in view.mention_spans[view.index[key]]:
+                if span in seen or not eligible[span]:
+                    continue
+                seen.add(span)
+                out.append(Evidence(data.spans[span], float(sims[span]), float(sims[span]), "entity", key, depth, route))
+        return out[:limit], seeds
+
+
+class BFS(Mode):
+    """Multi-source BFS from the seeds; every reached entity's spans, the relations between reached
+    entities and the most similar sentences, scored ``similarity × (1 - depth_penalty × depth)``."""
+
+    name = "bfs"
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        data = view.data
+        seeds = [data.keys[i] for i, _ in ExactIndex(view.entity_vectors).search(query.vector, query.top_k)]
+        reached = multi_source_bfs(seeds, view.adjacency, query.hops)
+        sims = query.similarity(view)
+        eligible = _eligible(view, query)
+        best: dict[int, Evidence] = {}
+
+        def offer(span: int, found_by: str, entity: str | None, depth: int | None, route: tuple[Hop, ...]) -> None:
+            if not eligible[span]:
+                return
+            sim = float(sims[span])
+            score = sim * (1.0 - query.depth_penalty * depth) if depth else sim
+            held = best.get(span)
+            if held is None or (score, found_by != "sentence") > (held.score, held.found_by != "sentence"):
+                best[span] = Evidence(data.spans[span], score, sim, found_by, entity, depth, route)
+
+        for key, (depth, route) in reached.items():
+            for span in view.mention_spans[view.index[key]]:
+                offer(span, "entity", key, depth, route)
+        for src, dst, span in view.relation_spans:
+            a, b = reached.get(data.keys[src]), reached.get(data.keys[dst])
+            if a and b:
+                (depth, route), key = max((a, data.keys[src]), (b, data.keys[dst]), key=lambda x: (x[0][0], x[1]))
+                offer(span, "relation", key, depth, route)
+        for span, _ in ExactIndex.top(sims, limit):
+            offer(span, "sentence", None, None, ())
+        ranked = sorted(best.values(), key=lambda e: (-round(e.score, 6), view.span_order[view.span_id[e.span]]))
+        return ranked[:limit], seeds
+
+
+class PersonalizedPageRank(Mode):
+    """Personalized PageRank over one graph of entities, sentences and passages.
+
+    Edges: entity–sentence for each mention, entity–entity for each relation, sentence–passage for
+    each sentence of a passage. The restart vector puts ``1 - dense_mass`` on the entities the
+    question names (linked by key; the ``top_k`` most similar entities when none is named) and
+    ``dense_mass`` on the ``dense_seeds`` sentences most similar to the question, by similarity. A
+    passage the question does not resemble is still reached through an entity a relevant passage
+    mentions: the second hop of a multi-hop question. Sentences are ranked by their passage's score
+    and then their own, so the context holds whole passages, best first.
+    """
+
+    name = "ppr"
+
+    def __init__(self, damping: float = 0.5, dense_mass: float = 0.5, dense_seeds: int = 20, iterations: int = 30) -> None:
+        self.damping = damping
+        self.dense_mass = dense_mass
+        self.dense_seeds = dense_seeds
+        self.iterations = iterations
+
+    def scores(self, query: Query, view: GraphView) -> tuple[np.ndarray, list[str]]:
+        """PageRank of every node (entities, then spans, then passages), and the seed entities."""
+        n_e = len(view.data.keys)
+        seeds = [k for k in query.linked if k in view.index]
+        if not seeds:
+            seeds = [view.data.keys[i] for i, _ in ExactIndex(view.entity_vectors).search(query.vector, query.top_k)]
+        restart = np.zeros(view.ppr_matrix.shape[0], dtype=np.float64)
+        # An entity few passages mention says more about the question than one many do ("city"):
+        # seeds are weighted by specificity, log(1 + passages / passages mentioning it).
+        specificity = np.array([view.specificity[view.index[key]] for key in seeds])
+        restart[[view.index[key] for key in seeds]] += (1.0 - self.dense_mass) * specificity / specificity.sum()
+        sims = query.similarity(view)
+        top = _top(sims, _eligible(view, query), self.dense_seeds)
+        if top:
+            weights = np.maximum(sims[top], 0) + 1e-6
+            restart[n_e + np.asarray(top)] += self.dense_mass * weights / weights.sum()
+        restart /= restart.sum() or 1.0
+        rank = restart.copy()
+        matrix = view.ppr_matrix
+        for _ in range(self.iterations):
+            rank = (1 - self.damping) * restart + self.damping * (matrix @ rank)
+        return rank, seeds
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        scores, seeds = self.scores(query, view)
+        n_e, n_s = len(view.data.keys), len(view.data.spans)
+        span_scores, doc_scores = scores[n_e : n_e + n_s], scores[n_e + n_s :]
+        order = _by_passage(view, query, doc_scores, span_scores, limit)
+        return _routed(view, query, seeds, order, lambda i: doc_scores[view.span_doc[i]], "ppr"), seeds
+
+
+class Hybrid(Mode):
+    """Reciprocal-rank fusion (k = 60) of dense-sentence, BM25 over sentences, and ppr's passages."""
+
+    name = "hybrid"
+
+    def __init__(self, ppr: PersonalizedPageRank | None = None, k: int = 60, depth: int = 200) -> None:
+        self.ppr = ppr or PersonalizedPageRank()
+        self.k = k
+        self.depth = depth
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        eligible = _eligible(view, query)
+        dense = _top(query.similarity(view), eligible, self.depth)
+        lexical = _top(view.bm25(query.text), eligible, self.depth)
+        scores, seeds = self.ppr.scores(query, view)
+        n_e, n_s = len(view.data.keys), len(view.data.spans)
+        graph = _by_passage(view, query, scores[n_e + n_s :], scores[n_e : n_e + n_s], self.depth)
+        fused: dict[int, float] = {}
+        for ranking in (dense, lexical, graph):
+            for r, span in enumerate(ranking):
+                fused[span] = fused.get(span, 0.0) + 1.0 / (self.k + r + 1)
+        order = [i for i, _ in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))][:limit]
+        return _routed(view, query, seeds, order, lambda i: fused[i], "hybrid"), seeds
+
+
+class Bridge(Mode):
+    """Passages by similarity, each top passage followed by the passage *about* an entity it mentions
+    (the bridge of a multi-hop question), then sentences chosen per passage.
+
+    1. Passage score: the cosine of the passage centroid (its sentence vectors' mean) or, with
+       ``embedded``, of its embedded text, to the question, plus the best sentence's cosine.
+    2. For each of the ``first_hops`` best passages, every entity it mentions is a candidate bridge;
+       a passage whose first sentence mentions that entity is *about* it (a Wikipedia article, a
+       handbook page that names its subject first). The best such passage by its own score follows
+       the passage that named the entity: the second hop, which by nature resembles the question less.
+    3. Sentences: for each passage in that order, up to ``per_passage`` of its sentences first (the
+       one naming the bridge entity, or the passage's first sentence for a bridge passage, then the
+       most similar), then the rest.
+
+    The order is the ranking; each span's ``score`` is its own similarity to the question (what an
+    answerer weighs), so scores do not decrease along the list. A bridge passage's evidence carries
+    the route: the first passage's subject, the sentence of it that mentions the bridge entity, and
+    that entity.
+
+    A candidate bridge passage ``c``, reached through entity ``e`` from a first passage, scores
+    ``score(c) + specificity × log(1 + passages / passages naming e) + naming × (similarity of the
+    sentence naming e) + subject × [e is the first thing c names]``: a rare name, mentioned where the
+    first passage answers the question, that the second passage is about.
+    """
+
+    name = "bridge"
+
+    # The weights were chosen on the dev half of HotpotQA-100 (docs/results/2026-11-30/retrieval/grid.md);
+    # the test half was run once, with these.
+    def __init__(
+        self,
+        first_hops: int = 5,
+        per_passage: int = 1,
+        embedded: bool = False,
+        specificity: float = 0.1,
+        naming: float = 0.5,
+        subject: float = 0.2,
+    ) -> None:
+        self.first_hops = first_hops
+        self.per_passage = per_passage
+        self.embedded = embedded
+        self.specificity = specificity  #: weight of the bridge entity's specificity
+        self.naming = naming  #: weight of the similarity to the question of the sentence naming the entity
+        self.subject = subject  #: bonus when the entity is the first one the bridge passage names
+
+    def passage_scores(self, query: Query, view: GraphView) -> np.ndarray:
+        vectors = view.passage_vectors(query.embed) if self.embedded and query.embed is not None else view.passage_centroids
+        cos = ExactIndex(vectors).scores(query.vector)
+        best = np.full(len(view.passages), -1.0, dtype=np.float32)
+        np.maximum.at(best, view.span_doc, query.similarity(view))
+        return (cos + best).astype(np.float32)
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        scores = self.passage_scores(query, view)
+        sims = query.similarity(view)
+        eligible = _eligible(view, query)
+        dense = [d for d, _ in ExactIndex.top(scores, len(scores))]
+        order: list[int] = []
+        via: dict[int, tuple[int, int]] = {}  # bridge passage -> (first passage, entity)
+        for first in dense[: self.first_hops]:
+            if first not in order:
+                order.append(first)
+            best: tuple[float, int, int] | None = None
+            naming = view.naming_similarity(first, sims)
+            for e in view.passage_entities[first]:
+                lift = self.specificity * view.specificity[e] + self.naming * naming.get(e, 0.0)
+                for c in view.topic_passages.get(e, ()):
+                    if c == first or c in order:
+                        continue
+                    score = float(scores[c]) + lift + (self.subject if view.subject_of(c) == e else 0.0)
+                    if best is None or (score, -c) > (best[0], -best[1]):
+                        best = (score, c, e)
+            if best is not None:
+                order.append(best[1])
+                via[best[1]] = (first, best[2])
+        order += [d for d in dense if d not in set(order)]
+        picked: list[int] = []
+        rest: list[int] = []
+        bridge_entity = {first: e for _c, (first, e) in via.items()}
+        for d in order:
+            spans = [int(i) for i in view.doc_spans[d] if eligible[i]]
+            spans.sort(key=lambda i: (-sims[i], i))
+            lead: list[int] = []
+            if d in via:  # a bridge passage: its first sentence names the entity
+                first_span = int(view.first_spans[d])
+                if eligible[first_span]:
+                    lead.append(first_span)
+            elif d in bridge_entity:  # the sentence that names the bridge entity
+                lead += [i for i in spans if bridge_entity[d] in view.span_entities[i]][:1]
+            lead += [i for i in spans if i not in lead]
+            picked += lead[: self.per_passage]
+            rest += lead[self.per_passage :]
+            if len(picked) >= limit:
+                break
+        ranked = (picked + rest)[:limit]
+        out = []
+        for i in ranked:
+            d = int(view.span_doc[i])
+            if d in via:
+                first, e = via[d]
+                out.append(self._bridged(view, query, i, first, e))
+            else:
+                out.append(Evidence(view.data.spans[i], float(sims[i]), float(sims[i]), "passage"))
+        return out, [view.data.keys[via[d][1]] for d in via]
+
+    @staticmethod
+    def _bridged(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:
+        key = view.data.keys[entity]
+        naming = [int(i) for i in view.doc_spans[first] if entity in view.span_entities[int(i)]]
+        via_span = min(naming, key=lambda i: view.span_order[i]) if naming else int(view.first_spans[first])
+        subject = next((view.data.keys[e] for e in view.span_entities[int(view.first_spans[first])] if e != entity), key)
+        route = (Hop(subject, "mentions", "out", key, view.data.spans[via_span]),)
+        similarity = float(query.similarity(view)[span])
+        return Evidence(view.data.spans[span], similarity, similarity, "bridge", key, 1, route)
+
+
+def _by_passage(view: GraphView, query: Query, doc_scores: np.ndarray, span_scores: np.ndarray, limit: int) -> list[int]:
+    eligible = _eligible(view, query)
+    order: list[int] = []
+    for d, _s in ExactIndex.top(doc_scores.astype(np.float32), len(doc_scores)):
+        spans = [int(i) for i in view.doc_spans[d] if eligible[i]]
+        order.extend(sorted(spans, key=lambda i: (-span_scores[i], i)))
+        if len(order) >= limit:
+            break
+    return order[:limit]
+
+
+def _routed(
+    view: GraphView, query: Query, seeds: list[str], order: Sequence[int], score: Callable[[int], float], found_by: str
+) -> list[Evidence]:
+    """Evidence for ``order``, each span with the shortest route from a seed to an entity it mentions
+    (within the hop limit), so a graph-found span still says how it was reached."""
+    reached = multi_source_bfs(seeds, view.adjacency, query.hops)
+    sims = query.similarity(view)
+    out = []
+    for i in order:
+        best: tuple[int, str, tuple[Hop, ...]] | None = None
+        for e in view.span_entities[i]:
+            key = view.data.keys[e]
+            if key in reached and (best is None or (reached[key][0], key) < (best[0], best[1])):
+                best = (reached[key][0], key, reached[key][1])
+        depth, entity, route = best if best else (None, None, ())
+        out.append(Evidence(view.data.spans[i], float(score(i)), float(sims[i]), found_by, entity, depth, route))
+    return out
+
+
+MODES: dict[str, Callable[[], Mode]] = {
+    "dense-sentence": DenseSentence,
+    "dense-passage": DensePassage,
+    "notebook": Notebook,
+    "bfs": BFS,
+    "ppr": PersonalizedPageRank,
+    "hybrid": Hybrid,
+    "bridge": Bridge,
+    "bridge-embedded": lambda: Bridge(embedded=True),
+}
+
+
+def make_mode(name: str) -> Mode:
+    from citegraph.errors import UserError
+
+    if name not in MODES:
+        import difflib
+
+        hint = difflib.get_close_matches(name, list(MODES), n=1)
+        raise UserError(
+            f"unknown retrieval mode {name!r}; choose one of {', '.join(MODES)}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+        )
+    return MODES[name]()
+
+
+# -- lexical -----------------------------------------------------------------------------------------
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    "a an and are as at be by did do does for from had has have how in is it its of on or that the this to was were what when where "
+    "which who whom whose why will with".split()
+)
+
+
+def terms(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
+
+
+@dataclass
+class BM25:
+    """Okapi BM25 (k1 = 1.2, b = 0.75) over the caller's sentences.
+
+    Written here rather than taken from a library because its statistics must be those of the
+    caller's view (a private sentence must not move a public caller's IDF) and it is rebuilt with
+    the view; it is twenty lines over a scipy sparse matrix.
+    """
+
+    matrix: Any  #: scipy.sparse csr [terms × spans] of BM25 weights
+    vocabulary: dict[str, int]
+
+    @classmethod
+    def build(cls, texts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> BM25:
+        from scipy import sparse
+
+        vocabulary: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        tfs: list[int] = []
+        lengths = np.zeros(len(texts), dtype=np.float64)
+        for j, text in enumerate(texts):
+            counts = Counter(terms(text))
+            lengths[j] = sum(counts.values())
+            for term, count in counts.items():
+                rows.append(vocabulary.setdefault(term, len(vocabulary)))
+                cols.append(j)
+                tfs.append(count)
+        tf = np.asarray(tfs, dtype=np.float64)
+        df = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(vocabulary)) if rows else np.zeros(0)
+        n = max(len(texts), 1)
+        idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        avg = lengths.mean() if len(texts) else 1.0
+        col = np.asarray(cols, dtype=np.int64)
+        weight = (
+            idf[np.asarray(rows, dtype=np.int64)] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[col] / max(avg, 1e-9))) if rows else tf
+        )
+        matrix = sparse.csr_matrix((weight, (rows, cols)), shape=(len(vocabulary), len(texts)))
+        return cls(matrix, vocabulary)
+
+    def scores(self, query: str) -> np.ndarray:
+        ids = [self.vocabulary[t] for t in set(terms(query)) if t in self.vocabulary]
+        if not ids:
+            return np.zeros(self.matrix.shape[1], dtype=np.float32)
+        return np.asarray(self.matrix[ids].sum(axis=0)).ravel().astype(np.float32)
+
+
+def ppr_matrix(
+    n_entities: int,
+    n_spans: int,
+    n_docs: int,
+    mentions: Sequence[tuple[int, int]],
+    relations: Sequence[tuple[int, int]],
+    span_doc: np.ndarray,
+) -> Any:
+    """The column-stochastic transition matrix of the entity–sentence–passage graph (undirected)."""
+    from scipy import sparse
+
+    n = n_entities + n_spans + n_docs
+    src: list[int] = []
+    dst: list[int] = []
+    for e, s in set(mentions):
+        src += [e, n_entities + s]
+        dst += [n_entities + s, e]
+    for a, b in relations:
+        if a != b:
+            src += [a, b]
+            dst += [b, a]
+    spans = np.arange(n_spans)
+    src_arr = np.concatenate([np.asarray(src, dtype=np.int64), n_entities + spans, n_entities + n_spans + span_doc])
+    dst_arr = np.concatenate([np.asarray(dst, dtype=np.int64), n_entities + n_spans + span_doc, n_entities + spans])
+    adjacency = sparse.csr_matrix((np.ones(len(src_arr)), (dst_arr, src_arr)), shape=(n, n))
+    out_degree = np.asarray(adjacency.sum(axis=0)).ravel()
+    scale = np.divide(1.0, out_degree, out=np.zeros_like(out_degree), where=out_degree > 0)
+    return (adjacency @ sparse.diags(scale)).tocsr()
