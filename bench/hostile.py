@@ -144,7 +144,8 @@ def answer_runs(claims: list[int], env: dict[str, str], folder: Path) -> list[di
                 "seconds": run["seconds"],
                 "peak_mb": run["peak_mb"],
                 "exit": run["exit"],
-                "refused": run["exit"] == 1 and "max-claims" in run["stderr"] + run["stdout"],
+                "refused": run["exit"] == 1 and any(cap in run["stderr"] for cap in ("max-claims", "max-answer-chars")),
+                "message": run["stderr"].strip().splitlines()[-1][:300] if run["exit"] else "",
             }
         )
     return rows
@@ -187,9 +188,9 @@ def main() -> None:
         + ", ".join(f"{k} {v:.2f}" for k, v in linear.items())
     )
     peak = max((r["peak_mb"] for r in ingests), default=0.0)
-    Console().print(
-        f"largest peak memory of an accepted file: {peak:.0f} MB (target ≤ {PEAK_LIMIT_MB} MB): {'met' if peak <= PEAK_LIMIT_MB else 'MISSED'}"
-    )
+    if ingests:
+        verdict = "met" if peak <= PEAK_LIMIT_MB else "MISSED"
+        Console().print(f"largest peak memory of an accepted file: {peak:.0f} MB (target ≤ {PEAK_LIMIT_MB} MB): {verdict}")
     answers_table = Table("claims", "KB", "s", "peak MB", "exit", "refused by the cap")
     for a in answers:
         answers_table.add_row(

@@ -1,0 +1,91 @@
+"""How the ``bridge`` mode's weights were chosen: a grid over them on the DEV half only.
+
+Runs every combination of the ``Bridge`` weights on the dev questions of a data set (the same
+split ``citegraph eval retrieval`` uses: a hash of the question id), in one process over one store,
+and prints all-gold at 2/5/8/10 passages, at the default context, and sentence recall. The test
+half is never read here; it is reported once, by ``citegraph eval retrieval``, with the weights
+chosen from this table.
+
+    python bench/retrieval_grid.py --data ../shared/data/hotpotqa_distractor_sample100/hotpotqa_distractor_sample100.json \
+        --store eval-results/hotpotqa_distractor_sample100.db --out docs/results/DATE/retrieval/grid.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from citegraph.eval.retrieval import Ranked, load, prepare, summarise
+from citegraph.pipeline import CiteGraph
+from citegraph.retrieve.modes import Bridge, Query
+from common import environment
+
+GRID = {
+    "specificity": (0.0, 0.05, 0.1),
+    "naming": (0.0, 0.5, 1.0),
+    "subject": (0.0, 0.2),
+    "per_passage": (1, 2),
+    "depth": (1, 2),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--store", type=Path, required=True, help="the store eval retrieval built (built here if missing)")
+    parser.add_argument("--context-size", type=int, default=8)
+    parser.add_argument("--out", type=Path, help="write the table (markdown) here")
+    args = parser.parse_args()
+    data = load(args.data)
+    questions = [q for q in data.questions if q.split == "dev"]
+    console = Console()
+    with CiteGraph.open(args.store, "minilm") as graph:
+        prepare(data, graph)
+        retriever = graph.retriever
+        view = retriever.view(["public"])
+        vectors = graph.embedder.embed([q.text for q in questions])
+        rows: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        for values in itertools.product(*GRID.values()):
+            weights = dict(zip(GRID, values, strict=True))
+            mode = Bridge(**weights)
+            ranked = []
+            for q, vector in zip(questions, vectors, strict=True):
+                query = Query(q.text, vector, retriever.link(q.text, view), min_words=retriever.min_evidence_words)
+                evidence, _seeds = mode.rank(query, view, 200)
+                ranked.append(Ranked(q, [(e.span.document, e.span.start, e.span.end) for e in evidence], 0.0))
+            rows.append((weights, summarise(ranked, args.context_size)))
+    rows.sort(key=lambda r: (-(r[1]["context"]["all_gold"] or 0), -(r[1]["all_gold"][8] or 0)))
+    header = "| " + " | ".join(GRID) + " | all-gold@2 | @5 | @8 | @10 | context all-gold | context passages | context sent R | sent R@10 |"
+    lines = [
+        f"# bridge weights on the dev half of {data.name} ({len(questions)} questions)",
+        "",
+        f"{environment()}. Sorted by all-gold at the default context ({args.context_size} sentences), then at 8 passages.",
+        "",
+        header,
+        "|" + "---|" * (len(GRID) + 8),
+    ]
+    for weights, m in rows:
+        cells = (
+            [str(v) for v in weights.values()]
+            + [f"{m['all_gold'][k]:.3f}" for k in (2, 5, 8, 10)]
+            + [
+                f"{m['context']['all_gold']:.3f}",
+                f"{m['context']['passages']:.2f}",
+                f"{m['context']['sentence_recall']:.3f}",
+                f"{m['sentence_recall'][10]:.3f}",
+            ]
+        )
+        lines.append("| " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    console.print(text, markup=False, highlight=False)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
