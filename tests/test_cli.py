@@ -37,7 +37,14 @@ def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: igno
     assert set(answer["context"][0]) >= {"marker", "document", "version", "start", "end", "sentence"}
     citation = answer["claims"][0]["citations"][0]
     assert set(citation) >= {"marker", "document", "version", "start", "end", "sentence", "support", "route"}
-    assert citation["support"] == {"label": "unverified", "score": None, "verifier": "none", "guards": []}
+    assert citation["support"] == {
+        "label": "unverified",
+        "score": None,
+        "verifier": "none",
+        "guards": [],
+        "stage": "none",
+        "calibrated": None,
+    }
     assert set(answer["retrieval"]) == {"seeds", "hops", "nodes"}
     assert set(answer["models"]) == {"extractor", "embedder", "generator", "verifier"}
 

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from citegraph.cli import main
@@ -109,3 +110,64 @@ def test_platt_stays_finite_for_a_confident_or_separable_judge() -> None:
     assert platt(0.999) > 0.95 and platt(0.001) < 0.05
     constant = [Scored(p, 0.7, (), 0.0) for p in pairs]
     assert math.isfinite(fit_platt(constant).b)
+
+
+AB_SAMPLE = Path(__file__).parent / "data" / "attributionbench_sample.jsonl"  # written for these tests, AttributionBench's shape
+
+
+def test_attributionbench_lines_are_one_pair_each() -> None:
+    name, pairs = load_pairs(AB_SAMPLE, limit=10)
+    assert name == "attributionbench" and len(pairs) == 4
+    by_id = {p.group: p for p in pairs}
+    assert [by_id[i].supported for i in range(4)] == [True, False, False, True]
+    assert (
+        by_id[2].premise
+        == "Title: Billing\n\nRefunds are not issued for partial months.\n\nTitle: FAQ\n\nBilling ends at the end of the period."
+    )
+    assert by_id[0].claim == by_id[0].answer == "Snapshot exports stay available for 30 days after cancellation [1]."
+
+
+def test_a_lines_half_does_not_depend_on_the_sample() -> None:
+    from citegraph.eval.support import is_dev
+
+    halves = [is_dev(g) for g in range(1000)]
+    assert 450 < sum(halves) < 550
+    _, few = load_pairs(SAMPLE, limit=2)
+    _, all_ = load_pairs(SAMPLE, limit=10)
+    assert {p.group: is_dev(p.group) for p in few}.items() <= {p.group: is_dev(p.group) for p in all_}.items()
+
+
+def test_the_harness_runs_the_products_path_and_reports_stages(tmp_path: Path) -> None:
+    from citegraph.eval.support import fit_record
+    from citegraph.verify.calibration import Calibration
+
+    p_yes = {"30 days": 0.6, "14 days": 0.9}
+
+    class Scripted(FakeChatModel):
+        def chat(self, messages, **kwargs):  # type: ignore[no-untyped-def, override]
+            claim = messages[-1].content.split("Hypothesis:")[-1]
+            p = next((v for k, v in p_yes.items() if k in claim), 0.3)
+            self.logprobs = {"Yes": math.log(p), "No": math.log(1 - p)}
+            return super().chat(messages, **kwargs)
+
+    judge = LLMJudge(Scripted(lambda m: "Yes"))
+    _, pairs = load_pairs(SAMPLE, limit=10)
+    scored = evaluate(pairs, judge, screen=False)
+    by_answer = {s.pair.answer: s for s in scored}
+    conflict = by_answer["Exports stay available for 14 days after cancellation."]
+    assert (conflict.stage, conflict.settled, conflict.label) == ("guards", False, "not_supported")
+    assert conflict.score == pytest.approx(0.9)  # the judge alone, asked outside the product's path, for comparison
+    assert all(s.stage in {"guards", "judge"} for s in scored)
+    summary = report("sample", "fake", scored, tmp_path)
+    assert {r["stage"] for r in summary["stages"]} == {"guards", "quote", "screen", "judge", "none"}
+    assert summary["conflicts_on_unsupported"] > 0 and summary["conflicts_on_supported"] == 0
+    assert "number (conflict)" in summary["guard_rates"] and summary["seconds_p95"] >= 0
+    record = fit_record([scored], judge, "halueval_qa")
+    assert isinstance(record, Calibration) and record.judge == judge.name and record.prompt.startswith("sha256:")
+    assert record.split == "dev, every pair the judge scored" and record.n == sum(1 for s in scored if s.pair.group in {0, 1, 2})
+    assert 0 < record.threshold < 1
+
+
+def test_fit_needs_a_judge(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["eval", "support", "--data", str(SAMPLE), "--verifier", "guards", "--fit", str(tmp_path / "c.json")])
+    assert result.exit_code == 1 and "--fit needs a judge model" in result.output

@@ -633,32 +633,50 @@ def eval_() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     required=True,
     multiple=True,
-    help="halueval_qa.jsonl and/or hotpotqa_distractor_sample100.json (repeatable)",
+    help="halueval_qa.jsonl, hotpotqa_distractor_sample100.json and/or AttributionBench's dev_all_subset_balanced.jsonl (repeatable)",
 )
 @_option(setting("verifier"))
 @_option(setting("timeout"))
-@click.option("--limit", default=500, show_default=True, help="source lines sampled per file (2 pairs each), seed 13")
+@click.option(
+    "--limit", default=500, show_default=True, help="source lines sampled per file (2 pairs each, 1 for AttributionBench), seed 13"
+)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@click.option(
+    "--fit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="write the judge's calibration record (Platt scaling fitted on the dev halves, its threshold and test ECE) here",
+)
 @_json
-def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: int, out: Path, as_json: bool) -> None:
-    """Balanced accuracy, F1, calibration (ECE, reliability plot) and latency of the support check."""
-    from citegraph.eval.support import evaluate, load_pairs, report
+def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: int, out: Path, fit: Path | None, as_json: bool) -> None:
+    """Balanced accuracy, F1, calibration (ECE, reliability plot), stages and latency of the support check."""
+    from citegraph.eval.support import Scored, evaluate, fit_record, load_pairs, report
     from citegraph.llm.spec import make_chat_model
     from citegraph.verify.judge import LLMJudge
 
+    if fit is not None and verifier in ("guards", "none"):
+        raise UserError("--fit needs a judge model: pass --verifier SPEC (e.g. gguf:qwen2.5-coder-1.5b)")
     judge = None if verifier in ("guards", "none") else LLMJudge(make_chat_model(verifier, timeout=timeout))
     summaries = []
+    every: list[list[Scored]] = []
+    names: list[str] = []
     try:
         for path in data:
             name, pairs = load_pairs(path, limit)
             with output.progress(stderr, name) as advance:
-                scored = evaluate(pairs, judge, advance)
+                # --fit: the record is fitted on raw scores, so the product's path runs uncalibrated here
+                scored = evaluate(pairs, judge, advance, calibration=fit is None)
             summaries.append(report(name, verifier, scored, out))
+            every.append(scored)
+            names.append(name)
             if not as_json:
                 output.render_lines(stdout, (out / f"{name}.md").read_text(encoding="utf-8"))
     finally:
         if judge is not None:
             judge.model.close()
+    if fit is not None and judge is not None:
+        record = fit_record(every, judge, "+".join(names))
+        record.save(fit)
+        output.say(stderr, f"calibration record for {record.judge} ({record.split}, n={record.n}) written to {fit}")
     if as_json:
         _print_json(summaries)
 

@@ -239,12 +239,22 @@ class ContextItem:
 
 @dataclass(frozen=True)
 class Support:
-    """A verifier's verdict on one citation. ``score`` is a probability, or None when unchecked."""
+    """A verifier's verdict on one citation. ``score`` is a probability, or None when unchecked.
+
+    ``stage`` names the check that decided the label: ``guards`` (a proof: a conflicting value, or a
+    text unrelated to a claim that states a number), ``quote`` (a near-quote of a sentence that
+    asserts it), ``screen`` (the small classifier, sure enough to settle it), ``judge`` (a language
+    model) or ``none`` (nothing settled it: ``unverified``). ``calibrated`` says whether ``score`` is a
+    probability fitted on labelled data (the screen's; a judge's with a calibration record): None when
+    there is no score, False for a judge's raw P(yes) when no calibration record is configured for it.
+    """
 
     label: str  #: ``supported`` | ``not_supported`` | ``contradicted`` | ``unverified``
     score: float | None
     verifier: str
-    guards: tuple[str, ...] = ()
+    guards: tuple[str, ...] = ()  #: the guards that fired (proofs and signals) and the other checks' notes
+    stage: str = "none"  #: ``guards`` | ``quote`` | ``screen`` | ``judge`` | ``none``
+    calibrated: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
                             "score": c.support.score,
                             "verifier": c.support.verifier,
                             "guards": list(c.support.guards),
+                            "stage": str(c.support.stage),
+                            "calibrated": c.support.calibrated,
                         },
                         "found_by": c.found_by,
                         "entity": c.entity,
@@ -292,13 +294,13 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
         style = _STATUS_STYLE.get(claim.status.value, "")
         console.print(line((f"{i}. ", "bold"), (safe(claim.text, prose=True), style), (f"  [{claim.status.value}]", "dim")))
         for c in claim.citations:
-            score = "" if c.support.score is None else f" {c.support.score:.2f}"
+            score = "" if c.support.score is None else f" {c.support.score:.2f}" + ("" if c.support.calibrated else " uncalibrated")
             console.print(
                 line(
                     (f"   [{c.marker}] ", "cyan"),
                     (f"{_where(c.span)} ", "dim"),
                     quote(c.span.text),
-                    (f"  support: {c.support.label}{score} ({c.support.verifier})", "dim"),
+                    (f"  support: {c.support.label}{score} (decided by {c.support.stage}; {c.support.verifier})", "dim"),
                 )
             )
             for guard in c.support.guards:
@@ -306,6 +308,10 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
             console.print(line((f"       {_found_text(c)}", "dim")))
     for w in answer.warnings:
         console.print(line((f"warning [{w.code}]: {w.message}", "yellow")))
+    if any(c.support.stage == "judge" and c.support.calibrated is False for claim in answer.claims for c in claim.citations):
+        console.print(
+            line(("note: the judge has no calibration record: its scores are raw P(yes), not measured probabilities of support", "yellow"))
+        )
     seeds = ", ".join(answer.retrieval.seeds) or "-"
     console.print(line((f"seeds: {seeds}; reached {len(answer.retrieval.nodes)} entities within {answer.retrieval.hops} hops", "dim")))
     if routes:

@@ -7,34 +7,67 @@ Two sources of (premise, claim, gold label) pairs, both read from paths given on
 * HotpotQA distractor (``hotpotqa_distractor_sample100.json``): the claim states the question and
   its answer; the supported premise is the gold supporting sentences, the unsupported premise is as
   many other sentences of the same paragraphs.
+* AttributionBench (``dev_all_subset_balanced.jsonl``): real answers of search-engine QA systems;
+  the claim is the ``claim`` field (an answer or one sentence of it), the premise its ``references``
+  joined by blank lines, and the label a person's ``attribution_label``. One pair per line. The file
+  is the benchmark's dev split: its figures are dev figures, whatever half they come from.
 
-Lines are sampled with a fixed seed and split in halves, dev and test, by line (both pairs of one
-line fall on the same side). The decision threshold is chosen on dev (the one that maximises
-balanced accuracy) and only then applied to test. Reported: balanced accuracy, F1 of the supported
-class, expected calibration error (10 equal-width bins) with a reliability plot, how often the
-guards fired on truly supported claims, and the time per pair.
+Lines are sampled with a fixed seed and split in halves, dev and test, by a hash of the line's
+index in its file (both pairs of one line fall on the same side, and a line is on the same side
+whatever ``--limit`` samples, so the screen, trained on dev lines, never sees a test line). The
+decision threshold is chosen on dev (the one that maximises balanced accuracy) and only then applied
+to test.
+
+Every pair goes through the product's own path, :class:`~citegraph.verify.judge.CheckingVerifier`:
+guards, near-quote (without a judge), the screen, the judge. Its label, score and deciding stage are
+recorded; the judge is also asked about the pairs an earlier stage settled (``judge_all``), outside
+the timing, so the judge alone can be compared with the cascade. Reported: balanced accuracy, F1 of
+the supported class, expected calibration error (10 equal-width bins) with a reliability plot; the
+share of pairs each stage settles and its accuracy on them; how often each guard fired (conflicts,
+which overrule, and signals) on supported and unsupported pairs; mean and p95 seconds per pair of
+the product's path. The contradiction prompt is not asked (it does not change supported or not).
 
 Calibration: the judge's raw P(yes) is a probability of a token, not of support. A Platt scaling
-``sigmoid(a * logit(p) + b)`` is fitted on the dev half (maximum likelihood, Newton's method) and its
-ECE on test is reported beside the raw one; ``a`` and ``b`` are in the JSON summary. Every pair's
-score is written to ``{name}.pairs.jsonl`` so a report can be recomputed without the model.
+``sigmoid(a * logit(p) + b)`` is fitted on the dev pairs the judge decides (maximum likelihood,
+Newton's method) and its ECE on the test pairs the judge decides is reported beside the raw one;
+``--fit FILE`` writes it as a calibration record (:mod:`citegraph.verify.calibration`) that the
+verifier applies. Every pair's score is written to ``{name}.pairs.jsonl`` so a report can be
+recomputed without the model.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from citegraph.errors import InputFileError, ModelOutputError
+from citegraph.models import Span
+from citegraph.verify.base import Stage
+from citegraph.verify.calibration import Calibration, Platt
 from citegraph.verify.guards import check_guards
-from citegraph.verify.judge import LLMJudge
+from citegraph.verify.judge import CheckingVerifier, LLMJudge
+from citegraph.verify.screen import Screen
 
-__all__ = ["Pair", "Platt", "Scored", "calibration", "evaluate", "fit_platt", "load_pairs", "metrics"]
+__all__ = [
+    "Pair",
+    "Platt",
+    "Scored",
+    "calibration",
+    "evaluate",
+    "fit_platt",
+    "fit_record",
+    "is_dev",
+    "load_pairs",
+    "metrics",
+    "report",
+    "split",
+]
 
 
 @dataclass(frozen=True)
@@ -43,15 +76,19 @@ class Pair:
     claim: str
     supported: bool
     group: int  #: the source line: pairs of one line share a split
-    answer: str = ""  #: the answer alone: the guards check it, not the question's own numbers and dates
+    answer: str = ""  #: the answer alone (HaluEval, HotpotQA), kept for reports
 
 
 @dataclass(frozen=True)
 class Scored:
     pair: Pair
-    score: float | None  #: the judge's P(supported), None when it gave no usable answer
-    guards: tuple[str, ...]
-    seconds: float
+    score: float | None  #: the judge's raw P(supported), None when there is no judge or it gave no usable answer
+    guards: tuple[str, ...]  #: every guard that fired on the claim: conflicts (which overrule) and signals
+    seconds: float  #: the product's path, up to the stage that decided
+    stage: str = Stage.JUDGE.value  #: the stage that decided in the product's path
+    settled: bool | None = None  #: that stage's decision (supported?) when it came before the judge
+    label: str = ""  #: the product's label (at its own threshold)
+    product_score: float | None = None  #: the score the product shows (screen probability, calibrated or raw judge score)
 
 
 def _claim(question: str, answer: str) -> str:
@@ -63,15 +100,22 @@ def load_pairs(path: Path, limit: int, seed: int = 13) -> tuple[str, list[Pair]]
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}", "pass --data a HaluEval or HotpotQA file") from exc
+        raise InputFileError(
+            str(path), f"cannot read: {exc.strerror or exc}", "pass --data a HaluEval, HotpotQA or AttributionBench file"
+        ) from exc
     rng = random.Random(seed)
     if text.lstrip().startswith("["):
         rows = json.loads(text)
         picked = rng.sample(range(len(rows)), min(limit, len(rows)))
         return "hotpotqa", [p for i in picked for p in _hotpot_pairs(rows[i], i, rng)]
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if lines and {"claim", "references", "attribution_label"} <= set(lines[0]):
+        picked = rng.sample(range(len(lines)), min(limit, len(lines)))
+        return "attributionbench", [_attribution_pair(lines[i], i) for i in picked]
     if not lines or not {"knowledge", "question", "right_answer", "hallucinated_answer"} <= set(lines[0]):
-        raise InputFileError(str(path), "neither HaluEval QA lines nor a HotpotQA list", "see citegraph eval support --help")
+        raise InputFileError(
+            str(path), "neither HaluEval QA lines, AttributionBench lines nor a HotpotQA list", "see citegraph eval support --help"
+        )
     picked = rng.sample(range(len(lines)), min(limit, len(lines)))
     pairs = []
     for i in picked:
@@ -81,13 +125,25 @@ def load_pairs(path: Path, limit: int, seed: int = 13) -> tuple[str, list[Pair]]
     return "halueval_qa", pairs
 
 
+def _attribution_pair(row: dict, index: int) -> Pair:
+    """One AttributionBench line: does ``references`` (joined) support ``claim``, as a person labelled it?"""
+    claim = " ".join(str(row["claim"]).split())
+    premise = "\n\n".join(str(r).strip() for r in row["references"] if str(r).strip())
+    return Pair(premise, claim, row["attribution_label"] == "attributable", index, claim)
+
+
 def _hotpot_pairs(row: dict, index: int, rng: random.Random) -> list[Pair]:
     titles, sentences = row["context"]["title"], row["context"]["sentences"]
     gold = set(zip(row["supporting_facts"]["title"], row["supporting_facts"]["sent_id"], strict=True))
     by_title = dict(zip(titles, sentences, strict=True))
     support = [by_title[t][i].strip() for t, i in sorted(gold) if t in by_title and i < len(by_title[t])]
     others = [
-        s.strip() for t in {t for t, _ in gold} if t in by_title for i, s in enumerate(by_title[t]) if (t, i) not in gold and s.strip()
+        # sorted: a set's order changes with the interpreter's hash seed, and with it the sample
+        s.strip()
+        for t in sorted({t for t, _ in gold})
+        if t in by_title
+        for i, s in enumerate(by_title[t])
+        if (t, i) not in gold and s.strip()
     ]
     claim = _claim(row["question"], row["answer"])
     pairs = [Pair(" ".join(support), claim, True, index, row["answer"])]
@@ -96,21 +152,53 @@ def _hotpot_pairs(row: dict, index: int, rng: random.Random) -> list[Pair]:
     return pairs
 
 
-def evaluate(pairs: Sequence[Pair], judge: LLMJudge | None, progress: Callable[[int, int], None] = lambda i, n: None) -> list[Scored]:
-    """Score every pair. Pairs sharing a premise run back to back, so the judge's KV cache is reused."""
+class _RecordingJudge(LLMJudge):
+    """The judge, keeping each raw P(yes) it returns: the product's path may calibrate the score it shows."""
+
+    def __init__(self, judge: LLMJudge) -> None:
+        super().__init__(judge.model, top_logprobs=judge.top_logprobs)
+        self.inner = judge
+        self.raw: dict[tuple[str, str], float] = {}
+
+    def score(self, claim: str, premise: str) -> float:
+        p = self.inner.score(claim, premise)
+        self.raw[claim, premise] = p
+        return p
+
+
+def evaluate(
+    pairs: Sequence[Pair],
+    judge: LLMJudge | None,
+    progress: Callable[[int, int], None] = lambda i, n: None,
+    *,
+    screen: Screen | bool = True,
+    calibration: Calibration | bool = True,
+    judge_all: bool = True,
+) -> list[Scored]:
+    """Run every pair through :class:`CheckingVerifier` (the product's path). Pairs sharing a premise
+    run back to back, so the judge's KV cache is reused. With ``judge_all``, the judge also scores the
+    pairs an earlier stage settled (not timed), for the judge-alone comparison and the calibration fit."""
+    recorder = _RecordingJudge(judge) if judge is not None else None
+    verifier = CheckingVerifier(recorder, contradiction=False, screen=screen, calibration=calibration)
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i].premise, i))
     out: dict[int, Scored] = {}
     for n, i in enumerate(order):
         pair = pairs[i]
+        premise = pair.premise if pair.premise.strip() else "(no text)"
+        span = Span("eval", "pair", 0, len(premise), premise)
         start = time.perf_counter()
-        guards = tuple(str(g) for g in check_guards(pair.answer or pair.claim, pair.premise))
-        score = None
-        if judge is not None:
+        support = verifier.verify(pair.claim, [span])
+        seconds = time.perf_counter() - start
+        raw = recorder.raw.pop((pair.claim, " ".join(premise.split())), None) if recorder is not None else None
+        if raw is None and judge is not None and judge_all and support.stage != Stage.JUDGE:
             try:
-                score = judge.score(pair.claim, pair.premise)
+                raw = judge.score(pair.claim, " ".join(premise.split()))
             except ModelOutputError:
-                score = None
-        out[i] = Scored(pair, score, guards, time.perf_counter() - start)
+                raw = None
+        stage = str(support.stage)
+        settled = (support.label == "supported") if stage in (Stage.GUARDS, Stage.QUOTE, Stage.SCREEN) else None
+        guards = tuple(str(g) for g in check_guards(pair.claim, " ".join(premise.split())))  # the text the verifier checks
+        out[i] = Scored(pair, raw, guards, seconds, stage, settled, support.label, support.score)
         progress(n + 1, len(pairs))
     return [out[i] for i in range(len(pairs))]
 
@@ -129,8 +217,9 @@ class Metrics:
 
 
 def _decide(s: Scored, threshold: float, use_guards: bool) -> bool:
-    if use_guards and s.guards:
-        return False
+    """The cascade's decision (``use_guards``: a stage before the judge settles it when it did), else the judge's."""
+    if use_guards and s.settled is not None:
+        return s.settled
     return s.score is not None and s.score >= threshold
 
 
@@ -167,24 +256,9 @@ def calibration(scored: Sequence[Scored], n_bins: int = 10) -> tuple[float | Non
     return ece, table
 
 
-@dataclass(frozen=True)
-class Platt:
-    """``sigmoid(a * logit(p) + b)``: a monotone map, so it changes calibration, never the ranking."""
-
-    a: float = 1.0
-    b: float = 0.0
-
-    def __call__(self, p: float) -> float:
-        return _sigmoid(self.a * _logit(p) + self.b)
-
-
 def _logit(p: float, eps: float = 1e-6) -> float:
     p = min(max(p, eps), 1 - eps)
     return math.log(p / (1 - p))
-
-
-def _sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
 
 
 def fit_platt(scored: Sequence[Scored], iterations: int = 100) -> Platt:
@@ -235,7 +309,7 @@ def fit_platt(scored: Sequence[Scored], iterations: int = 100) -> Platt:
 
 
 def calibrated(scored: Sequence[Scored], platt: Platt) -> list[Scored]:
-    return [Scored(s.pair, None if s.score is None else platt(s.score), s.guards, s.seconds) for s in scored]
+    return [replace(s, score=None if s.score is None else platt(s.score)) for s in scored]
 
 
 def best_threshold(scored: Sequence[Scored], use_guards: bool = True) -> float:
@@ -244,11 +318,74 @@ def best_threshold(scored: Sequence[Scored], use_guards: bool = True) -> float:
     return max(candidates, key=lambda t: (round(metrics(scored, t, use_guards).balanced_accuracy, 6), -abs(t - 0.5)))
 
 
+def is_dev(group: int) -> bool:
+    """Whether source line ``group`` is in the dev half: a hash of its index, so a line's half does not
+    depend on which other lines were sampled."""
+    return hashlib.sha256(f"line {group}".encode()).digest()[0] % 2 == 0
+
+
 def split(scored: Sequence[Scored]) -> tuple[list[Scored], list[Scored]]:
-    """Dev and test halves, by source line, fixed by the sample's seed."""
-    groups = sorted({s.pair.group for s in scored})
-    dev_groups = set(groups[::2])
-    return [s for s in scored if s.pair.group in dev_groups], [s for s in scored if s.pair.group not in dev_groups]
+    """Dev and test halves, by source line (:func:`is_dev`)."""
+    return [s for s in scored if is_dev(s.pair.group)], [s for s in scored if not is_dev(s.pair.group)]
+
+
+_SETTLING = (Stage.GUARDS, Stage.QUOTE, Stage.SCREEN, Stage.JUDGE, Stage.NONE)
+
+
+def _judged(scored: Sequence[Scored]) -> list[Scored]:
+    """The pairs the product sends to the judge, with a score: where a calibration of the judge is used."""
+    return [s for s in scored if s.stage == Stage.JUDGE and s.score is not None]
+
+
+def _stages(test: Sequence[Scored], threshold: float) -> list[dict]:
+    """Per stage: the share of pairs it decides and its accuracy on them (the judge at ``threshold``)."""
+    rows = []
+    for stage in _SETTLING:
+        members = [s for s in test if s.stage == stage]
+        if stage == Stage.NONE:
+            right = None
+        elif stage == Stage.JUDGE:
+            right = sum(1 for s in members if (s.score is not None and s.score >= threshold) == s.pair.supported)
+        else:
+            right = sum(1 for s in members if s.settled == s.pair.supported)
+        rows.append(
+            {
+                "stage": stage.value,
+                "pairs": len(members),
+                "share": len(members) / max(len(test), 1),
+                "accuracy": None if right is None or not members else right / len(members),
+            }
+        )
+    return rows
+
+
+def _guard_rates(test: Sequence[Scored]) -> dict[str, dict[str, float]]:
+    """For each guard kind, as a conflict and as a signal: the share of supported and unsupported pairs it fired on."""
+    out: dict[str, dict[str, float]] = {}
+    for label, members in (
+        ("supported", [s for s in test if s.pair.supported]),
+        ("unsupported", [s for s in test if not s.pair.supported]),
+    ):
+        for s in members:
+            for g in set(s.guards):
+                head = g.split(":", 1)[0]
+                conflict = head.endswith(" conflict")
+                key = head if head == "unrelated" else head.replace(" conflict", "") + (" (conflict)" if conflict else " (signal)")
+                out.setdefault(key, {"supported": 0.0, "unsupported": 0.0})[label] += 1 / len(members)
+    return dict(sorted(out.items()))
+
+
+def _seconds(scored: Sequence[Scored]) -> tuple[float, float]:
+    times = sorted(s.seconds for s in scored)
+    if not times:
+        return 0.0, 0.0
+    return sum(times) / len(times), times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)]
+
+
+def _product_ece(test: Sequence[Scored]) -> float | None:
+    """ECE of the score the product shows (screen probability or judge score), over the pairs that have one."""
+    shown = [replace(s, score=s.product_score) for s in test if s.product_score is not None]
+    return calibration(shown)[0]
 
 
 def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) -> dict:
@@ -260,40 +397,71 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         "test": metrics(test, threshold),
         "test, judge only": metrics(test, threshold, use_guards=False),
     }
-    platt = fit_platt(dev)
-    calibrated_test = metrics(calibrated(test, platt), platt(threshold))
-    latency = sum(s.seconds for s in scored) / max(len(scored), 1)
-    guard_fp = sum(1 for s in test if s.pair.supported and s.guards) / max(sum(1 for s in test if s.pair.supported), 1)
-    guard_tp = sum(1 for s in test if not s.pair.supported and s.guards) / max(sum(1 for s in test if not s.pair.supported), 1)
+    product = _label_metrics(test)
+    platt = fit_platt(_judged(dev))
+    judged_test = _judged(test)
+    raw_judged = calibration(judged_test)[0]
+    calibrated_test = metrics(calibrated(judged_test, platt), platt(threshold))
+    mean, p95 = _seconds(scored)
+    any_sup = sum(1 for s in test if s.pair.supported and s.guards) / max(sum(1 for s in test if s.pair.supported), 1)
+    any_uns = sum(1 for s in test if not s.pair.supported and s.guards) / max(sum(1 for s in test if not s.pair.supported), 1)
+    conflict_sup = sum(1 for s in test if s.pair.supported and s.stage == Stage.GUARDS) / max(sum(1 for s in test if s.pair.supported), 1)
+    conflict_uns = sum(1 for s in test if not s.pair.supported and s.stage == Stage.GUARDS) / max(
+        sum(1 for s in test if not s.pair.supported), 1
+    )
+    stages = _stages(test, threshold)
+    guard_rates = _guard_rates(test)
+    product_ece = _product_ece(test)
     out_dir.mkdir(parents=True, exist_ok=True)
+
+    def cell(v: float | None, fmt: str = ".3f") -> str:
+        return "n/a" if v is None else format(v, fmt)
+
     lines = [
         f"# Support verification: {name}",
         "",
-        f"verifier: `{verifier}`; {len(scored)} pairs ({len(dev)} dev, {len(test)} test); threshold {threshold:.4f} chosen on dev",
+        f"verifier: `{verifier}`; {len(scored)} pairs ({len(dev)} dev, {len(test)} test); judge threshold {threshold:.4f} chosen on dev",
         "",
-        "| split | pairs | balanced accuracy | F1 (supported) | precision | recall | ECE | no answer |",
+        "| split | pairs | balanced accuracy | F1 (supported) | precision | recall | ECE (judge, raw) | no answer |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for label, m in rows.items():
-        ece = "n/a" if m.ece is None else f"{m.ece:.3f}"
         lines.append(
-            f"| {label} | {m.n} | {m.balanced_accuracy:.3f} | {m.f1:.3f} | {m.precision:.3f} | {m.recall:.3f} | {ece} | {m.unanswered} |"
+            f"| {label} | {m.n} | {m.balanced_accuracy:.3f} | {m.f1:.3f} | {m.precision:.3f} | {m.recall:.3f} | {cell(m.ece)} | {m.unanswered} |"
         )
+    lines.append(
+        f"| test, the product's labels | {product.n} | {product.balanced_accuracy:.3f} | {product.f1:.3f} | {product.precision:.3f} "
+        f"| {product.recall:.3f} | {cell(product_ece)} | {product.unanswered} |"
+    )
     lines += [
         "",
-        f"Platt scaling fitted on dev: a = {platt.a:.3f}, b = {platt.b:.3f}; test ECE calibrated "
-        + ("n/a" if calibrated_test.ece is None else f"{calibrated_test.ece:.3f}")
-        + (" (raw n/a)." if rows["test"].ece is None else f" (raw {rows['test'].ece:.3f}).")
-        + " Balanced accuracy is unchanged: the map is monotone and the threshold moves with it.",
+        "`test`: the cascade (guards, quote, screen settle what they can; the judge at the dev threshold the rest). "
+        "`the product's labels`: exactly what `CheckingVerifier` answered (judge at its own threshold; `unverified` counts as "
+        "not supported; its ECE is that of the score it shows, over the pairs that have one).",
         "",
-        f"Guards fired on {guard_fp:.1%} of supported and {guard_tp:.1%} of unsupported test pairs.",
-        f"Mean time per pair: {latency * 1000:.0f} ms (guards + judge, KV cache reused across pairs sharing a premise).",
+        "Stages on test (share of pairs each decides, and its accuracy on them):",
         "",
-        "Reliability (test): mean score, observed supported rate, pairs per bin, raw and after Platt scaling:",
+        "| stage | pairs | share | accuracy |",
+        "|---|---|---|---|",
+        *[f"| {r['stage']} | {r['pairs']} | {r['share']:.1%} | {cell(r['accuracy'])} |" for r in stages],
+        "",
+        f"Platt scaling fitted on the {len(_judged(dev))} dev pairs the judge decides: a = {platt.a:.3f}, b = {platt.b:.3f}; "
+        f"ECE on the {len(judged_test)} test pairs the judge decides: {cell(calibrated_test.ece)} calibrated, {cell(raw_judged)} raw.",
+        "",
+        f"Guards fired on {any_sup:.1%} of supported and {any_uns:.1%} of unsupported test pairs; a proof (a conflict or an "
+        f"unrelated text: it overrules) on {conflict_sup:.1%} and {conflict_uns:.1%}. By kind:",
+        "",
+        "| guard | supported | unsupported |",
+        "|---|---|---|",
+        *[f"| {k} | {v['supported']:.1%} | {v['unsupported']:.1%} |" for k, v in guard_rates.items()],
+        "",
+        f"Seconds per pair (the product's path, all pairs): mean {mean:.3f}, p95 {p95:.3f}.",
+        "",
+        "Reliability (test, the pairs the judge decides): mean score, observed supported rate, pairs per bin, raw and after Platt scaling:",
         "",
         "| score | mean score | supported rate | pairs |",
         "|---|---|---|---|",
-        *[f"| raw | {c:.2f} | {a:.2f} | {k} |" for c, a, k in rows["test"].bins],
+        *[f"| raw | {c:.2f} | {a:.2f} | {k} |" for c, a, k in calibration(judged_test)[1]],
         *[f"| calibrated | {c:.2f} | {a:.2f} | {k} |" for c, a, k in calibrated_test.bins],
     ]
     (out_dir / f"{name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -301,22 +469,55 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         "dataset": name,
         "verifier": verifier,
         "threshold": threshold,
-        "seconds_per_pair": latency,
-        "guards_on_supported": guard_fp,
-        "guards_on_unsupported": guard_tp,
+        "seconds_per_pair": mean,
+        "seconds_p95": p95,
+        "guards_on_supported": any_sup,
+        "guards_on_unsupported": any_uns,
+        "conflicts_on_supported": conflict_sup,
+        "conflicts_on_unsupported": conflict_uns,
+        "guard_rates": guard_rates,
+        "stages": stages,
         "platt": {"a": platt.a, "b": platt.b},
         "test_ece_calibrated": calibrated_test.ece,
+        "test, product labels": {k: v for k, v in vars(product).items() if k != "bins"} | {"ece": product_ece},
         **{label: {k: v for k, v in vars(m).items() if k != "bins"} for label, m in rows.items()},
     }
     (out_dir / f"{name}.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    dev_groups = {s.pair.group for s in dev}
     with (out_dir / f"{name}.pairs.jsonl").open("w", encoding="utf-8") as handle:
         for s in scored:
-            record = {**vars(s.pair), "split": "dev" if s.pair.group in dev_groups else "test"}
-            record.update(score=s.score, guards=list(s.guards), seconds=s.seconds)
+            record = {**vars(s.pair), "split": "dev" if is_dev(s.pair.group) else "test"}
+            record.update(
+                score=s.score, guards=list(s.guards), seconds=s.seconds, stage=s.stage, label=s.label, product_score=s.product_score
+            )
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    _plot(rows["test"].bins, f"{name}: reliability on test ({verifier})", out_dir / f"{name}.png", calibrated_test.bins)
+    _plot(calibration(judged_test)[1], f"{name}: reliability on test ({verifier})", out_dir / f"{name}.png", calibrated_test.bins)
     return summary
+
+
+def _label_metrics(scored: Sequence[Scored]) -> Metrics:
+    """Metrics of the product's own labels (``supported`` or not)."""
+    as_scores = [replace(s, score=1.0 if s.label == "supported" else 0.0, settled=None) for s in scored]
+    m = metrics(as_scores, 0.5, use_guards=False)
+    return replace(m, ece=None, bins=[], unanswered=sum(1 for s in scored if s.label == "unverified"))
+
+
+def fit_record(scored: Sequence[Sequence[Scored]], judge: LLMJudge, data: str) -> Calibration:
+    """The calibration record of ``judge`` fitted on the dev halves of ``scored`` (one list per data set):
+    Platt scaling on the dev pairs the judge decides in the product's path (every dev pair with a score
+    when fewer than 20), the threshold chosen on dev (mapped to the calibrated scale), and the ECE on the
+    matching test pairs."""
+    halves = [split(one) for one in scored]
+    dev = [s for d, _ in halves for s in d]
+    test = [s for _, t in halves for s in t]
+    fitted, which = _judged(dev), "dev, the pairs the judge decides behind guards, quote and screen"
+    test_pairs = _judged(test)
+    if len(fitted) < 20:
+        fitted, which = [s for s in dev if s.score is not None], "dev, every pair the judge scored"
+        test_pairs = [s for s in test if s.score is not None]
+    platt = fit_platt(fitted)
+    threshold = best_threshold(dev) if fitted else 0.5
+    ece = calibration(calibrated(test_pairs, platt))[0]
+    return Calibration(judge.name, judge.prompt, platt, data, which, len(fitted), platt(threshold), ece, len(test_pairs))
 
 
 def _plot(bins: list[tuple[float, float, int]], title: str, path: Path, after: list[tuple[float, float, int]] | None = None) -> None:

