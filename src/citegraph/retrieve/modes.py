@@ -300,6 +300,7 @@ class Bridge(Mode):
         self,
         first_hops: int = 5,
         per_passage: int = 1,
+        depth: int = 2,
         embedded: bool = False,
         specificity: float = 0.1,
         naming: float = 0.5,
@@ -307,6 +308,7 @@ class Bridge(Mode):
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
+        self.depth = depth  #: bridges followed in a chain from each first passage (2: the bridge's own bridge too)
         self.embedded = embedded
         self.specificity = specificity  #: weight of the bridge entity's specificity
         self.naming = naming  #: weight of the similarity to the question of the sentence naming the entity
@@ -325,27 +327,37 @@ class Bridge(Mode):
         eligible = _eligible(view, query)
         dense = [d for d, _ in ExactIndex.top(scores, len(scores))]
         order: list[int] = []
-        via: dict[int, tuple[int, int]] = {}  # bridge passage -> (first passage, entity)
-        for first in dense[: self.first_hops]:
-            if first not in order:
-                order.append(first)
+        placed: set[int] = set()
+        expanded: set[int] = set()
+        via: dict[int, tuple[int, int]] = {}  # bridge passage -> (the passage that named its entity, entity)
+
+        def place(d: int, level: int) -> None:
+            if d not in placed:
+                order.append(d)
+                placed.add(d)
+            if level >= self.depth or d in expanded:  # a top passage placed as a bridge still gets its own
+                return
+            expanded.add(d)
             best: tuple[float, int, int] | None = None
-            naming = view.naming_similarity(first, sims)
-            for e in view.passage_entities[first]:
+            naming = view.naming_similarity(d, sims)
+            for e in view.passage_entities[d]:
                 lift = self.specificity * view.specificity[e] + self.naming * naming.get(e, 0.0)
                 for c in view.topic_passages.get(e, ()):
-                    if c == first or c in order:
+                    if c in placed:
                         continue
                     score = float(scores[c]) + lift + (self.subject if view.subject_of(c) == e else 0.0)
                     if best is None or (score, -c) > (best[0], -best[1]):
                         best = (score, c, e)
             if best is not None:
-                order.append(best[1])
-                via[best[1]] = (first, best[2])
-        order += [d for d in dense if d not in set(order)]
+                via[best[1]] = (d, best[2])
+                place(best[1], level + 1)  # a chain: its own bridge follows it when depth allows
+
+        for first in dense[: self.first_hops]:
+            place(first, 0)
+        order += [d for d in dense if d not in placed]
         picked: list[int] = []
         rest: list[int] = []
-        bridge_entity = {first: e for _c, (first, e) in via.items()}
+        bridge_entity = {named_by: e for _c, (named_by, e) in via.items()}
         for d in order:
             spans = [int(i) for i in view.doc_spans[d] if eligible[i]]
             spans.sort(key=lambda i: (-sims[i], i))
