@@ -130,11 +130,16 @@ def test_sigkill_during_ingest_never_breaks_the_store(
     interrupted, stored_at_kill, reads = [], [], 0
     for trial in range(TRIALS):
         db = tmp_path / f"trial{trial}.db"
-        delay = rng.uniform(0.8 * first_write, end)
+        # A random moment between this run's first write and the end an uninterrupted run would
+        # reach (measured from the first write, so a slow start-up on a loaded machine moves nothing).
+        delay = rng.uniform(0.0, max(end - first_write, 0.05))
         stop, seen, errors = threading.Event(), [], []
         reader = threading.Thread(target=_read_consistently, args=(db, stop, seen, errors))
         process = subprocess.Popen(_ingest_command(folder, db), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         reader.start()
+        deadline = time.monotonic() + 120
+        while process.poll() is None and _stored(db) == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
         time.sleep(delay)
         if process.poll() is None:
             os.kill(process.pid, signal.SIGKILL)
