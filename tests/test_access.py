@@ -57,15 +57,20 @@ def test_evidence_is_checked_again_when_the_context_is_built(graph: CiteGraph) -
     """Even a view that leaks a private span (a store bug) cannot put it into the context."""
     graph.ingest_texts([TextInput("public.md", PUBLIC)], access=("public",))
     graph.ingest_texts([TextInput("hr.md", PRIVATE)], access=("hr",))
-    leaky = graph.store.graph(None)  # everything, as if the store had ignored the labels
-    retriever = graph.retriever
-    original = retriever.store.graph
-    retriever.store.graph = lambda labels, include_superseded=False: leaky  # type: ignore[method-assign]
+    # Everything, as if the store had ignored the labels, on both read paths (the retriever reads
+    # columns from SQLite and GraphData from other stores).
+    leaky_rows, leaky_columns = graph.store.graph(None), graph.store.graph_columns(None)  # type: ignore[attr-defined]
+    store = graph.store
+    original = store.graph, store.graph_columns  # type: ignore[attr-defined]
+    store.graph = lambda labels, include_superseded=False: leaky_rows  # type: ignore[method-assign]
+    store.graph_columns = lambda labels, include_superseded=False: leaky_columns  # type: ignore[attr-defined]
     try:
-        retriever._cache.clear()
+        graph.retriever.clear_cache()
+        leaked = graph.retriever.view(("public",)).data
+        assert any(s.document == "hr.md" for s in leaked.spans)  # the leak is real: the view holds the private spans
         answer = graph.ask("Where do exports of payroll data go?", labels=("public",))
     finally:
-        retriever.store.graph = original  # type: ignore[method-assign]
+        store.graph, store.graph_columns = original  # type: ignore[method-assign, attr-defined]
     assert answer.context and all(item.evidence.span.document == "public.md" for item in answer.context)
 
 

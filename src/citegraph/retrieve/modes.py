@@ -20,6 +20,11 @@ graph mode brings in carries the route that found it.
                     it mentions (the second hop); a few sentences per passage first
 ``bridge-embedded`` ``bridge`` with passages scored by their embedded text instead of their centroid
 =================  ==================================================================================
+
+In an approximate view (above :data:`~citegraph.retrieve.retriever.APPROXIMATE_ABOVE` visible
+sentences) ``bridge``, ``bfs`` and ``dense-sentence`` score only what the view's indexes find near the
+question (each score still exact); below it, and in every other mode, every sentence is scored, and
+the rankings are exactly those of the per-row code they replaced.
 """
 
 from __future__ import annotations
@@ -33,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from citegraph.embed.base import ExactIndex
+from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import Evidence, Hop
-from citegraph.retrieve.traversal import multi_source_bfs
+from citegraph.retrieve.arrays import firsts, gather
 
 if TYPE_CHECKING:
     from citegraph.retrieve.retriever import GraphView
@@ -55,13 +60,51 @@ class Query:
     depth_penalty: float = 0.1
     min_words: int = 3  #: shorter spans (headings, fragments) stay in the store but are not evidence
     embed: Callable[[Sequence[str]], np.ndarray] | None = None  #: for modes that embed passages
+    link: Callable[[], list[str]] | None = None  #: makes ``linked`` on first use (a parse), when given
 
     _sentence_scores: np.ndarray | None = None
+    _some_scores: _SpanScores | None = None
+
+    def linked_keys(self) -> list[str]:
+        if self.link is not None:
+            self.linked, self.link = self.link(), None
+        return self.linked
 
     def similarity(self, view: GraphView) -> np.ndarray:
+        """Every visible sentence's cosine to the question (one product over all of them)."""
         if self._sentence_scores is None:
-            self._sentence_scores = ExactIndex(view.data.span_vectors).scores(self.vector)
+            self._sentence_scores = ExactIndex(view.span_vectors).scores(self.vector)
         return self._sentence_scores
+
+    def sims(self, view: GraphView) -> np.ndarray | _SpanScores:
+        """Sentence cosines, indexable by span: all of them for an exact view; in an approximate
+        view (a million sentences) only those a mode reads, each computed when first read."""
+        if not view.approximate or self._sentence_scores is not None:
+            return self.similarity(view)
+        if self._some_scores is None:
+            self._some_scores = _SpanScores(view.span_vectors, self.vector)
+        return self._some_scores
+
+
+class _SpanScores:
+    """Cosines of a fixed query to rows of a matrix, computed on first read and kept."""
+
+    def __init__(self, vectors: np.ndarray, query: np.ndarray) -> None:
+        self.vectors = vectors
+        self.query = np.asarray(query, dtype=np.float32)
+        self.known = np.full(len(vectors), np.nan, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.known)
+
+    def __getitem__(self, rows: Any) -> Any:
+        values = self.known[rows]
+        if np.isnan(values).any():
+            wanted = np.atleast_1d(np.asarray(rows))
+            missing = np.unique(wanted[np.isnan(self.known[wanted])])
+            self.known[missing] = dot_rows(self.vectors, missing, self.query)
+            values = self.known[rows]
+        return values
 
 
 class Mode(ABC):
@@ -77,8 +120,8 @@ def _eligible(view: GraphView, query: Query) -> np.ndarray:
 
 
 def _evidence(view: GraphView, query: Query, order: Sequence[int], score: Callable[[int], float], found_by: str) -> list[Evidence]:
-    sims = query.similarity(view)
-    return [Evidence(view.data.spans[i], float(score(i)), float(sims[i]), found_by) for i in order]
+    sims = query.sims(view)
+    return [Evidence(view.span(i), float(score(i)), float(sims[i]), found_by) for i in order]
 
 
 def _top(scores: np.ndarray, eligible: np.ndarray, limit: int) -> list[int]:
@@ -86,12 +129,25 @@ def _top(scores: np.ndarray, eligible: np.ndarray, limit: int) -> list[int]:
     return [i for i, s in ExactIndex.top(masked, limit) if np.isfinite(s)]
 
 
+def _nearest(view: GraphView, query: Query, eligible: np.ndarray, limit: int) -> list[int]:
+    """The ``limit`` eligible sentences most similar to the question: exact, or in an approximate view
+    the best of the approximate index's candidates (each with its exact cosine)."""
+    if not view.approximate:
+        return _top(query.similarity(view), eligible, limit)
+    k = max(4 * limit, 100)
+    while True:
+        hits = [(i, s) for i, s in view.span_index.search(query.vector, k) if eligible[i]]
+        if len(hits) >= limit or k >= view.n_spans:
+            return [i for i, _s in sorted(hits, key=lambda h: (-h[1], h[0]))[:limit]]
+        k *= 4
+
+
 class DenseSentence(Mode):
     name = "dense-sentence"
 
     def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
-        sims = query.similarity(view)
-        return _evidence(view, query, _top(sims, _eligible(view, query), limit), lambda i: sims[i], "sentence"), []
+        sims = query.sims(view)
+        return _evidence(view, query, _nearest(view, query, _eligible(view, query), limit), lambda i: sims[i], "sentence"), []
 
 
 class DensePassage(Mode):
@@ -108,7 +164,7 @@ class DensePassage(Mode):
         eligible = _eligible(view, query)
         order: list[int] = []
         for d, _s in ExactIndex.top(doc_scores, len(doc_scores)):
-            spans = [int(i) for i in view.doc_spans[d] if eligible[i]]
+            spans = [int(i) for i in view.spans_in(d) if eligible[i]]
             order.extend(sorted(spans, key=lambda i: (-sims[i], i)))
             if len(order) >= limit:
                 break
@@ -122,8 +178,7 @@ class Notebook(Mode):
     name = "notebook"
 
     def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
-        data = view.data
-        seeds = [data.keys[i] for i, _ in ExactIndex(data.key_vectors).search(query.vector, 3)]
+        seeds = [view.keys[i] for i, _ in ExactIndex(view.key_vectors).search(query.vector, 3)]
         visited: set[str] = set()
         reached: list[tuple[str, int, tuple[Hop, ...]]] = []
         for seed in seeds:
@@ -150,7 +205,7 @@ class Notebook(Mode):
                 if span in seen or not eligible[span]:
                     continue
                 seen.add(span)
-                out.append(Evidence(data.spans[span], float(sims[span]), float(sims[span]), "entity", key, depth, route))
+                out.append(Evidence(view.span(span), float(sims[span]), float(sims[span]), "entity", key, depth, route))
         return out[:limit], seeds
 
 
@@ -161,34 +216,100 @@ class BFS(Mode):
     name = "bfs"
 
     def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
-        data = view.data
-        seeds = [data.keys[i] for i, _ in ExactIndex(view.entity_vectors).search(query.vector, query.top_k)]
-        reached = multi_source_bfs(seeds, view.adjacency, query.hops)
-        sims = query.similarity(view)
+        # The rules are those of one offer per (span, reason) in turn, kept when it scores higher:
+        # every mention of a reached entity (entities in traversal order), then every relation between
+        # reached entities (in store order), then the ``limit`` most similar sentences. Computed here
+        # for all spans at once; in an approximate view only over the sentences nearest the question
+        # (a span's score is at most its similarity, so the ranking's head comes from them).
+        seeds = view.seeds(query.vector, query.top_k)
+        reach = view.reach(seeds, query.hops)
         eligible = _eligible(view, query)
-        best: dict[int, Evidence] = {}
+        sims = query.sims(view)
+        if view.approximate:
+            hits = view.span_index.search(query.vector, max(20 * limit, 2000))
+            candidates = np.array(sorted(i for i, _s in hits), dtype=np.int64)
+            nearest = [i for i, _s in hits[:limit]]
+        else:
+            candidates = np.arange(view.n_spans)
+            nearest = top_indices(np.asarray(sims), limit).tolist()
+        candidates = candidates[eligible[candidates]]
+        position = np.full(view.n_spans, -1, dtype=np.int64)
+        position[candidates] = np.arange(len(candidates))
+        similarity = np.asarray(sims[candidates], dtype=np.float64)
+        penalty = query.depth_penalty
 
-        def offer(span: int, found_by: str, entity: str | None, depth: int | None, route: tuple[Hop, ...]) -> None:
-            if not eligible[span]:
-                return
-            sim = float(sims[span])
-            score = sim * (1.0 - query.depth_penalty * depth) if depth else sim
-            held = best.get(span)
-            if held is None or (score, found_by != "sentence") > (held.score, held.found_by != "sentence"):
-                best[span] = Evidence(data.spans[span], score, sim, found_by, entity, depth, route)
+        def scored(sim: np.ndarray, depth: np.ndarray) -> np.ndarray:
+            return np.where(depth > 0, sim * (1.0 - penalty * depth), sim)
 
-        for key, (depth, route) in reached.items():
-            for span in view.mention_spans[view.index[key]]:
-                offer(span, "entity", key, depth, route)
-        for src, dst, span in view.relation_spans:
-            a, b = reached.get(data.keys[src]), reached.get(data.keys[dst])
-            if a and b:
-                (depth, route), key = max((a, data.keys[src]), (b, data.keys[dst]), key=lambda x: (x[0][0], x[1]))
-                offer(span, "relation", key, depth, route)
-        for span, _ in ExactIndex.top(sims, limit):
-            offer(span, "sentence", None, None, ())
-        ranked = sorted(best.values(), key=lambda e: (-round(e.score, 6), view.span_order[view.span_id[e.span]]))
-        return ranked[:limit], seeds
+        n = len(candidates)
+        score = np.full(n, -np.inf)
+        offered = np.zeros(n, dtype=bool)
+        found = np.zeros(n, dtype=np.int8)  # 0 entity, 1 relation, 2 sentence
+        entity = np.full(n, -1, dtype=np.int64)
+        # Mentions: per span the best score, the entity first in traversal order among equals.
+        ents, owner = gather(view.span_ptr, view.span_ents, candidates)
+        reached = reach.depth[ents] >= 0
+        ents, owner = ents[reached], owner[reached]
+        if len(ents):
+            s = scored(similarity[owner], reach.depth[ents])
+            order = np.lexsort((reach.position[ents], -s, owner))
+            first = firsts(owner[order])
+            at, winner = owner[order][first], order[first]
+            score[at], entity[at], offered[at] = s[winner], ents[winner], True
+        # Relations: the deeper endpoint (then the larger key) is the one reached; a relation replaces
+        # a mention's offer only with a higher score, the first relation among equals.
+        c = view.columns
+        spot = position[c.relation_span] if len(c.relation_span) else np.zeros(0, dtype=np.int64)
+        rows = np.flatnonzero((spot >= 0) & (reach.depth[c.relation_source] >= 0) & (reach.depth[c.relation_target] >= 0))
+        if len(rows):
+            a, b = c.relation_source[rows], c.relation_target[rows]
+            da, db = reach.depth[a], reach.depth[b]
+            take_b = (db > da) | ((db == da) & (view.key_rank[b] > view.key_rank[a]))
+            end, depth = np.where(take_b, b, a), np.where(take_b, db, da)
+            s = scored(similarity[spot[rows]], depth)
+            order = np.lexsort((rows, -s, spot[rows]))
+            first = firsts(spot[rows][order])
+            at, winner = spot[rows][order][first], order[first]
+            better = ~offered[at] | (s[winner] > score[at])
+            at, winner = at[better], winner[better]
+            score[at], entity[at], found[at], offered[at] = s[winner], end[winner], 1, True
+        for span in nearest:  # the most similar sentences, kept only if better than what found them
+            j = position[span]
+            if j >= 0 and (not offered[j] or similarity[j] > score[j]):
+                score[j], entity[j], found[j], offered[j] = similarity[j], -1, 2, True
+        kept = np.flatnonzero(offered)
+        ranked = _by_rounded_score(score[kept], view.span_rank[candidates[kept]], limit)
+        out = []
+        for j in kept[ranked].tolist():
+            span, e = int(candidates[j]), int(entity[j])
+            if found[j] == 2:
+                out.append(Evidence(view.span(span), float(score[j]), float(sims[span]), "sentence"))
+            else:
+                out.append(
+                    Evidence(
+                        view.span(span),
+                        float(score[j]),
+                        float(sims[span]),
+                        "entity" if found[j] == 0 else "relation",
+                        view.keys[e],
+                        int(reach.depth[e]),
+                        reach.route(e),
+                    )
+                )
+        return out, seeds
+
+
+def _by_rounded_score(score: np.ndarray, rank: np.ndarray, limit: int) -> np.ndarray:
+    """Indices of the ``limit`` best by ``(-round(score, 6), rank)``, Python's ``round`` exactly.
+
+    ``np.round`` can differ from ``round`` by one unit in the sixth decimal, so it only narrows the
+    field (with a margin); the survivors are ordered with ``round`` itself."""
+    keep = np.arange(len(score))
+    if len(score) > limit > 0:
+        approx = np.round(score, 6)
+        kth = -np.partition(-approx, limit - 1)[limit - 1]
+        keep = np.flatnonzero(approx >= kth - 2e-6)
+    return keep[sorted(range(len(keep)), key=lambda i: (-round(float(score[keep[i]]), 6), int(rank[keep[i]])))[:limit]]
 
 
 class PersonalizedPageRank(Mode):
@@ -213,10 +334,10 @@ class PersonalizedPageRank(Mode):
 
     def scores(self, query: Query, view: GraphView) -> tuple[np.ndarray, list[str]]:
         """PageRank of every node (entities, then spans, then passages), and the seed entities."""
-        n_e = len(view.data.keys)
-        seeds = [k for k in query.linked if k in view.index]
+        n_e = view.n_entities
+        seeds = [k for k in query.linked_keys() if k in view.index]
         if not seeds:
-            seeds = [view.data.keys[i] for i, _ in ExactIndex(view.entity_vectors).search(query.vector, query.top_k)]
+            seeds = view.seeds(query.vector, query.top_k)
         restart = np.zeros(view.ppr_matrix.shape[0], dtype=np.float64)
         # An entity few passages mention says more about the question than one many do ("city"):
         # seeds are weighted by specificity, log(1 + passages / passages mentioning it).
@@ -236,7 +357,7 @@ class PersonalizedPageRank(Mode):
 
     def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
         scores, seeds = self.scores(query, view)
-        n_e, n_s = len(view.data.keys), len(view.data.spans)
+        n_e, n_s = view.n_entities, view.n_spans
         span_scores, doc_scores = scores[n_e : n_e + n_s], scores[n_e + n_s :]
         order = _by_passage(view, query, doc_scores, span_scores, limit)
         return _routed(view, query, seeds, order, lambda i: doc_scores[view.span_doc[i]], "ppr"), seeds
@@ -257,7 +378,7 @@ class Hybrid(Mode):
         dense = _top(query.similarity(view), eligible, self.depth)
         lexical = _top(view.bm25(query.text), eligible, self.depth)
         scores, seeds = self.ppr.scores(query, view)
-        n_e, n_s = len(view.data.keys), len(view.data.spans)
+        n_e, n_s = view.n_entities, view.n_spans
         graph = _by_passage(view, query, scores[n_e + n_s :], scores[n_e : n_e + n_s], self.depth)
         fused: dict[int, float] = {}
         for ranking in (dense, lexical, graph):
@@ -314,6 +435,8 @@ class Bridge(Mode):
         self.naming = naming  #: weight of the similarity to the question of the sentence naming the entity
         self.subject = subject  #: bonus when the entity is the first one the bridge passage names
 
+    topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
+
     def passage_scores(self, query: Query, view: GraphView) -> np.ndarray:
         vectors = view.passage_vectors(query.embed) if self.embedded and query.embed is not None else view.passage_centroids
         cos = ExactIndex(vectors).scores(query.vector)
@@ -321,11 +444,78 @@ class Bridge(Mode):
         np.maximum.at(best, view.span_doc, query.similarity(view))
         return (cos + best).astype(np.float32)
 
-    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
-        scores = self.passage_scores(query, view)
-        sims = query.similarity(view)
+    def _scores(self, query: Query, view: GraphView) -> np.ndarray | _PassageScores:
+        """Every passage's score (an exact view), or each one's when first read (an approximate view)."""
+        if view.approximate and not self.embedded:
+            return _PassageScores(view, query)
+        return self.passage_scores(query, view)
+
+    def _dense(self, view: GraphView, query: Query, scores: np.ndarray | _PassageScores, limit: int) -> list[int]:
+        """Passages by score, best first (ties by index): all of them, or in an approximate view the
+        passages near the question by the indexes (their sentences' and their centroids'), enough to
+        fill ``limit`` sentences, each placed by its exact score."""
+        if isinstance(scores, np.ndarray):
+            return top_indices(scores, len(scores)).tolist()
         eligible = _eligible(view, query)
-        dense = [d for d, _ in ExactIndex.top(scores, len(scores))]
+        k = max(4 * limit, 200)
+        while True:
+            near = np.concatenate(
+                [
+                    view.span_doc[[i for i, _s in view.span_index.search(query.vector, k)]],
+                    np.array([d for d, _s in view.passage_index.search(query.vector, k // 2)], dtype=np.int64),
+                ]
+            )
+            pool = np.unique(near)
+            spans, owner = gather(view.doc_ptr, view.doc_order, pool)
+            filled = len(np.unique(owner[eligible[spans]]))
+            if filled >= limit + self.first_hops * (self.depth + 1) or len(pool) >= len(view.passages):
+                break
+            k *= 4
+        scores.pool[pool] = True
+        value = scores[pool]
+        return pool[np.lexsort((pool, -value))].tolist()
+
+    def _best_bridge(
+        self, view: GraphView, d: int, scores: np.ndarray | _PassageScores, sims: Any, placed: set[int]
+    ) -> tuple[float, int, int] | None:
+        """The best bridge from passage ``d``: ``(score, passage, entity)``, the largest score, then the
+        smallest passage, then the first entity (ascending) naming it; None when there is none."""
+        entities, naming = view.naming(d, sims)
+        if not len(entities):
+            return None
+        lift = self.specificity * view.specificity[entities] + self.naming * naming
+        pointers, about = view.topic
+        if isinstance(scores, _PassageScores):
+            # A name hundreds of passages are about ("city"): only those of them near the question.
+            hub = (pointers[entities + 1] - pointers[entities]) > self.topic_cap
+            small = np.flatnonzero(~hub)
+            candidates, owner = gather(pointers, about, entities[small])
+            owner = small[owner]
+            pool = np.flatnonzero(scores.pool)
+            named, by = gather(view.span_ptr, view.span_ents, view.first_spans[pool])
+            at = np.searchsorted(entities, named)
+            hit = (at < len(entities)) & (entities[np.minimum(at, len(entities) - 1)] == named)
+            hit[hit] &= hub[at[hit]]
+            candidates, owner = np.concatenate([candidates, pool[by[hit]]]), np.concatenate([owner, at[hit]])
+            order = np.lexsort((candidates, owner))  # entity by entity, passages ascending, as the lists are
+            candidates, owner = candidates[order], owner[order]
+        else:
+            candidates, owner = gather(pointers, about, entities)
+        keep = ~np.isin(candidates, np.fromiter(placed, dtype=np.int64, count=len(placed)))
+        candidates, owner = candidates[keep], owner[keep]
+        if not len(candidates):
+            return None
+        bonus = np.where(view.subjects[candidates] == entities[owner], self.subject, 0.0)
+        score = np.asarray(scores[candidates], dtype=np.float64) + lift[owner] + bonus
+        top = np.flatnonzero(score == score.max())
+        top = top[candidates[top] == candidates[top].min()]
+        return float(score[top[0]]), int(candidates[top[0]]), int(entities[owner[top[0]]])
+
+    def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
+        scores = self._scores(query, view)
+        sims = query.sims(view)
+        eligible = _eligible(view, query)
+        dense = self._dense(view, query, scores, limit)
         order: list[int] = []
         placed: set[int] = set()
         expanded: set[int] = set()
@@ -338,16 +528,7 @@ class Bridge(Mode):
             if level >= self.depth or d in expanded:  # a top passage placed as a bridge still gets its own
                 return
             expanded.add(d)
-            best: tuple[float, int, int] | None = None
-            naming = view.naming_similarity(d, sims)
-            for e in view.passage_entities[d]:
-                lift = self.specificity * view.specificity[e] + self.naming * naming.get(e, 0.0)
-                for c in view.topic_passages.get(e, ()):
-                    if c in placed:
-                        continue
-                    score = float(scores[c]) + lift + (self.subject if view.subject_of(c) == e else 0.0)
-                    if best is None or (score, -c) > (best[0], -best[1]):
-                        best = (score, c, e)
+            best = self._best_bridge(view, d, scores, sims, placed)
             if best is not None:
                 via[best[1]] = (d, best[2])
                 place(best[1], level + 1)  # a chain: its own bridge follows it when depth allows
@@ -359,15 +540,17 @@ class Bridge(Mode):
         rest: list[int] = []
         bridge_entity = {named_by: e for _c, (named_by, e) in via.items()}
         for d in order:
-            spans = [int(i) for i in view.doc_spans[d] if eligible[i]]
-            spans.sort(key=lambda i: (-sims[i], i))
+            in_passage = view.spans_in(d)
+            local = dict(zip(in_passage.tolist(), np.asarray(sims[in_passage]).tolist(), strict=True))
+            spans = [i for i in local if eligible[i]]
+            spans.sort(key=lambda i: (-local[i], i))
             lead: list[int] = []
             if d in via:  # a bridge passage: its first sentence names the entity
                 first_span = int(view.first_spans[d])
                 if eligible[first_span]:
                     lead.append(first_span)
             elif d in bridge_entity:  # the sentence that names the bridge entity
-                lead += [i for i in spans if bridge_entity[d] in view.span_entities[i]][:1]
+                lead += [i for i in spans if bridge_entity[d] in view.entities_of(i)][:1]
             lead += [i for i in spans if i not in lead]
             picked += lead[: self.per_passage]
             rest += lead[self.per_passage :]
@@ -381,25 +564,53 @@ class Bridge(Mode):
                 first, e = via[d]
                 out.append(self._bridged(view, query, i, first, e))
             else:
-                out.append(Evidence(view.data.spans[i], float(sims[i]), float(sims[i]), "passage"))
-        return out, [view.data.keys[via[d][1]] for d in via]
+                out.append(Evidence(view.span(i), float(sims[i]), float(sims[i]), "passage"))
+        return out, [view.keys[via[d][1]] for d in via]
 
     @staticmethod
     def _bridged(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:
-        key = view.data.keys[entity]
-        naming = [int(i) for i in view.doc_spans[first] if entity in view.span_entities[int(i)]]
-        via_span = min(naming, key=lambda i: view.span_order[i]) if naming else int(view.first_spans[first])
-        subject = next((view.data.keys[e] for e in view.span_entities[int(view.first_spans[first])] if e != entity), key)
-        route = (Hop(subject, "mentions", "out", key, view.data.spans[via_span]),)
-        similarity = float(query.similarity(view)[span])
-        return Evidence(view.data.spans[span], similarity, similarity, "bridge", key, 1, route)
+        key = view.keys[entity]
+        naming = [int(i) for i in view.spans_in(first) if entity in view.entities_of(int(i))]
+        via_span = min(naming, key=lambda i: view.span_rank[i]) if naming else int(view.first_spans[first])
+        subject = next((view.keys[e] for e in view.entities_of(int(view.first_spans[first])).tolist() if e != entity), key)
+        route = (Hop(subject, "mentions", "out", key, view.span(via_span)),)
+        similarity = float(query.sims(view)[span])
+        return Evidence(view.span(span), similarity, similarity, "bridge", key, 1, route)
+
+
+class _PassageScores:
+    """``Bridge``'s passage scores in an approximate view: the centroid's cosine plus the best
+    sentence's, computed for a passage when first read (a million-sentence view has no full array).
+    ``pool`` marks the passages the indexes found near the question."""
+
+    def __init__(self, view: GraphView, query: Query) -> None:
+        self.view, self.query = view, query
+        self.known = np.full(len(view.passages), np.nan, dtype=np.float32)
+        self.pool = np.zeros(len(view.passages), dtype=bool)
+
+    def __len__(self) -> int:
+        return len(self.known)
+
+    def __getitem__(self, passages: Any) -> Any:
+        values = self.known[passages]
+        if np.isnan(values).any():
+            wanted = np.atleast_1d(np.asarray(passages))
+            missing = np.unique(wanted[np.isnan(self.known[wanted])])
+            view = self.view
+            cos = dot_rows(view.passage_centroids, missing, self.query.vector)
+            spans, owner = gather(view.doc_ptr, view.doc_order, missing)
+            best = np.full(len(missing), -1.0, dtype=np.float32)
+            np.maximum.at(best, owner, np.asarray(self.query.sims(view)[spans], dtype=np.float32))
+            self.known[missing] = (cos + best).astype(np.float32)
+            values = self.known[passages]
+        return values
 
 
 def _by_passage(view: GraphView, query: Query, doc_scores: np.ndarray, span_scores: np.ndarray, limit: int) -> list[int]:
     eligible = _eligible(view, query)
     order: list[int] = []
     for d, _s in ExactIndex.top(doc_scores.astype(np.float32), len(doc_scores)):
-        spans = [int(i) for i in view.doc_spans[d] if eligible[i]]
+        spans = [int(i) for i in view.spans_in(d) if eligible[i]]
         order.extend(sorted(spans, key=lambda i: (-span_scores[i], i)))
         if len(order) >= limit:
             break
@@ -411,17 +622,19 @@ def _routed(
 ) -> list[Evidence]:
     """Evidence for ``order``, each span with the shortest route from a seed to an entity it mentions
     (within the hop limit), so a graph-found span still says how it was reached."""
-    reached = multi_source_bfs(seeds, view.adjacency, query.hops)
+    reach = view.reach(seeds, query.hops)
     sims = query.similarity(view)
     out = []
     for i in order:
-        best: tuple[int, str, tuple[Hop, ...]] | None = None
-        for e in view.span_entities[i]:
-            key = view.data.keys[e]
-            if key in reached and (best is None or (reached[key][0], key) < (best[0], best[1])):
-                best = (reached[key][0], key, reached[key][1])
-        depth, entity, route = best if best else (None, None, ())
-        out.append(Evidence(view.data.spans[i], float(score(i)), float(sims[i]), found_by, entity, depth, route))
+        best: tuple[int, str, int] | None = None
+        for e in view.entities_of(i).tolist():
+            key, depth = view.keys[e], int(reach.depth[e])
+            if depth >= 0 and (best is None or (depth, key) < (best[0], best[1])):
+                best = (depth, key, e)
+        if best is None:
+            out.append(Evidence(view.span(i), float(score(i)), float(sims[i]), found_by))
+        else:
+            out.append(Evidence(view.span(i), float(score(i)), float(sims[i]), found_by, best[1], best[0], reach.route(best[2])))
     return out
 
 
@@ -513,26 +726,27 @@ def ppr_matrix(
     n_entities: int,
     n_spans: int,
     n_docs: int,
-    mentions: Sequence[tuple[int, int]],
-    relations: Sequence[tuple[int, int]],
+    mentions: np.ndarray,
+    relations: np.ndarray,
     span_doc: np.ndarray,
 ) -> Any:
-    """The column-stochastic transition matrix of the entity–sentence–passage graph (undirected)."""
+    """The column-stochastic transition matrix of the entity–sentence–passage graph (undirected).
+
+    ``mentions`` are ``(entity, span)`` rows (a repeated pair counts once), ``relations`` are
+    ``(source, target)`` rows (each counts; a self-loop not at all)."""
     from scipy import sparse
 
     n = n_entities + n_spans + n_docs
-    src: list[int] = []
-    dst: list[int] = []
-    for e, s in set(mentions):
-        src += [e, n_entities + s]
-        dst += [n_entities + s, e]
-    for a, b in relations:
-        if a != b:
-            src += [a, b]
-            dst += [b, a]
+    pairs = np.unique(np.asarray(mentions, dtype=np.int64).reshape(-1, 2), axis=0)
+    links = np.asarray(relations, dtype=np.int64).reshape(-1, 2)
+    links = links[links[:, 0] != links[:, 1]]
     spans = np.arange(n_spans)
-    src_arr = np.concatenate([np.asarray(src, dtype=np.int64), n_entities + spans, n_entities + n_spans + span_doc])
-    dst_arr = np.concatenate([np.asarray(dst, dtype=np.int64), n_entities + n_spans + span_doc, n_entities + spans])
+    src_arr = np.concatenate(
+        [pairs[:, 0], n_entities + pairs[:, 1], links[:, 0], links[:, 1], n_entities + spans, n_entities + n_spans + span_doc]
+    )
+    dst_arr = np.concatenate(
+        [n_entities + pairs[:, 1], pairs[:, 0], links[:, 1], links[:, 0], n_entities + n_spans + span_doc, n_entities + spans]
+    )
     adjacency = sparse.csr_matrix((np.ones(len(src_arr)), (dst_arr, src_arr)), shape=(n, n))
     out_degree = np.asarray(adjacency.sum(axis=0)).ravel()
     scale = np.divide(1.0, out_degree, out=np.zeros_like(out_degree), where=out_degree > 0)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from citegraph.errors import AccessConflict, NotFound, StoreError, StoreLocked, UserError, store_error
-from citegraph.models import Document, Span
+from citegraph.models import Document
 from citegraph.store.base import (
     DeleteResult,
     DocumentStream,
@@ -24,6 +24,7 @@ from citegraph.store.base import (
     WritePart,
     WriteResult,
 )
+from citegraph.store.columns import GraphColumns
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -41,16 +42,18 @@ SCHEMA_VERSION = _migrations()[-1][0]
 
 # Documents the caller may read: current ones (or all versions), and, unless the caller is
 # unrestricted (labels NULL), only those carrying at least one of the caller's labels.
-_VISIBLE = """
-WITH visible(doc_id, version) AS (
-    SELECT d.doc_id, d.version FROM documents d
-    WHERE (d.current = 1 OR :superseded)
+_READABLE = """(d.current = 1 OR :superseded)
       AND (:labels IS NULL OR EXISTS (
           SELECT 1 FROM document_access a
           WHERE a.doc_id = d.doc_id AND a.version = d.version
-            AND a.label IN (SELECT value FROM json_each(:labels))))
+            AND a.label IN (SELECT value FROM json_each(:labels))))"""
+_VISIBLE = f"""
+WITH visible(doc_id, version) AS MATERIALIZED (  -- checked once per document, not once per row joined to it
+    SELECT d.doc_id, d.version FROM documents d
+    WHERE {_READABLE}
 )
 """
+_ROWS = 16384  # rows fetched at a time by the columnar read: bounded memory for the Python row objects
 
 
 def _statements(script: str) -> list[str]:
@@ -506,63 +509,157 @@ class SQLiteStore(Store):
         rows = self.db.execute(_VISIBLE + "SELECT doc_id, version FROM visible", self._params(labels, include_superseded))
         return {(r[0], r[1]) for r in rows}
 
+    def visible_among(
+        self, labels: Collection[str] | None, include_superseded: bool, versions: Collection[tuple[str, str]]
+    ) -> set[tuple[str, str]]:
+        """Those of ``versions`` (``(document id, version)``) the caller may read: :meth:`visible`'s
+        check for the few versions one answer cites, without listing every readable version."""
+        if not versions:
+            return set()
+        rows = self.db.execute(
+            f"""SELECT d.doc_id, d.version FROM json_each(:wanted) w
+            JOIN documents d ON d.doc_id = json_extract(w.value, '$[0]') AND d.version = json_extract(w.value, '$[1]')
+            WHERE {_READABLE}""",
+            {**self._params(labels, include_superseded), "wanted": json.dumps(sorted(set(versions)))},
+        )
+        return {(r[0], r[1]) for r in rows}
+
     def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
         with self._reading():
-            return self._graph(labels, include_superseded)
+            return self._graph_columns(labels, include_superseded).to_graph_data()
 
-    def _graph(self, labels: Collection[str] | None, include_superseded: bool) -> GraphData:
+    def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
+        """What :meth:`graph` returns, as arrays (no Python object per row): retrieval's read."""
+        with self._reading():
+            return self._graph_columns(labels, include_superseded)
+
+    def _graph_columns(self, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns:
         params = self._params(labels, include_superseded)
-        span_rows = self.db.execute(
+        join = "JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version"
+        # The versions first, each with its number of spans, in the order the spans are read below
+        # (both sorted by document and version), so no span row carries its document's name.
+        versions = self.db.execute(
             _VISIBLE
             + """
-            SELECT s.id, s.doc_id, s.version, s.start_char, s.end_char, s.text, s.vector, d.current
-            FROM spans s JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version
-            JOIN documents d ON d.doc_id = s.doc_id AND d.version = s.version
+            SELECT d.doc_id, d.version, d.current, (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version)
+            FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
+            ORDER BY d.doc_id, d.version
+            """,
+            params,
+        ).fetchall()
+        versions = [r for r in versions if r[3]]  # a version without spans is no passage
+        passages = [(r[0], r[1]) for r in versions]
+        counts = np.array([r[3] for r in versions], dtype=np.int64)
+        span_passage = np.repeat(np.arange(len(passages)), counts)
+        n = int(counts.sum())
+        span_ids = np.zeros(n, dtype=np.int64)
+        starts = np.zeros(n, dtype=np.int64)
+        ends = np.zeros(n, dtype=np.int64)
+        texts: list[str] = []
+        vectors = np.zeros((0, 0), dtype=np.float32)
+        cursor = self.db.execute(
+            _VISIBLE
+            + f"""
+            SELECT s.id, s.start_char, s.end_char, s.text, s.vector FROM spans s {join}
             ORDER BY s.doc_id, s.version, s.start_char, s.end_char
             """,
             params,
-        ).fetchall()
-        span_index = {row[0]: i for i, row in enumerate(span_rows)}
-        spans = [Span(r[1], r[2], r[3], r[4], r[5]) for r in span_rows]
-        dim = len(_vec(span_rows[0][6])) if span_rows else 0
-        span_vectors = np.stack([_vec(r[6]) for r in span_rows]) if span_rows else np.zeros((0, dim), np.float32)
-        mention_rows = self.db.execute(
+        )
+        at = 0
+        while rows := cursor.fetchmany(_ROWS):
+            ids, first, last_char, text, blobs = zip(*rows, strict=True)
+            if at == 0:
+                vectors = np.zeros((n, len(blobs[0]) // 4), dtype=np.float32)
+            m = len(rows)
+            span_ids[at : at + m] = ids
+            starts[at : at + m] = first
+            ends[at : at + m] = last_char
+            texts.extend(text)
+            if any(len(b) != len(blobs[0]) for b in blobs):
+                raise StoreError(f"{self.path}: span vectors of different sizes; run citegraph check")
+            vectors[at : at + m] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(m, -1)
+            at += m
+        current = [bool(r[2]) for r in versions]
+        dim = vectors.shape[1]
+        mention_rows: list[np.ndarray] = []
+        codes: dict[str, int] = {}
+        cursor = self.db.execute(
             _VISIBLE
-            + """
-            SELECT m.entity_id, m.span_id, m.surface, m.inferred FROM mentions m
-            JOIN spans s ON s.id = m.span_id JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version
-            ORDER BY m.id
-            """,
+            + f"SELECT m.entity_id, m.span_id, m.surface, m.inferred FROM mentions m JOIN spans s ON s.id = m.span_id {join} ORDER BY m.id",
             params,
-        ).fetchall()
-        entity_ids = sorted({r[0] for r in mention_rows})
+        )
+        while rows := cursor.fetchmany(_ROWS):
+            entity, span, surface, inferred = zip(*rows, strict=True)
+            mention_rows.append(np.array([entity, span, [codes.setdefault(x, len(codes)) for x in surface], inferred], dtype=np.int64))
+        mentions = np.concatenate(mention_rows, axis=1) if mention_rows else np.zeros((4, 0), dtype=np.int64)
+        entity_ids = np.unique(mentions[0])
         key_rows = {
             r[0]: (r[1], r[2])
             for r in self.db.execute(
-                "SELECT id, key, key_vector FROM entities WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(entity_ids),)
+                "SELECT id, key, key_vector FROM entities WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(entity_ids.tolist()),)
             )
         }
         # Entities are ordered by key, not by id, so the view does not depend on insertion order.
-        ordered = sorted(entity_ids, key=lambda i: key_rows[i][0])
-        entity_index = {eid: i for i, eid in enumerate(ordered)}
+        ordered = sorted(entity_ids.tolist(), key=lambda i: key_rows[i][0])
         keys = [key_rows[i][0] for i in ordered]
-        key_vectors = np.stack([_vec(key_rows[i][1]) for i in ordered]) if ordered else np.zeros((0, dim), np.float32)
-        mentions = [(entity_index[e], span_index[s], surface, bool(inf)) for e, s, surface, inf in mention_rows]
-        relation_rows = self.db.execute(
+        key_vectors = (
+            np.frombuffer(b"".join(key_rows[i][1] for i in ordered), dtype=np.float32).reshape(len(ordered), -1).copy()
+            if ordered
+            else np.zeros((0, dim), np.float32)
+        )
+        entity_of = _Lookup(np.array(ordered, dtype=np.int64))
+        span_of = _Lookup(span_ids)
+        relation_rows: list[np.ndarray] = []
+        types: dict[str, int] = {}
+        cursor = self.db.execute(
             _VISIBLE
-            + """
-            SELECT r.id, r.source_id, r.target_id, r.type, r.span_id FROM relations r
-            JOIN spans s ON s.id = r.span_id JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version
-            ORDER BY r.id
-            """,
+            + f"SELECT r.id, r.source_id, r.target_id, r.type, r.span_id FROM relations r JOIN spans s ON s.id = r.span_id {join} ORDER BY r.id",
             params,
-        ).fetchall()
-        relations = [
-            (rid, entity_index[src], entity_index[dst], type_, span_index[sid])
-            for rid, src, dst, type_, sid in relation_rows
-            if src in entity_index and dst in entity_index
-        ]
-        return GraphData(spans, span_vectors, [bool(r[7]) for r in span_rows], keys, key_vectors, mentions, relations)
+        )
+        while rows := cursor.fetchmany(_ROWS):
+            rid, src, dst, type_, span = zip(*rows, strict=True)
+            relation_rows.append(np.array([rid, src, dst, [types.setdefault(t, len(types)) for t in type_], span], dtype=np.int64))
+        relations = np.concatenate(relation_rows, axis=1) if relation_rows else np.zeros((5, 0), dtype=np.int64)
+        # A relation whose endpoint no visible sentence mentions is left out, as it always was.
+        known = entity_of.contains(relations[1]) & entity_of.contains(relations[2])
+        relations = relations[:, known]
+        return GraphColumns(
+            passages,
+            np.array(current, dtype=bool),
+            span_passage,
+            starts,
+            ends,
+            texts,
+            vectors,
+            keys,
+            key_vectors,
+            entity_of(mentions[0]),
+            span_of(mentions[1]),
+            mentions[2],
+            mentions[3].astype(bool),
+            list(codes),
+            relations[0],
+            entity_of(relations[1]),
+            entity_of(relations[2]),
+            relations[3],
+            span_of(relations[4]),
+            list(types),
+        )
+
+
+class _Lookup:
+    """Store row ids -> positions in ``ids`` (vectorised)."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.sorter = np.argsort(ids, kind="stable")
+        self.sorted = ids[self.sorter]
+
+    def contains(self, ids: np.ndarray) -> np.ndarray:
+        at = np.minimum(np.searchsorted(self.sorted, ids), max(len(self.sorted) - 1, 0))
+        return self.sorted[at] == ids if len(self.sorted) else np.zeros(len(ids), dtype=bool)
+
+    def __call__(self, ids: np.ndarray) -> np.ndarray:
+        return self.sorter[np.searchsorted(self.sorted, ids)].astype(np.int64) if len(ids) else np.zeros(0, dtype=np.int64)
 
 
 class _Transaction:
