@@ -176,11 +176,6 @@ class GraphView:
         return [self.spans_of(e).tolist() for e in range(self.n_entities)]
 
     @cached_property
-    def relation_spans(self) -> list[tuple[int, int, int]]:
-        c = self.columns
-        return list(zip(c.relation_source.tolist(), c.relation_target.tolist(), c.relation_span.tolist(), strict=True))
-
-    @cached_property
     def adjacency(self) -> dict[str, list[Hop]]:
         """Entity key -> the hops leaving it, both directions, in relation order (for :func:`multi_source_bfs`)."""
         c = self.columns
@@ -258,10 +253,6 @@ class GraphView:
         entities, owner = gather(self.span_ptr, self.span_ents, self.first_spans)
         return csr(entities, passages[owner], self.n_entities)
 
-    def topic_of(self, entity: int) -> np.ndarray:
-        pointers, passages = self.topic
-        return passages[pointers[entity] : pointers[entity + 1]]
-
     @cached_property
     def topic_passages(self) -> dict[int, list[int]]:
         """Entity index -> the passages whose first sentence mentions it: the passages *about* it."""
@@ -293,27 +284,15 @@ class GraphView:
             out[d] = entity
         return out
 
-    def naming_similarity(self, passage: int, sims: Any) -> dict[int, float]:
-        """Per entity a passage mentions, the best similarity to the question of a sentence naming it."""
-        entities, best = self.naming(passage, sims)
-        return dict(zip(entities.tolist(), best.tolist(), strict=True))
-
     def naming(self, passage: int, sims: Any) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`naming_similarity` as arrays: the passage's entities (ascending) and each one's best."""
+        """The passage's entities (ascending) and, for each, the best similarity to the question of a
+        sentence naming it."""
         spans = self.spans_in(passage)
         entities, owner = gather(self.span_ptr, self.span_ents, spans)
         distinct = np.unique(entities)
         best = np.full(len(distinct), -np.inf, dtype=np.float64)
         np.maximum.at(best, np.searchsorted(distinct, entities), np.asarray(sims[spans], dtype=np.float64)[owner])
         return distinct, best
-
-    @cached_property
-    def passage_entities(self) -> list[list[int]]:
-        """Per passage, the entities its sentences mention (each once)."""
-        return [self.entities_in(d).tolist() for d in range(len(self.passages))]
-
-    def entities_in(self, passage: int) -> np.ndarray:
-        return np.unique(gather(self.span_ptr, self.span_ents, self.spans_in(passage))[0])
 
     def passage_vectors(self, embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
         """One vector per passage, of its whole text (its visible sentences, in order), embedded once."""
