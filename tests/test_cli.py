@@ -26,6 +26,19 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
     return _run
 
 
+def test_an_answer_lists_the_nearest_reached_entities_and_counts_them_all(run, larkspur: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from citegraph import output
+
+    run("ingest", str(larkspur), "--quiet")
+    question = "How long do exports stay available after cancellation?"
+    full = json.loads(run("ask", question, "--no-verify", "--json").stdout)["retrieval"]
+    assert full["reached"] == len(full["nodes"]) > 2 and "nodes_note" not in full
+    monkeypatch.setattr(output, "ANSWER_NODES", 2)
+    cut = json.loads(run("ask", question, "--no-verify", "--json").stdout)["retrieval"]
+    assert cut["reached"] == full["reached"] and cut["nodes"] == full["nodes"][:2]
+    assert f"first 2 of {full['reached']}" in cut["nodes_note"] and "citegraph traverse" in cut["nodes_note"]
+
+
 def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
     report = json.loads(run("ingest", str(larkspur), "--json", "--quiet").stdout)
     assert report["totals"]["ok"] == 5 and report["totals"]["failed"] == 0
@@ -45,7 +58,8 @@ def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: igno
         "stage": "none",
         "calibrated": None,
     }
-    assert set(answer["retrieval"]) == {"seeds", "hops", "nodes"}
+    assert set(answer["retrieval"]) == {"seeds", "hops", "reached", "nodes"}
+    assert answer["retrieval"]["reached"] == len(answer["retrieval"]["nodes"])  # a small graph: all of them
     assert set(answer["models"]) == {"extractor", "embedder", "generator", "verifier"}
 
     nodes = json.loads(run("traverse", "Exports", "--hops", "1", "--json").stdout)["nodes"]

@@ -62,6 +62,24 @@ def nodes_json(nodes: Sequence[ReachedNode]) -> list[dict[str, Any]]:
     return [{"entity": n.entity, "name": n.name, "depth": n.depth, "seed": n.seed, "route": route_json(n.route)} for n in nodes]
 
 
+ANSWER_NODES = 200  #: reached entities an answer's JSON lists (`citegraph traverse` lists them all)
+
+
+def retrieval_json(answer: Answer) -> dict[str, Any]:
+    """Seeds, hops and the reached entities, nearest first: on a large graph two hops reach tens of
+    thousands, so an answer lists the first :data:`ANSWER_NODES` and says how many there were."""
+    nodes = answer.retrieval.nodes
+    out: dict[str, Any] = {
+        "seeds": list(answer.retrieval.seeds),
+        "hops": answer.retrieval.hops,
+        "reached": len(nodes),
+        "nodes": nodes_json(nodes[:ANSWER_NODES]),
+    }
+    if len(nodes) > ANSWER_NODES:
+        out["nodes_note"] = f"the first {ANSWER_NODES} of {len(nodes)} by depth, then key; `citegraph traverse` lists all"
+    return out
+
+
 def rejection_json(r: Rejection) -> dict[str, Any]:
     return {"kind": r.kind, "reason": r.reason, "detail": r.detail, "record": r.record}
 
@@ -104,7 +122,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
             for claim in answer.claims
         ],
         "warnings": [{"code": w.code, "message": w.message, **dict(w.data)} for w in answer.warnings],
-        "retrieval": {"seeds": list(answer.retrieval.seeds), "hops": answer.retrieval.hops, "nodes": nodes_json(answer.retrieval.nodes)},
+        "retrieval": retrieval_json(answer),
         "models": dict(answer.models),
     }
 
