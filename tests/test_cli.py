@@ -121,7 +121,7 @@ def test_demo_without_the_local_model_says_so_and_falls_back(run, tmp_path: Path
     assert "note: local model unavailable" in result.stderr
     assert out["answer"]["models"]["generator"] == "extractive"
     assert out["answer"]["models"]["verifier"] == "guards+quote"
-    assert out["answer"]["status"] == "verified"  # every extractive claim is a quote of its cited span
+    assert out["answer"]["status"] == "quoted"  # every extractive claim is a quote of its cited span: supported, and the sources' own words
 
 
 def test_every_setting_is_a_flag_and_documented() -> None:

@@ -203,7 +203,7 @@ def test_the_extractive_answer_does_not_quote_an_injected_instruction(handbook: 
     injected = next(c.marker for c in answer.context if c.span.text == INJECTION)
     assert all("forever" not in c.text for c in answer.claims)  # was: the instruction quoted as a supported claim
     assert [c.text for c in answer.claims] == [POLICY] and answer.claims[0].status == ClaimStatus.SUPPORTED
-    assert answer.status == AnswerStatus.VERIFIED
+    assert answer.status == AnswerStatus.QUOTED
     (skipped,) = [w for w in answer.warnings if w.code == "instruction_skipped"]
     assert dict(skipped.data)["marker"] == injected and "ignore previous instructions" in skipped.message
 
@@ -283,7 +283,7 @@ def test_two_supported_claims_that_disagree_make_the_answer_conflicting(conflict
     assert POLICY[:-1] in conflict.message and OLD_FAQ[:-1] in conflict.message
     # different things with different numbers: no conflict, still verified
     fine = _audit(graph, question, [(POLICY[:-1], POLICY), (ACTIVE[:-1], ACTIVE)])
-    assert fine.status == AnswerStatus.VERIFIED and not [w for w in fine.warnings if w.code == "conflict"]
+    assert fine.status == AnswerStatus.QUOTED and not [w for w in fine.warnings if w.code == "conflict"]
 
 
 class _Judge(FakeChatModel):
@@ -307,7 +307,7 @@ def test_with_a_judge_semantic_conflicts_are_caught_in_one_batch(conflicting_han
     question = "How long do exports stay available after cancellation?"
     cited = [(POLICY[:-1], POLICY), (REMOVED[:-1], REMOVED), (ACTIVE[:-1], ACTIVE)]
     without = _audit(conflicting_handbook(CheckingVerifier()), question, cited)
-    assert without.status == AnswerStatus.VERIFIED  # the rules alone cannot see this one; said in the README
+    assert without.status == AnswerStatus.QUOTED  # the rules alone cannot see this one; said in the README
     judge = _Judge()
     answer = _audit(conflicting_handbook(CheckingVerifier(LLMJudge(judge))), question, cited)
     assert [c.status for c in answer.claims] == [ClaimStatus.SUPPORTED] * 3

@@ -47,7 +47,7 @@ def test_larkspur_claim_cited_to_billing_is_unsupported_and_to_policy_supported(
     )
     assert claim.citations[0].support.stage == "guards"
     right = graph.ask(QUESTION, answer_text=f"{CLAIM} [{markers[POLICY]}].")
-    assert right.claims[0].status == ClaimStatus.SUPPORTED and right.status == AnswerStatus.VERIFIED
+    assert right.claims[0].status == ClaimStatus.SUPPORTED and right.status == AnswerStatus.QUOTED
 
 
 def test_each_citation_records_whether_it_alone_supports(graph: CiteGraph) -> None:
@@ -104,7 +104,7 @@ def test_cli_verify_flags(tmp_path: Path, larkspur: Path) -> None:
     db = ["--db", str(tmp_path / "v.db"), "--embedder", "hashing"]
     assert runner.invoke(main, ["ingest", str(larkspur), *db, "--quiet"]).exit_code == 0
     checked = json.loads(runner.invoke(main, ["ask", QUESTION, *db, "--json"]).stdout)
-    assert checked["models"]["verifier"] == "guards+quote" and checked["status"] == "verified"
+    assert checked["models"]["verifier"] == "guards+quote" and checked["status"] == "quoted"
     assert all(c["citations"][0]["support"]["label"] == "supported" for c in checked["claims"])
     unchecked = json.loads(runner.invoke(main, ["ask", QUESTION, *db, "--no-verify", "--json"]).stdout)
     assert unchecked["models"]["verifier"] == "none" and unchecked["status"] == "cited"

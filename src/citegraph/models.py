@@ -65,6 +65,7 @@ class ClaimStatus(StrEnum):
 
 class AnswerStatus(StrEnum):
     VERIFIED = "verified"  #: every claim supported, and no two claims conflict
+    QUOTED = "quoted"  #: verified, but every claim is a quote of the sentence it cites: the sources' words, chosen, not an answer written and checked
     CONFLICTING = "conflicting"  #: would be verified or cited, but two claims state different values (warning ``conflict``)
     CITED = "cited"
     PARTIALLY_SUPPORTED = "partially_supported"
@@ -285,6 +286,20 @@ class AnswerWarning:
 
 
 @dataclass(frozen=True)
+class Relevance:
+    """Whether an answer addresses its question (citegraph.answer.relevance), apart from support."""
+
+    label: str  #: addressed · partly_addressed · not_addressed · unchecked
+    expected: str | None  #: the answer type the question asks for (date, number, agent, place), if any
+    found_type: bool | None  #: a claim holds an answer of that type (None: no type expected)
+    coverage: float | None  #: share of the question's terms the claims mention
+    terms: tuple[str, ...] = ()  #: the question's terms
+    missing: tuple[str, ...] = ()  #: those no claim mentions
+    method: str = "rules"
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     text: str
@@ -294,6 +309,7 @@ class Answer:
     warnings: tuple[AnswerWarning, ...]
     retrieval: Retrieval
     models: tuple[tuple[str, str], ...]
+    relevance: Relevance = Relevance("unchecked", None, None, None)  #: does it address the question (not support)
 
 
 @dataclass(frozen=True)

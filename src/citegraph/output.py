@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from citegraph.models import Answer, Citation, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Span
+from citegraph.models import Answer, AnswerStatus, Citation, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Relevance, Span
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, StoredDocument
 
 __all__ = [
@@ -60,6 +60,31 @@ def route_json(route: Sequence[Hop]) -> list[dict[str, Any]]:
 
 def nodes_json(nodes: Sequence[ReachedNode]) -> list[dict[str, Any]]:
     return [{"entity": n.entity, "name": n.name, "depth": n.depth, "seed": n.seed, "route": route_json(n.route)} for n in nodes]
+
+
+def relevance_json(r: Relevance) -> dict[str, Any]:
+    return {
+        "label": r.label,
+        "expected": r.expected,
+        "found_type": r.found_type,
+        "coverage": None if r.coverage is None else round(r.coverage, 3),
+        "terms": list(r.terms),
+        "missing": list(r.missing),
+        "method": r.method,
+        "note": r.note,
+    }
+
+
+def _relevance_text(r: Relevance) -> str:
+    if r.label == "unchecked":
+        return f"not checked ({r.note})"
+    parts = [] if r.expected is None else [f"asks for a {r.expected}: {'stated' if r.found_type else 'none stated'}"]
+    if r.coverage is not None:
+        parts.append(
+            f"mentions {len(r.terms) - len(r.missing)} of {len(r.terms)} question terms"
+            + (f", not {', '.join(r.missing)}" if r.missing else "")
+        )
+    return f"{r.label.replace('_', ' ')} ({'; '.join(parts)}; by {r.method}, not a support check)"
 
 
 ANSWER_NODES = 200  #: reached entities an answer's JSON lists (`citegraph traverse` lists them all)
@@ -122,6 +147,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
             for claim in answer.claims
         ],
         "warnings": [{"code": w.code, "message": w.message, **dict(w.data)} for w in answer.warnings],
+        "relevance": relevance_json(answer.relevance),
         "retrieval": retrieval_json(answer),
         "models": dict(answer.models),
     }
@@ -264,6 +290,7 @@ def progress(console: Console, label: str, *, disable: bool = False) -> Iterator
 # -- rich views ------------------------------------------------------------------------------------
 _STATUS_STYLE = {
     "verified": "bold green",
+    "quoted": "green",
     "supported": "green",
     "cited": "yellow",
     "unverified": "yellow",
@@ -274,6 +301,7 @@ _STATUS_STYLE = {
     "invalid_marker": "red",
     "no_evidence": "dim",
 }
+_RELEVANCE_STYLE = {"addressed": "green", "partly_addressed": "yellow", "not_addressed": "red"}
 
 
 def _route_text(route: Sequence[Hop]) -> str:
@@ -307,6 +335,14 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
     status = answer.status.value
     console.print(line((f"Q: {safe(answer.question, prose=True)}", "bold")))
     console.print(line(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
+    if answer.status is AnswerStatus.QUOTED:
+        console.print(line(("(each claim quotes the sentence it cites: support is exact, the choice of sentences is retrieval's)", "dim")))
+    console.print(
+        line(
+            ("answers the question: ", "dim"),
+            (safe(_relevance_text(answer.relevance)), _RELEVANCE_STYLE.get(answer.relevance.label, "dim")),
+        )
+    )
     console.print()
     for i, claim in enumerate(answer.claims, 1):
         style = _STATUS_STYLE.get(claim.status.value, "")

@@ -15,6 +15,7 @@ from pathlib import Path
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, split_claims
 from citegraph.answer.extractive import ExtractiveAnswerer
+from citegraph.answer.relevance import check_relevance
 from citegraph.embed.base import Embedder
 from citegraph.errors import AccessConflict, BackendUnavailable, CitegraphError, InputFileError, NotFound, UserError
 from citegraph.extract.base import Extractor
@@ -35,6 +36,7 @@ from citegraph.models import (
     IngestReport,
     ReachedNode,
     Relation,
+    Relevance,
 )
 from citegraph.retrieve.retriever import GraphView, Retriever
 from citegraph.settings import check_setting, setting
@@ -451,7 +453,9 @@ class CiteGraph:
             ("generator", "answer-file" if answer_text is not None else self.answerer.name),
             ("verifier", self.verifier.name),
         )
-        return Answer(question, text, answer_status(claims, context, warnings), context, tuple(claims), tuple(warnings), retrieval, models)
+        status = answer_status(claims, context, warnings)
+        relevance = check_relevance(question, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
+        return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, models, relevance)
 
     def _bound_answer(self, text: str) -> None:
         """Refuse answer text over ``max_answer_chars`` or ``max_claims``: every claim costs checks, so

@@ -142,18 +142,24 @@ def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier
     return warnings
 
 
+def _quoted(claim: Claim) -> bool:
+    """The claim is supported because it quotes a sentence it cites (the ``quote`` stage decided)."""
+    return any(c.support.label == "supported" and c.support.stage == "quote" for c in claim.citations)
+
+
 def answer_status(claims: Sequence[Claim], context: Sequence[ContextItem], warnings: Sequence[AnswerWarning] = ()) -> AnswerStatus:
-    """``verified`` only if every claim is supported and no two claims conflict; ``cited`` if every
-    claim resolved but none was checked; ``conflicting`` instead of either when ``warnings`` hold a
-    ``conflict``; ``unsupported`` if no claim has support or a resolved citation; otherwise
-    ``partially_supported``."""
+    """``verified`` only if every claim is supported and no two claims conflict, and ``quoted``
+    instead when every claim is a quote of a sentence it cites (the sources' own words: chosen, not
+    written and checked); ``cited`` if every claim resolved but none was checked; ``conflicting``
+    instead of any of these when ``warnings`` hold a ``conflict``; ``unsupported`` if no claim has
+    support or a resolved citation; otherwise ``partially_supported``."""
     if not context or not claims:
         return AnswerStatus.NO_EVIDENCE
     statuses = {c.status for c in claims}
     if statuses in ({ClaimStatus.SUPPORTED}, {ClaimStatus.UNVERIFIED}) and any(w.code == "conflict" for w in warnings):
         return AnswerStatus.CONFLICTING
     if statuses == {ClaimStatus.SUPPORTED}:
-        return AnswerStatus.VERIFIED
+        return AnswerStatus.QUOTED if all(_quoted(c) for c in claims) else AnswerStatus.VERIFIED
     if statuses == {ClaimStatus.UNVERIFIED}:
         return AnswerStatus.CITED
     if not statuses & {ClaimStatus.SUPPORTED, ClaimStatus.UNVERIFIED}:

@@ -1,0 +1,92 @@
+"""Answers that answer: whether an answer addresses its question is reported apart from support."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citegraph.answer.relevance import check_relevance, expected_type
+from citegraph.ingest.sentences import load_spacy
+from citegraph.models import AnswerStatus, ClaimStatus
+from citegraph.output import answer_json, render_answer
+from citegraph.pipeline import CiteGraph
+from citegraph.store import SQLiteStore
+from citegraph.verify.judge import CheckingVerifier
+
+LOTHAIR = "When did Lothair II's mother die?"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (LOTHAIR, "date"),
+        ("In what year was the bridge opened?", "date"),
+        ("How many employees does Larkspur have?", "number"),
+        ("How long do exports stay available after cancellation?", "number"),
+        ("Who founded Larkspur?", "agent"),
+        ("Where is the company based?", "place"),
+        ("Which city hosted the games?", "place"),
+        ("What does the acronym stand for?", None),
+        ("Are both bands from the same country?", None),
+    ],
+)
+def test_the_question_word_sets_the_expected_answer_type(question: str, expected: str | None) -> None:
+    assert expected_type(load_spacy()(question)) == expected
+
+
+def test_true_sentences_about_the_subject_do_not_answer_a_question_about_something_else() -> None:
+    about_him = check_relevance(
+        LOTHAIR,
+        ["Lothair II was the king of Lotharingia.", "He was the second son of Emperor Lothair I and Ermengarde of Tours."],
+    )
+    assert about_him.label != "addressed"
+    assert about_him.found_type is False and {"mother", "die"} <= set(about_him.missing)
+    answer = check_relevance(LOTHAIR, ["Ermengarde of Tours, the mother of Lothair II, died on 20 March 851."])
+    assert (answer.label, answer.found_type, answer.missing) == ("addressed", True, ())
+
+
+def test_a_name_is_mentioned_when_each_of_its_words_is() -> None:
+    result = check_relevance(
+        "What profession do Eric Ambler and Carol Shields share?", ["Eric Clifford Ambler was an English author of thrillers."]
+    )
+    assert "eric ambler" not in result.missing and "carol shields" in result.missing
+    assert result.coverage is not None and 0 < result.coverage < 1
+
+
+def test_nothing_to_check_is_unchecked_not_addressed() -> None:
+    assert check_relevance(LOTHAIR, []).label == "unchecked"
+    assert check_relevance(LOTHAIR, ["   "]).note == "the answer has no claim"
+
+
+@pytest.fixture
+def graph(splitter, minilm, larkspur: Path) -> CiteGraph:  # type: ignore[no-untyped-def]
+    g = CiteGraph(SQLiteStore(":memory:"), minilm, splitter=splitter, verifier=CheckingVerifier(), context_size=12)
+    g.ingest([larkspur])
+    return g
+
+
+def test_a_quoted_answer_is_quoted_and_its_relevance_is_reported_apart(graph: CiteGraph) -> None:
+    question = "How long do exports stay available after cancellation?"
+    answer = graph.ask(question)
+    assert answer.status == AnswerStatus.QUOTED  # the extractive answerer quotes: support is exact, nothing more
+    data = answer_json(answer)
+    assert data["status"] == "quoted" and data["relevance"]["label"] == "addressed" and data["relevance"]["expected"] == "number"
+
+    # Every claim a supported quote of its span, and still no answer to the question asked.
+    markers = {c.span.text: c.marker for c in answer.context}
+    billing = "Cancelling ends billing at the end of the period."
+    off = graph.ask(question, answer_text=f"{billing[:-1]} [{markers[billing]}].")
+    assert [c.status for c in off.claims] == [ClaimStatus.SUPPORTED] and off.status == AnswerStatus.QUOTED
+    assert off.relevance.label == "not_addressed" and off.relevance.found_type is False
+    assert json.loads(json.dumps(answer_json(off)))["relevance"]["missing"]
+
+    from io import StringIO
+
+    from rich.console import Console
+
+    printed = StringIO()
+    render_answer(Console(file=printed, width=200), off)
+    text = printed.getvalue()
+    assert "status: quoted" in text and "answers the question: not addressed" in text and "not a support check" in text
