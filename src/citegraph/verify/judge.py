@@ -138,7 +138,7 @@ class CheckingVerifier(Verifier):
             self.judge.model.close()
 
     def _screened(self, claim: str, premise: str) -> tuple[Support | None, str]:
-        """The screen's verdict when it settles the pair; else None and, if it could not run, why."""
+        """The screen's verdict when it settles the pair; else None and, if it could not run or held back, why."""
         if self.screen is None or self._screen_error:
             return None, self._screen_error
         try:
@@ -147,7 +147,7 @@ class CheckingVerifier(Verifier):
             self._screen_error = f"screen unavailable: {exc}"
             return None, self._screen_error
         if result.decision is None:
-            return None, ""
+            return None, f"screen: not settled as supported: {result.held}" if result.held else ""
         label = "supported" if result.decision else "not_supported"
         return Support(label, result.probability, "screen", (), Stage.SCREEN, True), ""
 
@@ -156,7 +156,10 @@ class CheckingVerifier(Verifier):
         fired = check_guards(claim, premise)
         notes = tuple(str(g) for g in fired)
         if any(g.overrules for g in fired):
-            return Support("not_supported", None, self.name, notes, Stage.GUARDS)
+            # A proven conflict (another number, date or polarity for the same thing) is a contradiction:
+            # on built contradictions it was right every time it fired (bench/contradictions.py).
+            proven = any(g.overrules and g.code != "unrelated" for g in fired)
+            return Support("contradicted" if proven else "not_supported", None, self.name, notes, Stage.GUARDS)
         texts = [s.text for s in spans]
         quote = is_near_quote(claim, premise)
         unkept = unkept_frames(claim, texts) if quote or self.judge is not None else ()

@@ -252,6 +252,53 @@ def load_screen(path: Path = SCREEN_PATH, sha256: str | None = SCREEN_SHA256) ->
 class ScreenResult:
     probability: float  #: P(supported) by the logistic regression
     decision: bool | None  #: True supported, False not supported, None: abstained
+    held: str = ""  #: why a ``supported`` the probability alone would give was not settled (see :func:`doubt`)
+
+
+_ANCHOR = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,.]*")
+
+
+def _anchors(text: str, names: set[str]) -> list[str]:
+    """The names of ``names`` and the numbers in ``text``, in the order they first occur."""
+    seen: dict[str, None] = {}
+    for m in _ANCHOR.finditer(text):
+        token = m.group().lower().strip("'’.,")
+        if token and (token in names or token[0].isdigit()):
+            seen.setdefault(token, None)
+    return list(seen)
+
+
+def doubt(claim: str, premise: str, values: dict[str, float]) -> str:
+    """Why the screen must not settle ``supported`` however high its probability: a number, date,
+    negation or quantifier of the claim the cited text does not repeat (a guard's signal), or the
+    claim's names and numbers in another order than every cited sentence that holds two of them
+    ("VIVA Media AG (until 2004 'VIVA Media GmbH')" for "VIVA Media GmbH (until 2004 'VIVA Media
+    AG')": the same words, roles swapped). Lexical features cannot tell these from support; the judge
+    (or ``unverified``) decides them. Empty when there is no doubt."""
+    fired = [
+        name.removeprefix("signal_")
+        for name in ("signal_number", "signal_date", "signal_negation", "signal_quantifier")
+        if values.get(name)
+    ]
+    if values.get("negation_mismatch") and "negation" not in fired:
+        fired.append("negation")
+    if fired:
+        return f"the cited text does not repeat the claim's {' / '.join(fired)}"
+    names = _names(claim)
+    ordered = _anchors(claim, names)
+    disagree = agree = 0
+    for sentence in premise_sentences(premise) or [premise]:
+        theirs = _anchors(sentence, names)
+        shared = [a for a in ordered if a in theirs]
+        if len(shared) < 2:
+            continue
+        if [a for a in theirs if a in shared] == shared:
+            agree += 1
+        else:
+            disagree += 1
+    if disagree and not agree:
+        return "the claim orders its names and numbers differently from the cited text (roles swapped?)"
+    return ""
 
 
 _embedder_lock = threading.Lock()
@@ -292,4 +339,9 @@ class Screen:
         model = self.model
         values = features(claim, premise, self.embedder)
         p = model.probability([values[name] for name in model.features])
-        return ScreenResult(p, model.decide(p))
+        decision = model.decide(p)
+        if decision is True:
+            held = doubt(claim, premise, values)
+            if held:
+                return ScreenResult(p, None, held)
+        return ScreenResult(p, decision)

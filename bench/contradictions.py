@@ -1,0 +1,223 @@
+"""Does ``contradicted`` mean something? Precision and recall of the label on built contradictions.
+
+From each HotpotQA question's supporting sentences (the premise, quoted as it is), claims are built
+with spaCy:
+
+- ``number``: a number that is not part of a date, doubled (or +3 when it is 0 or 1);
+- ``date``: a year inside a date moved by 7;
+- ``negation``: ``not`` put after the main verb's auxiliary (or after a copula at the root);
+- ``swap``: two named entities of the same type (person, organisation, place, group) swapped;
+
+and two controls that are not contradictions:
+
+- ``same``: the sentence itself (supported);
+- ``neighbour``: another sentence of the same paragraph (on topic, neither entailed nor denied; now
+  and then it does conflict, so its rate is an upper bound on false alarms).
+
+Each pair goes through :class:`CheckingVerifier` as ``ask`` runs it (contradiction check on), and the
+table gives, per kind, the share labelled ``contradicted``, ``not_supported`` and ``supported``;
+then precision and recall of ``contradicted`` (built kinds are positives, controls negatives), for
+the whole label and for the part a guard proves (a conflict guard fired). Dev and test are halves
+of the questions by a hash of the id, as elsewhere; nothing here was tuned on either.
+
+    python bench/contradictions.py --data ../shared/data/hotpotqa_distractor_sample100/hotpotqa_distractor_sample100.json \\
+        --verifier gguf:qwen2.5-coder-1.5b --out docs/results/DATE/contradictions.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from citegraph.ingest.sentences import load_spacy
+from citegraph.models import Span
+from common import environment, read_questions
+
+BUILT = ("number", "date", "negation", "swap")
+CONTROLS = ("same", "neighbour")
+_AUX = {"is", "was", "are", "were", "has", "have", "had", "can", "will", "would", "could", "did", "does", "do"}
+_SWAPPABLE = {"PERSON", "ORG", "GPE", "NORP", "LOC"}
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+
+
+def _replace(text: str, start: int, end: int, new: str) -> str:
+    return text[:start] + new + text[end:]
+
+
+def number(doc: Any) -> str | None:
+    in_date = {t.i for e in doc.ents if e.label_ in {"DATE", "TIME"} for t in e}
+    for t in doc:
+        if t.i in in_date or not re.fullmatch(r"\d{1,3}(,\d{3})*|\d+", t.text):
+            continue
+        value = int(t.text.replace(",", ""))
+        new = value * 2 if value > 1 else value + 3
+        return _replace(doc.text, t.idx, t.idx + len(t.text), f"{new:,}" if "," in t.text else str(new))
+    return None
+
+
+def date(doc: Any) -> str | None:
+    for e in doc.ents:
+        if e.label_ != "DATE":
+            continue
+        m = _YEAR.search(e.text)
+        if m:
+            year = int(m.group(1))
+            start = e.start_char + m.start(1)
+            return _replace(doc.text, start, start + 4, str(year - 7 if year > 2015 else year + 7))
+    return None
+
+
+def negation(doc: Any) -> str | None:
+    if any(t.dep_ == "neg" for t in doc):
+        return None
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None:
+        return None
+    if root.lower_ in _AUX:  # a copula at the root: "X was a singer"
+        at = root
+    else:
+        at = next((c for c in root.children if c.dep_ in {"aux", "auxpass"} and c.lower_ in _AUX), None)  # type: ignore[assignment]
+        if at is None:
+            return None
+    end = at.idx + len(at.text)
+    return doc.text[:end] + " not" + doc.text[end:]
+
+
+def swap(doc: Any) -> str | None:
+    ents = [e for e in doc.ents if e.label_ in _SWAPPABLE]
+    for i, a in enumerate(ents):
+        for b in ents[i + 1 :]:
+            if a.label_ == b.label_ and a.text.casefold() != b.text.casefold() and a.text not in b.text and b.text not in a.text:
+                text = doc.text
+                return text[: a.start_char] + b.text + text[a.end_char : b.start_char] + a.text + text[b.end_char :]
+    return None
+
+
+MAKERS = {"number": number, "date": date, "negation": negation, "swap": swap}
+
+
+def build(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pairs: per question, each built kind once (from the first supporting sentence it applies
+    to) and the two controls from the first supporting sentence."""
+    nlp = load_spacy()
+    pairs = []
+    for row in rows:
+        half = "dev" if int(hashlib.sha256(row["id"].encode()).hexdigest(), 16) % 2 == 0 else "test"
+        paragraphs = dict(zip(row["context"]["title"], row["context"]["sentences"], strict=True))
+        facts = row["supporting_facts"]
+        gold = [(t, i) for t, i in zip(facts["title"], facts["sent_id"], strict=True) if i < len(paragraphs.get(t, []))]
+        sentences = [paragraphs[t][i].strip() for t, i in gold]
+        docs = [nlp(s) for s in sentences]
+        for kind, make in MAKERS.items():
+            for premise, doc in zip(sentences, docs, strict=True):
+                claim = make(doc)
+                if claim and claim != premise:
+                    pairs.append({"id": row["id"], "half": half, "kind": kind, "premise": premise, "claim": claim})
+                    break
+        if gold:
+            title, i = gold[0]
+            premise = sentences[0]
+            pairs.append({"id": row["id"], "half": half, "kind": "same", "premise": premise, "claim": premise})
+            others = [s.strip() for j, s in enumerate(paragraphs[title]) if j != i and len(s.split()) >= 5]
+            if others:
+                pairs.append({"id": row["id"], "half": half, "kind": "neighbour", "premise": premise, "claim": others[0]})
+    return pairs
+
+
+def _precision_recall(rows: list[dict[str, Any]], threshold: float) -> tuple[float | None, float, int]:
+    flagged = [p for p in rows if (p.get("p_contradiction") or 0.0) >= threshold]
+    hits = sum(1 for p in flagged if p["kind"] in BUILT)
+    positives = sum(1 for p in rows if p["kind"] in BUILT)
+    return (hits / len(flagged) if flagged else None), hits / max(positives, 1), len(flagged)
+
+
+def _threshold_table(pairs: list[dict[str, Any]]) -> list[str]:
+    """The judge's contradiction prompt on every pair, alone: precision and recall at 0.5 and at the
+    lowest threshold reaching precision 0.8 on dev (none when no threshold does)."""
+    dev = [p for p in pairs if p["half"] == "dev"]
+    test = [p for p in pairs if p["half"] == "test"]
+    candidates = sorted({round(p["p_contradiction"], 4) for p in dev if p.get("p_contradiction") is not None})
+    chosen = next((t for t in candidates if (_precision_recall(dev, t)[0] or 0) >= 0.8 and _precision_recall(dev, t)[2] >= 5), None)
+    lines = ["", "The judge's contradiction prompt on every pair (P(yes) ≥ threshold flags it):", ""]
+    lines += ["| threshold | half | precision | recall | flagged |", "|---|---|---|---|---|"]
+    for name, t in (("0.5 (the product's)", 0.5), (f"{chosen} (lowest with precision ≥ 0.8 on dev)" if chosen is not None else "", chosen)):
+        if t is None:
+            lines.append("| no threshold reaches precision 0.8 on dev (with ≥ 5 flagged) | | | | |")
+            continue
+        for half, rows in (("dev", dev), ("test", test)):
+            precision, recall, flagged = _precision_recall(rows, t)
+            lines.append(f"| {name} | {half} | {'n/a' if precision is None else f'{precision:.3f}'} | {recall:.3f} | {flagged} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True, help="HotpotQA distractor JSON (a list of rows)")
+    parser.add_argument("--verifier", default="guards", help="'guards' (no model) or a judge model spec")
+    parser.add_argument("--out", type=Path, help="write the markdown table here (and the labels beside it as .json)")
+    args = parser.parse_args()
+    from citegraph.pipeline import make_verifier
+
+    pairs = build(read_questions(args.data))
+    verifier = make_verifier(args.verifier)
+    start = time.perf_counter()
+    for p in pairs:
+        span = Span("bench", "pair", 0, len(p["premise"]), p["premise"])
+        support = verifier.verify(p["claim"], [span])
+        p["label"], p["stage"] = support.label, str(support.stage)
+        p["proof"] = any(" conflict: " in g for g in support.guards)
+    seconds = time.perf_counter() - start
+    judge = getattr(verifier, "judge", None)
+    if judge is not None:  # the raw P(contradiction) of every pair, for a threshold chosen on dev
+        for p in pairs:
+            p["p_contradiction"] = judge.contradiction(p["claim"], p["premise"])
+    lines = [
+        f"# `contradicted` on built contradictions from {args.data.name}",
+        "",
+        f"{environment()}. `python bench/contradictions.py --data {args.data.name} --verifier {args.verifier}`;"
+        f" {len(pairs)} pairs, {seconds / max(len(pairs), 1):.2f} s per pair.",
+        "",
+        "| half | kind | pairs | contradicted | not_supported | supported | unverified | a guard proves a conflict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for half in ("dev", "test"):
+        for kind in (*BUILT, *CONTROLS):
+            rows = [p for p in pairs if p["half"] == half and p["kind"] == kind]
+            c = Counter(p["label"] for p in rows)
+            n = len(rows)
+            cells = [f"{c[label] / n:.2f}" if n else "–" for label in ("contradicted", "not_supported", "supported", "unverified")]
+            proof = f"{sum(p['proof'] for p in rows) / n:.2f}" if n else "–"
+            lines.append(f"| {half} | {kind} | {n} | " + " | ".join(cells) + f" | {proof} |")
+    lines += ["", "Precision and recall of `contradicted` (built kinds: contradictions; controls: not):", ""]
+    lines += ["| half | label | precision | recall | flagged |", "|---|---|---|---|---|"]
+    for half in ("dev", "test"):
+        rows = [p for p in pairs if p["half"] == half]
+        for name, flag in (
+            ("contradicted (as labelled)", lambda p: p["label"] == "contradicted"),
+            ("a guard's proof only", lambda p: p["proof"]),
+        ):
+            flagged = [p for p in rows if flag(p)]
+            positives = [p for p in rows if p["kind"] in BUILT]
+            hits = sum(1 for p in flagged if p["kind"] in BUILT)
+            precision = f"{hits / len(flagged):.3f}" if flagged else "n/a"
+            recall = f"{hits / len(positives):.3f}" if positives else "n/a"
+            lines.append(f"| {half} | {name} | {precision} | {recall} | {len(flagged)} |")
+    if judge is not None:
+        lines += _threshold_table(pairs)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+        labels = [{k: p.get(k) for k in ("id", "half", "kind", "label", "stage", "proof", "p_contradiction")} for p in pairs]
+        args.out.with_suffix(".json").write_text(json.dumps(labels, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
