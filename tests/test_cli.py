@@ -134,7 +134,22 @@ def test_every_setting_is_a_flag_and_documented() -> None:
 
 def test_every_command_is_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    for path in ("ingest", "ask", "traverse", "show entity", "show relations", "documents", "relabel", "demo", "models", "models pull"):
+    for path in (
+        "ingest",
+        "ask",
+        "traverse",
+        "show entity",
+        "show relations",
+        "documents",
+        "relabel",
+        "demo",
+        "models",
+        "models pull",
+        "serve",
+        "token add",
+        "token list",
+        "token revoke",
+    ):
         assert f"citegraph {path}" in readme or f"make {path}" in readme, path
 
 

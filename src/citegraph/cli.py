@@ -443,6 +443,83 @@ def rm(doc_ids: tuple[str, ...], open_graph: Callable[..., CiteGraph], as_json: 
         output.render_removed(stdout, stderr, results)
 
 
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+@main.command()
+@_db
+@_option(setting("generator"))
+@_option(setting("verifier"))
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option("--port", default=8321, show_default=True, type=click.IntRange(1, 65535), help="port to listen on")
+def serve(open_graph: Callable[..., CiteGraph], generator: str, verifier: str, host: str, port: int) -> None:
+    """Serve the HTTP API (OpenAPI at /docs) over one long-lived graph.
+
+    Without a token a request reads as 'public'; `citegraph token add` makes tokens for other labels.
+    Listening on an address other than loopback is refused until a token exists."""
+    import uvicorn
+
+    from citegraph.serve.app import create_app
+    from citegraph.serve.tokens import TokenStore
+
+    with open_graph(generator=generator, verifier=verifier) as graph:
+        tokens = TokenStore(graph.store.path)  # type: ignore[attr-defined]
+        if host not in _LOOPBACK and not tokens.any_active():
+            raise UserError(
+                f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
+                "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
+            )
+        uvicorn.run(create_app(graph, tokens), host=host, port=port, log_level="info")
+
+
+@main.group()
+def token() -> None:
+    """API tokens for `citegraph serve`: each maps to a set of access labels."""
+
+
+@token.command("add")
+@click.argument("name")
+@_db
+@click.option("--labels", multiple=True, required=True, callback=_split_labels, help="access labels the token grants (comma-separated)")
+def token_add(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...]) -> None:
+    """Make a token NAME granting LABELS; it is printed once and only its hash is stored."""
+    from citegraph.serve.tokens import TokenStore
+
+    with open_graph() as graph:
+        value = TokenStore(graph.store.path).add(name, labels)  # type: ignore[attr-defined]
+    stderr.print(f"token {name!r} reads as {', '.join(labels)}; it is shown once, keep it now:")
+    click.echo(value)
+
+
+@token.command("list")
+@_db
+@_json
+def token_list(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
+    """Tokens by name, with their labels and whether they are revoked (never the tokens themselves)."""
+    from citegraph.serve.tokens import TokenStore
+
+    with open_graph() as graph:
+        listed = TokenStore(graph.store.path).list()  # type: ignore[attr-defined]
+    if as_json:
+        _print_json([{"name": t.name, "labels": list(t.labels), "created_at": t.created_at, "revoked_at": t.revoked_at} for t in listed])
+    else:
+        for t in listed:
+            state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
+            click.echo(f"{output.safe(t.name)}\t{output.safe(','.join(t.labels))}\t{state}")
+
+
+@token.command("revoke")
+@click.argument("name")
+@_db
+def token_revoke(name: str, open_graph: Callable[..., CiteGraph]) -> None:
+    """Revoke token NAME: requests with it are refused from now on."""
+    from citegraph.serve.tokens import TokenStore
+
+    with open_graph() as graph:
+        TokenStore(graph.store.path).revoke(name)  # type: ignore[attr-defined]
+    stderr.print(f"token {name!r} revoked")
+
+
 @main.command()
 @click.argument("doc_id")
 @_db

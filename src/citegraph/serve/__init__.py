@@ -1,0 +1,1 @@
+"""citegraph serve: the HTTP API (and, later, the page) over one long-lived graph."""

@@ -1,0 +1,131 @@
+"""citegraph serve (issue 11, first part): the HTTP API over one graph, bearer tokens, one error shape."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from citegraph.cli import main
+from citegraph.embed import HashingEmbedder
+from citegraph.output import answer_json
+from citegraph.pipeline import CiteGraph
+from citegraph.serve.app import create_app
+from citegraph.serve.tokens import TokenStore
+from citegraph.store import SQLiteStore
+from citegraph.verify.judge import CheckingVerifier
+
+QUESTION = "How long do exports stay available after cancellation?"
+SECRET = "The Zephyrion merger closes on 14 March with a price of 412 million."
+
+
+@pytest.fixture
+def served(tmp_path: Path, splitter, larkspur: Path, write) -> Iterator[tuple[TestClient, CiteGraph, TokenStore]]:  # type: ignore[no-untyped-def]
+    db = tmp_path / "serve.db"
+    graph = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    graph.ingest([larkspur], access=["public"])
+    graph.ingest([write("merger.md", SECRET)], access=["staff"])
+    tokens = TokenStore(db)
+    with TestClient(create_app(graph, tokens)) as client:
+        yield client, graph, tokens
+    graph.close()
+
+
+def _error(response, status: int, kind: str) -> str:  # type: ignore[no-untyped-def]
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["ok"] is False and body["error"]["type"] == kind and body["error"]["message"]
+    return str(body["error"]["message"])
+
+
+def test_ask_over_http_is_the_cli_json(served) -> None:  # type: ignore[no-untyped-def]
+    client, graph, _tokens = served
+    assert client.get("/health").json()["ok"] is True
+    over_http = client.post("/ask", json={"question": QUESTION}).json()
+    in_process = json.loads(json.dumps(answer_json(graph.ask(QUESTION, labels=["public"]))))
+    assert over_http == in_process
+    assert over_http["status"] == "quoted" and over_http["claims"]
+
+
+def test_verify_checks_an_answer_written_elsewhere(served) -> None:  # type: ignore[no-untyped-def]
+    client, graph, _tokens = served
+    context = {c.span.text: c.marker for c in graph.ask(QUESTION, labels=["public"]).context}
+    marker = context["Snapshot exports stay available for 30 days after cancellation."]
+    checked = client.post("/verify", json={"question": QUESTION, "answer_text": f"Exports stay available for 14 days [{marker}]."}).json()
+    assert checked["claims"][0]["status"] == "contradicted"
+    assert checked["models"]["generator"] == "answer-file"
+
+
+def test_a_token_reads_with_its_labels_and_no_token_reads_as_public(served) -> None:  # type: ignore[no-untyped-def]
+    client, _graph, tokens = served
+    staff = tokens.add("hr", ("staff",))
+    as_staff = {"Authorization": f"Bearer {staff}"}
+    question = {"question": "When does the Zephyrion merger close?"}
+    assert "412 million" not in client.post("/ask", json=question).text
+    assert "412 million" in client.post("/ask", json=question, headers=as_staff).text
+    for path in ("/documents", "/documents/merger.md", "/relations", "/traverse?entity=Zephyrion%20merger", "/entities/Zephyrion%20merger"):
+        public = client.get(path)  # an error may echo the name asked for, never the private text
+        assert "412 million" not in public.text and "14 March" not in public.text and "merger closes" not in public.text, path
+    assert [d["id"] for d in client.get("/documents", headers=as_staff).json()] == ["merger.md"]
+    assert client.get("/documents/merger.md", headers=as_staff).json()["text"] == SECRET
+    _error(client.get("/documents/merger.md"), 404, "not_found")  # public: as if it did not exist
+
+    tokens.revoke("hr")
+    assert "revoked" in _error(client.get("/documents", headers=as_staff), 401, "unauthorised")
+    assert "Bearer" in _error(client.get("/documents", headers={"Authorization": "Basic abc"}), 401, "unauthorised")
+
+
+def test_every_read_endpoint_answers_in_the_cli_shapes(served) -> None:  # type: ignore[no-untyped-def]
+    client, _graph, _tokens = served
+    docs = client.get("/documents").json()
+    assert {d["id"] for d in docs} == {"billing.md", "exports.md", "faq-2023.md", "retention-policy.md", "snapshots.md"}
+    doc = client.get("/documents/retention-policy.md").json()
+    assert doc["current"] is True and "30 days after cancellation" in doc["text"] and doc["versions"][0]["version"] == doc["version"]
+    assert client.get("/documents/retention-policy.md/history").json()[0]["id"] == "retention-policy.md"
+    entity = client.get("/entities/Export").json()
+    for m in entity["mentions"]:
+        assert doc["text"][m["start"] : m["end"]] == m["sentence"] or m["document"] != "retention-policy.md"
+    both = client.get("/relations", params=[("between", "Export"), ("between", "Cancellation")]).json()
+    assert both and all({r["source"], r["target"]} == {"export", "cancellation"} for r in both)
+    reached = client.get("/traverse", params={"entity": "Export", "hops": 1}).json()
+    assert reached["hops"] == 1 and reached["nodes"]
+
+
+def test_errors_have_one_shape_and_the_right_status(served) -> None:  # type: ignore[no-untyped-def]
+    client, _graph, _tokens = served
+    assert "did you mean" in _error(client.get("/entities/Exportz"), 404, "not_found")
+    assert "question" in _error(client.post("/ask", json={}), 422, "invalid_request")
+    _error(client.post("/ask", json={"question": "x", "hops": 99}), 422, "invalid_request")
+    assert "between" in _error(client.get("/relations", params=[("between", "a"), ("between", "b"), ("between", "c")]), 400, "bad_input")
+    _error(client.get("/documents/nope.md"), 404, "not_found")
+
+
+def test_tokens_from_the_cli_are_shown_once_and_stored_as_hashes(tmp_path: Path, larkspur: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEGRAPH_DB", str(tmp_path / "t.db"))
+    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(larkspur), "--quiet"]).exit_code == 0
+    added = runner.invoke(main, ["token", "add", "support", "--labels", "staff,public"])
+    assert added.exit_code == 0, added.output
+    token = added.stdout.strip()
+    assert len(token) >= 40 and token.encode() not in (tmp_path / "t.db").read_bytes()
+    assert TokenStore(tmp_path / "t.db").labels(token) == ("staff", "public")
+    listed = json.loads(runner.invoke(main, ["token", "list", "--json"]).stdout)
+    assert listed == [{"name": "support", "labels": ["staff", "public"], "created_at": listed[0]["created_at"], "revoked_at": None}]
+    assert runner.invoke(main, ["token", "add", "support", "--labels", "x"]).exit_code == 1  # the name is taken
+    assert runner.invoke(main, ["token", "revoke", "support"]).exit_code == 0
+    assert TokenStore(tmp_path / "t.db").labels(token) is None
+    assert runner.invoke(main, ["token", "revoke", "support"]).exit_code == 1  # no active token by that name
+
+
+def test_serve_refuses_a_public_address_without_any_token(tmp_path: Path, larkspur: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEGRAPH_DB", str(tmp_path / "s.db"))
+    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(larkspur), "--quiet"]).exit_code == 0
+    refused = runner.invoke(main, ["serve", "--host", "0.0.0.0"])
+    assert refused.exit_code == 1 and "refusing to listen on 0.0.0.0 with no access token" in refused.output
