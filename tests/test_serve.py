@@ -129,3 +129,70 @@ def test_serve_refuses_a_public_address_without_any_token(tmp_path: Path, larksp
     assert runner.invoke(main, ["ingest", str(larkspur), "--quiet"]).exit_code == 0
     refused = runner.invoke(main, ["serve", "--host", "0.0.0.0"])
     assert refused.exit_code == 1 and "refusing to listen on 0.0.0.0 with no access token" in refused.output
+
+
+def _wait(client: TestClient, job: str, headers: dict[str, str]) -> dict:  # type: ignore[type-arg]
+    import time
+
+    for _ in range(600):  # bounded: 60 s
+        state = client.get(f"/jobs/{job}", headers=headers).json()
+        if state["state"] in {"done", "failed"}:
+            return state  # type: ignore[no-any-return]
+        time.sleep(0.1)
+    raise AssertionError(f"job {job} did not finish: {state}")
+
+
+def test_upload_ingests_in_the_background_with_progress_and_labels_within_the_token(served) -> None:  # type: ignore[no-untyped-def]
+    import base64
+
+    client, _graph, tokens = served
+    staff = {"Authorization": f"Bearer {tokens.add('staff-writer', ('staff',))}"}
+    other = {"Authorization": f"Bearer {tokens.add('other', ('staff',))}"}
+    note = {"name": "plan.md", "text": "The Orion plan ships on 2 May. It needs three reviewers."}
+    assert "token" in _error(client.post("/documents", json={"documents": [note]}), 401, "unauthorised")
+    assert "cannot label documents hr" in _error(
+        client.post("/documents", json={"documents": [note], "access": ["hr"]}, headers=staff), 403, "forbidden"
+    )
+    _error(client.post("/documents", json={"documents": [{"name": "x.md"}]}, headers=staff), 400, "bad_input")
+    _error(client.post("/documents", json={"documents": [{"name": "x.md", "content_base64": "%%%"}]}, headers=staff), 400, "bad_input")
+
+    accepted = client.post(
+        "/documents",
+        json={"documents": [note, {"name": "b.txt", "content_base64": base64.b64encode(b"Reviewers sign off in Orion.").decode()}]},
+        headers=staff,
+    )
+    assert accepted.status_code == 202 and accepted.json()["access"] == ["staff"]
+    job = accepted.json()["job"]
+    _error(client.get(f"/jobs/{job}", headers=other), 404, "not_found")  # another token's job
+    finished = _wait(client, job, staff)
+    assert finished["state"] == "done" and finished["done"] == finished["total"] == 2
+    assert {d["id"]: d["status"] for d in finished["report"]["documents"]} == {"plan.md": "ok", "b.txt": "ok"}
+    assert {"plan.md", "b.txt"} <= {d["id"] for d in client.get("/documents", headers=staff).json()}
+    assert "plan.md" not in client.get("/documents").text  # public does not see a staff upload
+    assert "2 May" in client.post("/ask", json={"question": "When does the Orion plan ship?"}, headers=staff).text
+
+
+def test_an_upload_over_the_size_limit_is_refused_whole(tmp_path: Path, splitter) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "small.db"
+    graph = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter)
+    tokens = TokenStore(db)
+    headers = {"Authorization": f"Bearer {tokens.add('w', ('public',))}"}
+    with TestClient(create_app(graph, tokens, max_file_bytes=100)) as client:
+        big = {"documents": [{"name": "ok.md", "text": "Small."}, {"name": "big.md", "text": "word " * 100}]}
+        assert "big.md" in _error(client.post("/documents", json=big, headers=headers), 413, "too_large")
+        assert client.get("/documents").json() == []  # nothing of the upload was ingested
+    graph.close()
+
+
+def test_delete_needs_a_token_holding_every_label_of_the_document(served, write) -> None:  # type: ignore[no-untyped-def]
+    client, graph, tokens = served
+    graph.ingest([write("joint.md", "The joint budget is shared by staff and hr.")], access=["staff", "hr"])
+    staff = {"Authorization": f"Bearer {tokens.add('staff-only', ('staff',))}"}
+    both = {"Authorization": f"Bearer {tokens.add('both', ('staff', 'hr'))}"}
+    _error(client.delete("/documents/merger.md"), 401, "unauthorised")
+    _error(client.delete("/documents/billing.md", headers=staff), 404, "not_found")  # public doc, but this token cannot read it
+    assert "labels this token does not hold" in _error(client.delete("/documents/joint.md", headers=staff), 403, "forbidden")
+    removed = client.delete("/documents/merger.md", headers=staff).json()
+    assert removed[0]["doc_id"] == "merger.md"
+    _error(client.get("/documents/merger.md", headers=staff), 404, "not_found")
+    assert client.delete("/documents/joint.md", headers=both).status_code == 200

@@ -17,9 +17,16 @@ reads are cheap next to a model call. (Parallel readers are issue 11's later par
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
+import shutil
+import tempfile
 import threading
+import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Query, Request
@@ -30,7 +37,8 @@ from pydantic import BaseModel, Field
 from citegraph import output
 from citegraph.errors import BackendUnavailable, CitegraphError, NotFound, UserError
 from citegraph.pipeline import CiteGraph
-from citegraph.serve.tokens import TokenStore
+from citegraph.serve.tokens import TokenStore, digest
+from citegraph.settings import setting
 
 __all__ = ["AskRequest", "create_app"]
 
@@ -53,8 +61,48 @@ class VerifyRequest(BaseModel):
     top_k: int | None = Field(None, ge=1, le=50)
 
 
+class UploadedFile(BaseModel):
+    name: str = Field(min_length=1, description="file name (its extension picks the reader: .txt .md .html .pdf); the document id")
+    text: str | None = Field(None, description="the file's text")
+    content_base64: str | None = Field(None, description="or its bytes, base64 (a PDF)")
+
+
+class UploadRequest(BaseModel):
+    documents: list[UploadedFile] = Field(min_length=1, max_length=500)
+    access: list[str] | None = Field(None, description="the documents' labels; default: the token's; each must be one of the token's")
+    prefix: str = Field("", description="put before every document id, e.g. 'pub/'")
+
+
 class _Unauthorised(CitegraphError):
     pass
+
+
+class _Forbidden(CitegraphError):
+    pass
+
+
+class _TooLarge(CitegraphError):
+    pass
+
+
+@dataclass
+class Job:
+    """One upload, ingested in the background: ``GET /jobs/{id}`` shows it to the token that made it."""
+
+    id: str
+    owner: str  #: sha256 of the Authorization header that made it
+    total: int
+    state: str = "queued"  #: queued · running · done · failed
+    done: int = 0
+    current: str = ""
+    report: dict[str, Any] | None = None
+    error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "state": self.state, "done": self.done, "total": self.total,
+            "current": self.current, "report": self.report, "error": self.error,
+        }  # fmt: skip
 
 
 def _error(status: int, kind: str, message: str) -> JSONResponse:
@@ -77,7 +125,19 @@ def _caller(request: Request, authorization: Annotated[str | None, Header()] = N
 Labels = Annotated[tuple[str, ...], Depends(_caller)]
 
 
-def create_app(graph: CiteGraph, tokens: TokenStore) -> FastAPI:
+def _writer(request: Request, labels: Labels, authorization: Annotated[str | None, Header()] = None) -> tuple[str, ...]:
+    """A caller that may write: one with a token (a request without one reads as public, never writes)."""
+    if authorization is None:
+        raise _Unauthorised(
+            "uploading and deleting need a token: citegraph token add NAME --labels LABELS, then 'Authorization: Bearer TOKEN'"
+        )
+    return labels
+
+
+Writer = Annotated[tuple[str, ...], Depends(_writer)]
+
+
+def create_app(graph: CiteGraph, tokens: TokenStore, *, max_file_bytes: int | None = None) -> FastAPI:
     app = FastAPI(title="citegraph", summary="Answers whose every claim points at the exact source sentence, checked.")
     app.state.tokens = tokens
     lock = threading.Lock()
@@ -90,6 +150,10 @@ def create_app(graph: CiteGraph, tokens: TokenStore) -> FastAPI:
     async def _citegraph_error(_request: Request, exc: CitegraphError) -> JSONResponse:
         if isinstance(exc, _Unauthorised):
             return _error(401, "unauthorised", str(exc))
+        if isinstance(exc, _Forbidden):
+            return _error(403, "forbidden", str(exc))
+        if isinstance(exc, _TooLarge):
+            return _error(413, "too_large", str(exc))
         if isinstance(exc, NotFound):
             return _error(404, "not_found", str(exc))
         if isinstance(exc, UserError):
@@ -171,6 +235,77 @@ def create_app(graph: CiteGraph, tokens: TokenStore) -> FastAPI:
         labels: Labels, entity: Annotated[list[str], Query(min_length=1)], hops: Annotated[int, Query(ge=0, le=6)] = 2
     ) -> dict[str, Any]:
         return output.traverse_json(run(lambda: graph.traverse(entity, labels=labels, hops=hops)), hops)
+
+    jobs: dict[str, Job] = {}
+    max_bytes = max_file_bytes if max_file_bytes is not None else int(float(setting("max-file-mb").default) * 1024 * 1024)  # type: ignore[arg-type]
+
+    @app.post("/documents", status_code=202)
+    def upload(body: UploadRequest, labels: Writer, authorization: Annotated[str, Header()]) -> dict[str, Any]:
+        """Ingest files in the background; ``GET /jobs/{id}`` has the progress and, when done, the report."""
+        access = tuple(dict.fromkeys(body.access or labels))
+        outside = [a for a in access if a not in labels]
+        if outside:
+            raise _Forbidden(f"this token cannot label documents {', '.join(outside)}: it holds {', '.join(labels)}")
+        folder = Path(tempfile.mkdtemp(prefix="citegraph-upload-"))
+        try:
+            for item in body.documents:
+                name = Path(item.name).name  # no folders from the client: the id is the file name
+                if not name or name in {".", ".."} or (item.text is None) == (item.content_base64 is None):
+                    raise UserError(f"document {item.name!r}: give a file name and exactly one of text or content_base64")
+                try:
+                    data = (
+                        item.text.encode("utf-8") if item.text is not None else base64.b64decode(item.content_base64 or "", validate=True)
+                    )
+                except binascii.Error as exc:
+                    raise UserError(f"document {item.name!r}: content_base64 is not base64 ({exc})") from exc
+                if len(data) > max_bytes:
+                    raise _TooLarge(
+                        f"document {item.name!r} is {len(data) / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.1f} MB (max-file-mb)"
+                    )
+                (folder / name).write_bytes(data)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        job = Job(uuid.uuid4().hex, digest(authorization), len(body.documents))
+        jobs[job.id] = job
+
+        def work() -> None:
+            def progress(done: int, total: int, current: str) -> None:
+                job.done, job.total, job.current = done, total, current
+
+            job.state = "running"
+            try:
+                report = run(lambda: graph.ingest([folder], access=access, prefix=body.prefix, progress=progress))
+                job.report, job.state, job.done = output.ingest_json(report), "done", job.total
+            except Exception as exc:  # the job says why; the server goes on
+                log.exception("upload job %s", job.id)
+                job.state, job.error = "failed", str(exc)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+
+        threading.Thread(target=work, name=f"ingest-{job.id[:8]}", daemon=True).start()
+        return {"job": job.id, "documents": len(body.documents), "access": list(access)}
+
+    @app.get("/jobs/{job_id}")
+    def job_status(job_id: str, _labels: Writer, authorization: Annotated[str, Header()]) -> dict[str, Any]:
+        job = jobs.get(job_id)
+        if job is None or job.owner != digest(authorization):  # another token's job does not exist for this one
+            raise NotFound("job", job_id)
+        return job.to_json()
+
+    @app.delete("/documents/{doc_id:path}")
+    def delete(doc_id: str, labels: Writer) -> list[dict[str, Any]]:
+        """Delete every version of a document the token can read and whose every label it holds."""
+
+        def remove() -> list[Any]:
+            graph.history(doc_id, labels=labels)  # NotFound when the token cannot read it
+            # A caller is shown only the labels it holds; the check needs all of them.
+            held = {a for v in graph.history(doc_id, labels=None) for a in v.document.access}
+            if not held <= set(labels):
+                raise _Forbidden(f"document {doc_id!r} also carries labels this token does not hold; it cannot delete it")
+            return graph.remove([doc_id])
+
+        return output.removed_json(run(remove))
 
     return app
 
