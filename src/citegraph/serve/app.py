@@ -11,8 +11,10 @@ Errors have one shape, ``{"ok": false, "error": {"type", "message"}}``, with the
 the exception tree: 404 not found, 400 bad input, 401 bad token, 422 a malformed request, 503 a
 model or backend unavailable, 500 anything else (logged, its text not sent).
 
-Graph calls run one at a time under a lock: the view cache and the models are shared, and SQLite
-reads are cheap next to a model call. (Parallel readers are issue 11's later part.)
+Reads run one at a time under a lock (the view cache and the models are shared). Writes (uploads,
+deletes) run on a second graph over the same store file, under their own lock: SQLite's WAL gives
+the readers the last committed state meanwhile, and a reader's view is rebuilt when the store's
+change token moves. (Several readers at once are issue 11's later part.)
 """
 
 from __future__ import annotations
@@ -137,13 +139,23 @@ def _writer(request: Request, labels: Labels, authorization: Annotated[str | Non
 Writer = Annotated[tuple[str, ...], Depends(_writer)]
 
 
-def create_app(graph: CiteGraph, tokens: TokenStore, *, max_file_bytes: int | None = None) -> FastAPI:
+def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None = None, max_file_bytes: int | None = None) -> FastAPI:
+    """The app over ``graph``. With ``writer`` (a second graph on the same store file: its own SQLite
+    connection and spaCy pipeline), uploads and deletes run on it under their own lock, so readers
+    go on answering from the last committed state while a write works; without it, writes take the
+    readers' lock."""
     app = FastAPI(title="citegraph", summary="Answers whose every claim points at the exact source sentence, checked.")
     app.state.tokens = tokens
     lock = threading.Lock()
+    write_lock = threading.Lock() if writer is not None else lock
+    target = writer if writer is not None else graph
 
     def run(call: Callable[[], T]) -> T:
         with lock:
+            return call()
+
+    def write(call: Callable[[], T]) -> T:
+        with write_lock:
             return call()
 
     @app.exception_handler(CitegraphError)
@@ -275,7 +287,7 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, max_file_bytes: int | No
 
             job.state = "running"
             try:
-                report = run(lambda: graph.ingest([folder], access=access, prefix=body.prefix, progress=progress))
+                report = write(lambda: target.ingest([folder], access=access, prefix=body.prefix, progress=progress))
                 job.report, job.state, job.done = output.ingest_json(report), "done", job.total
             except Exception as exc:  # the job says why; the server goes on
                 log.exception("upload job %s", job.id)
@@ -298,14 +310,14 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, max_file_bytes: int | No
         """Delete every version of a document the token can read and whose every label it holds."""
 
         def remove() -> list[Any]:
-            graph.history(doc_id, labels=labels)  # NotFound when the token cannot read it
+            target.history(doc_id, labels=labels)  # NotFound when the token cannot read it
             # A caller is shown only the labels it holds; the check needs all of them.
-            held = {a for v in graph.history(doc_id, labels=None) for a in v.document.access}
+            held = {a for v in target.history(doc_id, labels=None) for a in v.document.access}
             if not held <= set(labels):
                 raise _Forbidden(f"document {doc_id!r} also carries labels this token does not hold; it cannot delete it")
-            return graph.remove([doc_id])
+            return target.remove([doc_id])
 
-        return output.removed_json(run(remove))
+        return output.removed_json(write(remove))
 
     return app
 
