@@ -232,3 +232,19 @@ def test_readers_keep_answering_while_an_upload_is_written(tmp_path: Path, split
         assert "2 May" in client.post("/ask", json={"question": "When does Orion ship?"}).text
     reader.close()
     writer.close()
+
+
+def test_the_page_and_its_files_are_served_and_a_citation_opens_at_its_version(served) -> None:  # type: ignore[no-untyped-def]
+    client, _graph, _tokens = served
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert '<script src="/static/app.js">' in page.text and 'id="claims"' in page.text
+    script = client.get("/static/app.js").text
+    assert "textContent" in script and "innerHTML" not in script  # document text is never put in as HTML
+    assert client.get("/static/app.css").status_code == 200
+
+    citation = client.post("/ask", json={"question": QUESTION}).json()["claims"][0]["citations"][0]
+    doc = client.get(f"/documents/{citation['document']}", params={"version": citation["version"]}).json()
+    assert doc["version"] == citation["version"]
+    assert doc["text"][citation["start"] : citation["end"]] == citation["sentence"]  # what the page highlights
+    assert "did you mean" in _error(client.get(f"/documents/{citation['document']}", params={"version": "0" * 16}), 404, "not_found")

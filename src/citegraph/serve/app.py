@@ -33,7 +33,8 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from citegraph import output
@@ -185,6 +186,15 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
         log.exception("internal error")
         return _error(500, "internal", f"internal error ({type(exc).__name__}); the server log has the details")
 
+    static = Path(__file__).parent / "static"
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        """The page: ask, audit an answer, see each claim against its source sentence."""
+        return FileResponse(static / "index.html", media_type="text/html")
+
+    app.mount("/static", StaticFiles(directory=static), name="static")
+
     @app.get("/health")
     def health() -> dict[str, Any]:
         return {"ok": True, "models": dict(_models(graph))}
@@ -219,10 +229,14 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
         return output.documents_json(run(lambda: graph.history(doc_id, labels=labels)))
 
     @app.get("/documents/{doc_id:path}")
-    def document(doc_id: str, labels: Labels) -> dict[str, Any]:
-        """The current version's text (or the newest the caller may read), with every version's record."""
+    def document(doc_id: str, labels: Labels, version: str | None = None) -> dict[str, Any]:
+        """One version's text (``version``, or the current one, or the newest the caller may read),
+        with every version's record: a citation's offsets index this text."""
         versions = run(lambda: graph.history(doc_id, labels=labels))
-        shown = versions[0].document
+        chosen = [v for v in versions if version is None or v.document.version == version]
+        if not chosen:
+            raise NotFound(f"version of {doc_id!r}", version or "", [v.document.version for v in versions])  # all of them: a few
+        shown = chosen[0].document
         return {
             "id": doc_id,
             "version": shown.version,
