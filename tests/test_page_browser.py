@@ -74,6 +74,12 @@ def test_ask_click_a_citation_and_see_its_span_highlighted(server, tmp_path: Pat
         assert page.inner_text("mark#cited") == sentence  # the highlight is text[start:end] of that span
         page.screenshot(path=str(tmp_path / "answer.png"), full_page=True)
 
+        # the routes, drawn: an edge opens the sentence that asserts its relation
+        page.wait_for_selector("#routes:not([hidden]) #graph canvas")
+        edge = page.evaluate("(() => { const e = window.citegraphGraph.edges()[0]; e.emit('tap'); return e.data('span'); })()")
+        page.wait_for_function(f"document.getElementById('cited') && document.getElementById('cited').textContent === {edge['sentence']!r}")
+        assert page.evaluate("window.citegraphGraph.edges().length") >= 1
+
         # public (no token): the staff document is nowhere on the page
         page.fill("#question", "When does the Zephyrion merger close?")
         page.click("#ask-form button[type=submit]")

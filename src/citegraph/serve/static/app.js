@@ -68,7 +68,8 @@ function where(c) {
 }
 
 function routeText(route) {
-  return route.map((h) => (h.direction === "out" ? `${h.from} -[${h.relation}]-> ${h.to}` : `${h.from} <-[${h.relation}]- ${h.to}`)).join("  ");
+  // a chain: each hop starts where the last one ended
+  return route.reduce((text, h) => text + (h.direction === "out" ? ` -[${h.relation}]-> ${h.to}` : ` <-[${h.relation}]- ${h.to}`), route[0].from);
 }
 
 function renderAnswer(answer) {
@@ -118,6 +119,7 @@ function renderAnswer(answer) {
   const warnings = $("warnings");
   warnings.textContent = "";
   for (const w of answer.warnings) warnings.append(el("li", `warning [${w.code}]: ${w.message}`));
+  drawRoutes(answer);
   const context = $("context");
   context.textContent = "";
   for (const c of answer.context) {
@@ -131,6 +133,46 @@ function renderAnswer(answer) {
     item.append(link, el("span", ` “${c.sentence}”`));
     context.append(item);
   }
+}
+
+// -- routes: the citations' own, else the first reached entities' ------------------------------------
+const MAX_ROUTES = 15;
+
+function drawRoutes(answer) {
+  let routes = answer.claims.flatMap((claim) => claim.citations.map((c) => c.route)).filter((r) => r && r.length);
+  if (!routes.length) routes = answer.retrieval.nodes.map((n) => n.route).filter((r) => r && r.length).slice(0, MAX_ROUTES);
+  const box = $("routes");
+  box.hidden = !routes.length;
+  const list = $("route-list");
+  list.textContent = "";
+  if (!routes.length) return;
+  const nodes = new Map();
+  const edges = new Map();
+  for (const route of routes) {
+    list.append(el("li", routeText(route)));
+    for (const h of route) {
+      const [source, target] = h.direction === "out" ? [h.from, h.to] : [h.to, h.from];
+      nodes.set(source, { data: { id: "n:" + source, label: source } });
+      nodes.set(target, { data: { id: "n:" + target, label: target } });
+      const id = `e:${source}|${h.relation}|${target}|${h.span.document}|${h.span.start}`;
+      edges.set(id, { data: { id, source: "n:" + source, target: "n:" + target, label: h.relation, span: h.span } });
+    }
+  }
+  if (typeof cytoscape !== "function") return; // the list above still says it in words
+  const cy = cytoscape({
+    container: $("graph"),
+    elements: [...nodes.values(), ...edges.values()],
+    layout: { name: "breadthfirst", directed: true, spacingFactor: 1.1 },
+    style: [
+      { selector: "node", style: { label: "data(label)", "font-size": 11, "background-color": "#4a6fa5", "text-valign": "bottom" } },
+      { selector: "edge", style: { label: "data(label)", "font-size": 10, "curve-style": "bezier", "target-arrow-shape": "triangle", width: 2, "line-color": "#999", "target-arrow-color": "#999", "text-rotation": "autorotate" } },
+    ],
+  });
+  cy.on("tap", "edge", (event) => {
+    const span = event.target.data("span");
+    openSource(span.document, span.version, span.start, span.end);
+  });
+  window.citegraphGraph = cy; // for the browser tests
 }
 
 // -- a source, at its version, the cited span highlighted by its offsets -----------------------------
@@ -150,12 +192,24 @@ async function openSource(documentId, version, start, end) {
       ? `characters ${start}-${end}`
       : `characters ${start}-${end} of a superseded version` + (current ? `; the current one is ${String(current.version).slice(0, 8)}` : "");
     $("source").hidden = false;
+    refit();
     mark.scrollIntoView({ block: "center" });
   } catch (error) {
     showError(error.message);
   }
 }
-$("source-close").addEventListener("click", () => ($("source").hidden = true));
+$("source-close").addEventListener("click", () => {
+  $("source").hidden = true;
+  refit();
+});
+
+function refit() {
+  // the source panel takes room from the answer: the graph's canvas follows its box
+  if (window.citegraphGraph) {
+    window.citegraphGraph.resize();
+    window.citegraphGraph.fit(undefined, 20);
+  }
+}
 
 // -- documents ------------------------------------------------------------------------------------
 function showTab(name) {
