@@ -248,3 +248,26 @@ def test_the_page_and_its_files_are_served_and_a_citation_opens_at_its_version(s
     assert doc["version"] == citation["version"]
     assert doc["text"][citation["start"] : citation["end"]] == citation["sentence"]  # what the page highlights
     assert "did you mean" in _error(client.get(f"/documents/{citation['document']}", params={"version": "0" * 16}), 404, "not_found")
+
+
+def test_graph_and_models_endpoints(served) -> None:  # type: ignore[no-untyped-def]
+    client, _graph, tokens = served
+    around = client.get("/graph", params={"entity": "Export", "hops": 1}).json()
+    assert around["reached"] >= len(around["nodes"]) > 1
+    names = {n["entity"] for n in around["nodes"]}
+    doc = client.get(f"/documents/{around['edges'][0]['span']['document']}").json()
+    for edge in around["edges"]:
+        assert {edge["source"], edge["target"]} <= names or edge["source"] in names
+        if edge["span"]["document"] == doc["id"]:
+            assert doc["text"][edge["span"]["start"] : edge["span"]["end"]] == edge["span"]["sentence"]
+    asked = client.get("/graph", params={"question": QUESTION, "limit": 3}).json()
+    assert len(asked["nodes"]) <= 3 and asked["reached"] >= len(asked["nodes"])
+    _error(client.get("/graph"), 400, "bad_input")
+    staff = {"Authorization": f"Bearer {tokens.add('g', ('staff',))}"}
+    _error(client.get("/graph", params={"entity": "Zephyrion merger"}), 404, "not_found")  # public: no such entity
+    private = client.get("/graph", params={"entity": "Zephyrion merger"}, headers=staff).json()
+    assert private["nodes"][0]["entity"] == "zephyrion merger"
+    models = client.get("/models").json()
+    assert models["in_use"]["verifier"] == "guards+quote"
+    qwen = next(m for m in models["known"] if m["name"] == "qwen2.5-coder-1.5b")
+    assert qwen["calibrated"] is True

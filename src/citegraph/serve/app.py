@@ -262,6 +262,53 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
     ) -> dict[str, Any]:
         return output.traverse_json(run(lambda: graph.traverse(entity, labels=labels, hops=hops)), hops)
 
+    @app.get("/models")
+    def models() -> dict[str, Any]:
+        """The models in use, and the known local models: pulled or not, and whether a calibration record ships."""
+        from citegraph.llm.registry import KNOWN_MODELS, cache_dir
+
+        known = [
+            {
+                "name": m.name,
+                "spec": f"gguf:{m.name}",
+                "pulled": (cache_dir() / m.file_name).is_file(),
+                "calibrated": m.calibration is not None,
+                "note": m.note,
+            }
+            for m in KNOWN_MODELS.values()
+        ]
+        return {"in_use": dict(_models(graph)), "known": known}
+
+    @app.get("/graph")
+    def subgraph(
+        labels: Labels,
+        entity: Annotated[list[str] | None, Query()] = None,
+        question: str | None = None,
+        hops: Annotated[int, Query(ge=0, le=6)] = 2,
+        limit: Annotated[int, Query(ge=1, le=2000)] = 200,
+    ) -> dict[str, Any]:
+        """The caller's graph around named entities (``entity``, repeatable) or a question: the reached
+        entities (nearest first, at most ``limit``) and, for each, the relation that reached it, with
+        the sentence that asserts it."""
+        if (entity is None) == (question is None):
+            raise UserError("give entity (repeatable) or question, not both: /graph?entity=Export or /graph?question=...")
+        if entity is not None:
+            nodes = run(lambda: graph.traverse(entity, labels=labels, hops=hops))
+        else:
+            nodes = list(run(lambda: graph.retriever.retrieve(question or "", labels, hops=hops).nodes))
+        shown = nodes[:limit]
+        edges = []
+        for n in shown:
+            if n.route:
+                h = n.route[-1]
+                source, target = (h.source, h.target) if h.direction == "out" else (h.target, h.source)
+                edges.append({"source": source, "relation": h.relation, "target": target, "span": output.span_json(h.span)})
+        return {
+            "reached": len(nodes),
+            "nodes": [{"entity": n.entity, "name": n.name, "depth": n.depth, "seed": n.seed} for n in shown],
+            "edges": edges,
+        }
+
     jobs: dict[str, Job] = {}
     max_bytes = max_file_bytes if max_file_bytes is not None else int(float(setting("max-file-mb").default) * 1024 * 1024)  # type: ignore[arg-type]
 
