@@ -8,8 +8,10 @@ Every endpoint that reads passes the caller's labels to the same :class:`CiteGra
 calls, so the label filter is the CLI's, during traversal and again when building context.
 
 Errors have one shape, ``{"ok": false, "error": {"type", "message"}}``, with the status taken from
-the exception tree: 404 not found, 400 bad input, 401 bad token, 422 a malformed request, 503 a
-model or backend unavailable, 500 anything else (logged, its text not sent).
+the exception tree: 400 bad input, 401 no or bad token, 403 a write outside the token's labels,
+404 not found (or not readable by this caller: the same answer), 413 a file over ``max-file-mb``,
+422 a malformed request, 503 a model or backend unavailable, 500 anything else (logged; the text
+of an exception citegraph did not raise itself is not sent, only its type).
 
 Reads run one at a time under a lock (the view cache and the models are shared). Writes (uploads,
 deletes) run on a second graph over the same store file, under their own lock: SQLite's WAL gives
@@ -46,6 +48,7 @@ from citegraph.settings import setting
 __all__ = ["AskRequest", "create_app"]
 
 log = logging.getLogger("citegraph.serve")
+MAX_JOBS_KEPT = 1000  #: finished upload jobs remembered for GET /jobs/{id}; older ones are forgotten
 T = TypeVar("T")
 
 
@@ -340,6 +343,9 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
             shutil.rmtree(folder, ignore_errors=True)
             raise
         job = Job(uuid.uuid4().hex, digest(authorization), len(body.documents))
+        finished = [k for k, j in jobs.items() if j.state in {"done", "failed"}]
+        for k in finished[: max(0, len(jobs) - MAX_JOBS_KEPT)]:  # oldest first: dicts keep insertion order
+            del jobs[k]
         jobs[job.id] = job
 
         def work() -> None:
