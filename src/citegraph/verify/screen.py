@@ -19,7 +19,9 @@ settles a pair only when its probability is at least ``high`` (``supported``) or
 (``not_supported``), thresholds chosen on dev (out-of-fold) so that what it settles is right at
 least 95% of the time on each dev set. Anything between goes on to the judge, or stays
 ``unverified`` without one. It never settles a near-quote whose source frames it (that is the
-assertion check's finding, which its lexical features cannot see past).
+assertion check's finding, which its lexical features cannot see past), and it never settles
+``supported`` where :func:`doubt` finds a guard signal or a role swap (names or numbers in another
+order): built from HotpotQA sentences, every swapped claim used to pass it (bench/contradictions.py).
 
 Measured on the held-out test halves (docs/results/2026-11-30/screen.md), it settles about 1% of
 HaluEval QA pairs, 9% of HotpotQA's and 8% of AttributionBench's, right on 86%, 100% and 96% of
