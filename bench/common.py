@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-__all__ = ["environment", "load_before_run", "load_figures", "read_questions", "write_figures"]
+__all__ = ["environment", "load_before_run", "load_figures", "read_questions", "write_figures", "write_report"]
 
 
 def read_questions(path: Path) -> list[dict[str, Any]]:
@@ -44,3 +44,11 @@ def write_figures(path: Path | None, result: dict[str, Any], err: Console) -> No
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     err.print(f"figures written to {path}")
+
+
+def write_report(path: Path | None, text: str) -> None:
+    """Write a markdown report to ``path`` (its folder made as needed); nothing when ``path`` is None."""
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

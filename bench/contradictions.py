@@ -32,12 +32,13 @@ import json
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from citegraph.ingest.sentences import load_spacy
 from citegraph.models import Span
-from common import environment, read_questions
+from common import environment, read_questions, write_report
 
 BUILT = ("number", "date", "negation", "swap")
 CONTROLS = ("same", "neighbour")
@@ -130,11 +131,20 @@ def build(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return pairs
 
 
-def _precision_recall(rows: list[dict[str, Any]], threshold: float) -> tuple[float | None, float, int]:
-    flagged = [p for p in rows if (p.get("p_contradiction") or 0.0) >= threshold]
+def _precision_recall(rows: list[dict[str, Any]], flag: Callable[[dict[str, Any]], bool]) -> tuple[float | None, float | None, int]:
+    """Precision and recall of ``flag`` as a detector of the built contradictions (None where undefined), and how many it flagged."""
+    flagged = [p for p in rows if flag(p)]
     hits = sum(1 for p in flagged if p["kind"] in BUILT)
     positives = sum(1 for p in rows if p["kind"] in BUILT)
-    return (hits / len(flagged) if flagged else None), hits / max(positives, 1), len(flagged)
+    return (hits / len(flagged) if flagged else None), (hits / positives if positives else None), len(flagged)
+
+
+def _at(threshold: float) -> Callable[[dict[str, Any]], bool]:
+    return lambda p: (p.get("p_contradiction") or 0.0) >= threshold
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _threshold_table(pairs: list[dict[str, Any]]) -> list[str]:
@@ -143,7 +153,12 @@ def _threshold_table(pairs: list[dict[str, Any]]) -> list[str]:
     dev = [p for p in pairs if p["half"] == "dev"]
     test = [p for p in pairs if p["half"] == "test"]
     candidates = sorted({round(p["p_contradiction"], 4) for p in dev if p.get("p_contradiction") is not None})
-    chosen = next((t for t in candidates if (_precision_recall(dev, t)[0] or 0) >= 0.8 and _precision_recall(dev, t)[2] >= 5), None)
+    chosen = None
+    for t in candidates:
+        precision, _recall, flagged = _precision_recall(dev, _at(t))
+        if (precision or 0) >= 0.8 and flagged >= 5:
+            chosen = t
+            break
     lines = ["", "The judge's contradiction prompt on every pair (P(yes) ≥ threshold flags it):", ""]
     lines += ["| threshold | half | precision | recall | flagged |", "|---|---|---|---|---|"]
     for name, t in (("0.5 (the product's)", 0.5), (f"{chosen} (lowest with precision ≥ 0.8 on dev)" if chosen is not None else "", chosen)):
@@ -151,8 +166,8 @@ def _threshold_table(pairs: list[dict[str, Any]]) -> list[str]:
             lines.append("| no threshold reaches precision 0.8 on dev (with ≥ 5 flagged) | | | | |")
             continue
         for half, rows in (("dev", dev), ("test", test)):
-            precision, recall, flagged = _precision_recall(rows, t)
-            lines.append(f"| {name} | {half} | {'n/a' if precision is None else f'{precision:.3f}'} | {recall:.3f} | {flagged} |")
+            precision, recall, flagged = _precision_recall(rows, _at(t))
+            lines.append(f"| {name} | {half} | {_fmt(precision)} | {_fmt(recall)} | {flagged} |")
     return lines
 
 
@@ -202,19 +217,14 @@ def main() -> None:
             ("contradicted (as labelled)", lambda p: p["label"] == "contradicted"),
             ("a guard's proof only", lambda p: p["proof"]),
         ):
-            flagged = [p for p in rows if flag(p)]
-            positives = [p for p in rows if p["kind"] in BUILT]
-            hits = sum(1 for p in flagged if p["kind"] in BUILT)
-            precision = f"{hits / len(flagged):.3f}" if flagged else "n/a"
-            recall = f"{hits / len(positives):.3f}" if positives else "n/a"
-            lines.append(f"| {half} | {name} | {precision} | {recall} | {len(flagged)} |")
+            precision, recall, flagged = _precision_recall(rows, flag)
+            lines.append(f"| {half} | {name} | {_fmt(precision)} | {_fmt(recall)} | {flagged} |")
     if judge is not None:
         lines += _threshold_table(pairs)
     text = "\n".join(lines) + "\n"
     print(text)
+    write_report(args.out, text)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
         labels = [{k: p.get(k) for k in ("id", "half", "kind", "label", "stage", "proof", "p_contradiction")} for p in pairs]
         args.out.with_suffix(".json").write_text(json.dumps(labels, indent=1) + "\n", encoding="utf-8")
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from citegraph.eval.support import Pair, load_pairs
 from citegraph.verify.guards import overruling, signals
-from common import environment
+from common import environment, write_report
 
 CODES = ("number", "date", "negation", "quantifier", "unrelated")
 
@@ -121,9 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             lines.append("")
     text = "\n".join(lines)
     print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+    write_report(args.out, text)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.answer.relevance import check_relevance
-from common import environment, read_questions
+from common import environment, read_questions, write_report
 
 KINDS = ("gold", "near miss", "distractor")
 LABELS = ("addressed", "partly_addressed", "not_addressed", "unchecked")
@@ -105,9 +105,7 @@ def main() -> None:
         lines.append(f"| {half} | " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+    write_report(args.out, text)
 
 
 if __name__ == "__main__":

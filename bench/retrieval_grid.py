@@ -22,7 +22,7 @@ from rich.console import Console
 from citegraph.eval.retrieval import Ranked, load, prepare, summarise
 from citegraph.pipeline import CiteGraph
 from citegraph.retrieve.modes import Bridge, Query
-from common import environment
+from common import environment, write_report
 
 GRID = {
     "specificity": (0.0, 0.05, 0.1),
@@ -82,9 +82,7 @@ def main() -> None:
         lines.append("| " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     console.print(text, markup=False, highlight=False)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+    write_report(args.out, text)
 
 
 if __name__ == "__main__":
