@@ -449,15 +449,20 @@ class CiteGraph:
             warnings[:0] = self.answerer.warnings(question, context)
         if not context:
             warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
-        models = (
-            ("extractor", self.extractor.name),
-            ("embedder", self.embedder.name),
-            ("generator", "answer-file" if answer_text is not None else self.answerer.name),
-            ("verifier", self.verifier.name),
-        )
+        models = self.models(generator="answer-file" if answer_text is not None else None)
         status = answer_status(claims, context, warnings)
         relevance = check_relevance(question, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
         return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, models, relevance)
+
+    def models(self, *, generator: str | None = None) -> tuple[tuple[str, str], ...]:
+        """``(role, model name)`` of the extractor, embedder, generator (or ``generator``: what wrote
+        an answer instead) and verifier, as an answer records them."""
+        return (
+            ("extractor", self.extractor.name),
+            ("embedder", self.embedder.name),
+            ("generator", generator or self.answerer.name),
+            ("verifier", self.verifier.name),
+        )
 
     def _bound_answer(self, text: str) -> None:
         """Refuse answer text over ``max_answer_chars`` or ``max_claims``: every claim costs checks, so

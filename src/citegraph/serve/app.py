@@ -111,6 +111,17 @@ class Job:
         }  # fmt: skip
 
 
+# The HTTP status of each error, most specific class first (NotFound is a UserError).
+_STATUSES: tuple[tuple[type[CitegraphError], int, str], ...] = (
+    (_Unauthorised, 401, "unauthorised"),
+    (_Forbidden, 403, "forbidden"),
+    (_TooLarge, 413, "too_large"),
+    (NotFound, 404, "not_found"),
+    (UserError, 400, "bad_input"),
+    (BackendUnavailable, 503, "unavailable"),
+)
+
+
 def _error(status: int, kind: str, message: str) -> JSONResponse:
     return JSONResponse({"ok": False, "error": {"type": kind, "message": message}}, status_code=status)
 
@@ -164,18 +175,9 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
 
     @app.exception_handler(CitegraphError)
     async def _citegraph_error(_request: Request, exc: CitegraphError) -> JSONResponse:
-        if isinstance(exc, _Unauthorised):
-            return _error(401, "unauthorised", str(exc))
-        if isinstance(exc, _Forbidden):
-            return _error(403, "forbidden", str(exc))
-        if isinstance(exc, _TooLarge):
-            return _error(413, "too_large", str(exc))
-        if isinstance(exc, NotFound):
-            return _error(404, "not_found", str(exc))
-        if isinstance(exc, UserError):
-            return _error(400, "bad_input", str(exc))
-        if isinstance(exc, BackendUnavailable):
-            return _error(503, "unavailable", str(exc))
+        for kind, status, name in _STATUSES:
+            if isinstance(exc, kind):
+                return _error(status, name, str(exc))
         log.exception("citegraph error")
         return _error(500, type(exc).__name__, str(exc))
 
@@ -200,7 +202,7 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        return {"ok": True, "models": dict(_models(graph))}
+        return {"ok": True, "models": dict(graph.models())}
 
     @app.post("/ask")
     def ask(body: AskRequest, labels: Labels) -> dict[str, Any]:
@@ -280,7 +282,7 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
             }
             for m in KNOWN_MODELS.values()
         ]
-        return {"in_use": dict(_models(graph)), "known": known}
+        return {"in_use": dict(graph.models()), "known": known}
 
     @app.get("/graph")
     def subgraph(
@@ -387,12 +389,3 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
         return output.removed_json(write(remove))
 
     return app
-
-
-def _models(graph: CiteGraph) -> list[tuple[str, str]]:
-    return [
-        ("extractor", graph.extractor.name),
-        ("embedder", graph.embedder.name),
-        ("generator", graph.answerer.name),
-        ("verifier", graph.verifier.name),
-    ]
