@@ -86,13 +86,12 @@ class Query:
         return self._some_scores
 
 
-class _SpanScores:
-    """Cosines of a fixed query to rows of a matrix, computed on first read and kept."""
+class _Lazy:
+    """Per-row values computed on first read and kept (NaN: not yet computed), indexable like an
+    array; a subclass says how to compute the rows still missing."""
 
-    def __init__(self, vectors: np.ndarray, query: np.ndarray) -> None:
-        self.vectors = vectors
-        self.query = np.asarray(query, dtype=np.float32)
-        self.known = np.full(len(vectors), np.nan, dtype=np.float32)
+    def __init__(self, size: int) -> None:
+        self.known = np.full(size, np.nan, dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self.known)
@@ -102,9 +101,24 @@ class _SpanScores:
         if np.isnan(values).any():
             wanted = np.atleast_1d(np.asarray(rows))
             missing = np.unique(wanted[np.isnan(self.known[wanted])])
-            self.known[missing] = dot_rows(self.vectors, missing, self.query)
+            self.known[missing] = self._compute(missing)
             values = self.known[rows]
         return values
+
+    def _compute(self, missing: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class _SpanScores(_Lazy):
+    """Cosines of a fixed query to rows of a matrix, computed on first read and kept."""
+
+    def __init__(self, vectors: np.ndarray, query: np.ndarray) -> None:
+        super().__init__(len(vectors))
+        self.vectors = vectors
+        self.query = np.asarray(query, dtype=np.float32)
+
+    def _compute(self, missing: np.ndarray) -> np.ndarray:
+        return dot_rows(self.vectors, missing, self.query)
 
 
 class Mode(ABC):
@@ -578,32 +592,23 @@ class Bridge(Mode):
         return Evidence(view.span(span), similarity, similarity, "bridge", key, 1, route)
 
 
-class _PassageScores:
+class _PassageScores(_Lazy):
     """``Bridge``'s passage scores in an approximate view: the centroid's cosine plus the best
     sentence's, computed for a passage when first read (a million-sentence view has no full array).
     ``pool`` marks the passages the indexes found near the question."""
 
     def __init__(self, view: GraphView, query: Query) -> None:
+        super().__init__(len(view.passages))
         self.view, self.query = view, query
-        self.known = np.full(len(view.passages), np.nan, dtype=np.float32)
         self.pool = np.zeros(len(view.passages), dtype=bool)
 
-    def __len__(self) -> int:
-        return len(self.known)
-
-    def __getitem__(self, passages: Any) -> Any:
-        values = self.known[passages]
-        if np.isnan(values).any():
-            wanted = np.atleast_1d(np.asarray(passages))
-            missing = np.unique(wanted[np.isnan(self.known[wanted])])
-            view = self.view
-            cos = dot_rows(view.passage_centroids, missing, self.query.vector)
-            spans, owner = gather(view.doc_ptr, view.doc_order, missing)
-            best = np.full(len(missing), -1.0, dtype=np.float32)
-            np.maximum.at(best, owner, np.asarray(self.query.sims(view)[spans], dtype=np.float32))
-            self.known[missing] = (cos + best).astype(np.float32)
-            values = self.known[passages]
-        return values
+    def _compute(self, missing: np.ndarray) -> np.ndarray:
+        view = self.view
+        cos = dot_rows(view.passage_centroids, missing, self.query.vector)
+        spans, owner = gather(view.doc_ptr, view.doc_order, missing)
+        best = np.full(len(missing), -1.0, dtype=np.float32)
+        np.maximum.at(best, owner, np.asarray(self.query.sims(view)[spans], dtype=np.float32))
+        return (cos + best).astype(np.float32)
 
 
 def _by_passage(view: GraphView, query: Query, doc_scores: np.ndarray, span_scores: np.ndarray, limit: int) -> list[int]:
