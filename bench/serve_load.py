@@ -10,7 +10,7 @@ process-per-question path (``citegraph ask`` in a new process) on ``--cli-questi
 as the ratio of its mean seconds per question to the server's. Every loop is bounded by a count and
 by ``--max-seconds``.
 
-    python bench/serve_load.py --json-out docs/results/DATE/serve_load.json
+    python bench/serve_load.py [--workers N] --json-out docs/results/DATE/serve_load.json
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def main() -> None:
     parser.add_argument("--upload-docs", type=int, default=50)
     parser.add_argument("--cli-questions", type=int, default=10)
     parser.add_argument("--max-seconds", type=float, default=900.0, help="stop sending after this long, whatever is left")
+    parser.add_argument("--workers", type=int, default=1, help="server processes (citegraph serve --workers)")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     err = Console(stderr=True)
@@ -78,7 +79,7 @@ def main() -> None:
     staff = {"Authorization": f"Bearer {token}"}
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port), "--workers", str(args.workers)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -155,6 +156,7 @@ def main() -> None:
         wall = time.perf_counter() - started
         ok = sorted(latencies)
         result["server"] = {
+            "workers": args.workers,
             "clients": args.clients,
             "requests_sent": len(latencies) + sum(1 for e in errors if not e[:3].isdigit()),
             "errors": len(errors),

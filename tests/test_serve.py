@@ -271,3 +271,136 @@ def test_graph_and_models_endpoints(served) -> None:  # type: ignore[no-untyped-
     assert models["in_use"]["verifier"] == "guards+quote"
     qwen = next(m for m in models["known"] if m["name"] == "qwen2.5-coder-1.5b")
     assert qwen["calibrated"] is True
+
+
+def test_an_upload_job_is_seen_by_every_worker_of_the_store(tmp_path: Path, splitter, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
+    """``serve --workers N`` runs N apps over one store file: a job accepted by one worker is reported
+    by another (jobs live in the store, not in a process's memory)."""
+    db = tmp_path / "workers.db"
+    first = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter)
+    first.ingest([larkspur])
+    second = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter)
+    tokens = TokenStore(db)
+    headers = {"Authorization": f"Bearer {tokens.add('w', ('public',))}"}
+    with TestClient(create_app(first, tokens)) as one, TestClient(create_app(second, TokenStore(db))) as two:
+        job = one.post("/documents", json={"documents": [{"name": "n.md", "text": "Orion ships on 2 May."}]}, headers=headers).json()["job"]
+        finished = _wait(two, job, headers)
+        assert finished["state"] == "done" and finished["report"]["documents"][0]["id"] == "n.md"
+        assert "n.md" in {d["id"] for d in two.get("/documents").json()}
+        _error(two.get(f"/jobs/{job}", headers={"Authorization": f"Bearer {tokens.add('x', ('public',))}"}), 404, "not_found")
+    first.close()
+    second.close()
+
+
+def test_a_job_whose_server_process_is_gone_reads_as_failed_and_old_jobs_are_forgotten(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    from citegraph.serve import jobs as jobs_module
+    from citegraph.serve.jobs import JobStore
+
+    SQLiteStore(tmp_path / "j.db").close()
+    jobs = JobStore(tmp_path / "j.db")
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    orphan = jobs.create("owner", 3)
+    orphan.pid, orphan.state, orphan.done = int(gone.stdout), "running", 1
+    with jobs._connect() as db:
+        db.execute("UPDATE upload_jobs SET pid = ? WHERE id = ?", (orphan.pid, orphan.id))
+    jobs.save(orphan)
+    seen = jobs.get(orphan.id, "owner")
+    assert seen is not None and seen.state == "failed" and f"pid {orphan.pid}" in seen.error and seen.done == 1
+    assert jobs.get(orphan.id, "someone else") is None
+
+    live = jobs.create("owner", 1)
+    assert jobs.get(live.id, "owner").state == "queued"  # type: ignore[union-attr]  # this process is alive
+
+    monkeypatch.setattr(jobs_module, "MAX_JOBS_KEPT", 2)
+    finished = []
+    for _ in range(3):
+        job = jobs.create("owner", 1)
+        job.state = "done"
+        jobs.save(job)
+        finished.append(job.id)
+    jobs.create("owner", 1)  # creating forgets the oldest finished jobs beyond the limit
+    kept = [j for j in [orphan.id, *finished] if jobs.get(j, "owner") is not None]
+    assert kept == finished[1:]
+    assert jobs.get(live.id, "owner") is not None  # an unfinished job is never forgotten
+
+
+def test_serve_with_two_workers_answers_and_reports_jobs_from_either(tmp_path: Path, larkspur: Path) -> None:
+    """The real command: two uvicorn worker processes over one store, stopped by SIGINT."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    db = tmp_path / "two.db"
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(larkspur), "--db", str(db), "--embedder", "hashing"]).exit_code == 0
+    token = runner.invoke(main, ["token", "add", "w", "--labels", "public", "--db", str(db)]).stdout.strip().splitlines()[-1]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from citegraph.cli import main; main()", "serve", "--db", str(db), "--embedder", "hashing", "--port", str(port), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.3)
+        headers = {"Authorization": f"Bearer {token}"}
+        job = httpx.post(f"{base}/documents", json={"documents": [{"name": "n.md", "text": "Orion ships on 2 May."}]}, headers=headers).json()
+        states = []
+        while time.monotonic() < deadline:
+            # a new connection each time: either worker may answer, and each must know the job
+            state = httpx.get(f"{base}/jobs/{job['job']}", headers=headers, timeout=10)
+            assert state.status_code == 200, state.text
+            states.append(state.json()["state"])
+            if states[-1] == "done":
+                break
+            time.sleep(0.2)
+        assert states[-1] == "done"
+        for _ in range(4):
+            assert httpx.post(f"{base}/ask", json={"question": "When does Orion ship?"}, timeout=30).json()["claims"]
+    finally:
+        server.send_signal(signal.SIGINT)
+        log = server.communicate(timeout=60)[0]
+    assert server.returncode == 0, log
+    assert log.count("Started server process") >= 2, log  # two worker processes served
+
+
+def test_a_request_body_over_the_limit_is_refused_before_it_is_read(tmp_path: Path, splitter) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "limit.db"
+    graph = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter)
+    tokens = TokenStore(db)
+    headers = {"Authorization": f"Bearer {tokens.add('w', ('public',))}", "content-type": "application/json"}
+    body = json.dumps({"documents": [{"name": "a.md", "text": "word " * 400}]}).encode()
+    with TestClient(create_app(graph, tokens, max_request_bytes=1000)) as client:
+        assert "max-request-mb" in _error(client.post("/documents", content=body, headers=headers), 413, "too_large")
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+            for i in range(0, len(body), 256):
+                yield body[i : i + 256]
+
+        assert "max-request-mb" in _error(client.post("/documents", content=chunks(), headers=headers), 413, "too_large")
+        assert client.get("/documents").json() == []
+        small = client.post("/documents", json={"documents": [{"name": "b.md", "text": "Small."}]}, headers=headers)
+        assert small.status_code == 202
+        assert _wait(client, small.json()["job"], headers)["state"] == "done"
+        # Starlette's own errors (no route, wrong method) have the same shape
+        _error(client.get("/no/such/path"), 404, "not_found")
+        _error(client.put("/ask"), 405, "method_not_allowed")
+    graph.close()

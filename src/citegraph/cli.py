@@ -19,6 +19,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -67,6 +68,23 @@ def _option(s: Setting, *flags: str, **extra: Any) -> Callable[[F], F]:
     )
 
 
+@dataclass(frozen=True)
+class _Opener:
+    """``open_graph(create=False, **options)``: the store and embedder the command's flags name."""
+
+    db: str
+    embedder: str
+    timeout: float
+    lock_timeout: float
+
+    def options(self) -> dict[str, Any]:
+        """``CiteGraph.open``'s arguments for these flags (JSON-serialisable: a server's workers get them)."""
+        return {"db": self.db, "embedder": self.embedder, "timeout": self.timeout, "lock_timeout": self.lock_timeout}
+
+    def __call__(self, create: bool = False, **options: Any) -> CiteGraph:
+        return CiteGraph.open(**self.options(), create=create, **options)
+
+
 def _db(f: F) -> F:
     """--db, --embedder, --timeout and --lock-timeout, handed to the command as one
     ``open_graph(create=False, **options)``: a read on a missing store is an error naming it, not a
@@ -75,8 +93,7 @@ def _db(f: F) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, db: str, embedder: str, timeout: float, lock_timeout: float, **kwargs: Any) -> Any:
-        def open_graph(create: bool = False, **options: Any) -> CiteGraph:
-            return CiteGraph.open(db, embedder, timeout=timeout, create=create, lock_timeout=lock_timeout, **options)
+        open_graph = _Opener(db, embedder, timeout, lock_timeout)
 
         try:
             return f(*args, open_graph=open_graph, **kwargs)
@@ -452,27 +469,51 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @_option(setting("verifier"))
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", default=8321, show_default=True, type=click.IntRange(1, 65535), help="port to listen on")
-def serve(open_graph: Callable[..., CiteGraph], generator: str, verifier: str, host: str, port: int) -> None:
-    """Serve the HTTP API (OpenAPI at /docs) over one long-lived graph.
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="server processes; each loads the models and answers on its own (use up to the machine's cores)",
+)
+@_option(setting("max-file-mb"))
+@_option(setting("max-request-mb"))
+def serve(
+    open_graph: _Opener, generator: str, verifier: str, host: str, port: int, workers: int, max_file_mb: float, max_request_mb: float
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs) and the page (/) over long-lived graphs.
 
     Without a token a request reads as 'public'; `citegraph token add` makes tokens for other labels.
-    Listening on an address other than loopback is refused until a token exists."""
+    Listening on an address other than loopback is refused until a token exists. With --workers N,
+    N processes answer at once; upload jobs live in the store, so any of them reports any job."""
     import uvicorn
 
-    from citegraph.ingest.sentences import SentenceSplitter, fresh_spacy
-    from citegraph.serve.app import create_app
+    from citegraph.serve.app import OPTIONS_ENV, create_app, open_served
     from citegraph.serve.tokens import TokenStore
 
-    with open_graph(generator=generator, verifier=verifier) as graph:
-        tokens = TokenStore(graph.store.path)  # type: ignore[attr-defined]
-        if host not in _LOOPBACK and not tokens.any_active():
-            raise UserError(
-                f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
-                "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
+    tokens = TokenStore(open_graph.db)
+    if host not in _LOOPBACK and not tokens.any_active():
+        raise UserError(
+            f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
+            "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
+        )
+    options = {**open_graph.options(), "generator": generator, "verifier": verifier, "max_file_mb": max_file_mb}
+    limits = {"max_file_bytes": int(max_file_mb * 1048576), "max_request_bytes": int(max_request_mb * 1048576)}
+    graph, writer = open_served(options)  # here first, so a bad flag or a missing model fails with its message
+    if workers == 1:
+        try:
+            app = create_app(
+                graph, tokens, writer=writer, max_file_bytes=limits["max_file_bytes"], max_request_bytes=limits["max_request_bytes"]
             )
-        # Writes on their own connection and spaCy pipeline: readers keep answering while an upload runs.
-        with open_graph(splitter=SentenceSplitter(nlp=fresh_spacy())) as writer:
-            uvicorn.run(create_app(graph, tokens, writer=writer), host=host, port=port, log_level="info")
+            uvicorn.run(app, host=host, port=port, log_level="info")
+        finally:
+            writer.close()
+            graph.close()
+        return
+    writer.close()
+    graph.close()
+    os.environ[OPTIONS_ENV] = json.dumps({"graph": options, "app": limits})  # each worker opens its own graphs from these
+    uvicorn.run("citegraph.serve.app:app_from_env", factory=True, workers=workers, host=host, port=port, log_level="info")
 
 
 @main.group()
@@ -484,12 +525,11 @@ def token() -> None:
 @click.argument("name")
 @_db
 @click.option("--labels", multiple=True, required=True, callback=_split_labels, help="access labels the token grants (comma-separated)")
-def token_add(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...]) -> None:
+def token_add(name: str, open_graph: _Opener, labels: tuple[str, ...]) -> None:
     """Make a token NAME granting LABELS; it is printed once and only its hash is stored."""
     from citegraph.serve.tokens import TokenStore
 
-    with open_graph() as graph:
-        value = TokenStore(graph.store.path).add(name, labels)  # type: ignore[attr-defined]
+    value = TokenStore(open_graph.db).add(name, labels)
     stderr.print(f"token {name!r} reads as {', '.join(labels)}; it is shown once, keep it now:")
     click.echo(value)
 
@@ -497,12 +537,11 @@ def token_add(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[str
 @token.command("list")
 @_db
 @_json
-def token_list(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
+def token_list(open_graph: _Opener, as_json: bool) -> None:
     """Tokens by name, with their labels and whether they are revoked (never the tokens themselves)."""
     from citegraph.serve.tokens import TokenStore
 
-    with open_graph() as graph:
-        listed = TokenStore(graph.store.path).list()  # type: ignore[attr-defined]
+    listed = TokenStore(open_graph.db).list()
     if as_json:
         _print_json([{"name": t.name, "labels": list(t.labels), "created_at": t.created_at, "revoked_at": t.revoked_at} for t in listed])
     else:
@@ -514,12 +553,11 @@ def token_list(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
 @token.command("revoke")
 @click.argument("name")
 @_db
-def token_revoke(name: str, open_graph: Callable[..., CiteGraph]) -> None:
+def token_revoke(name: str, open_graph: _Opener) -> None:
     """Revoke token NAME: requests with it are refused from now on."""
     from citegraph.serve.tokens import TokenStore
 
-    with open_graph() as graph:
-        TokenStore(graph.store.path).revoke(name)  # type: ignore[attr-defined]
+    TokenStore(open_graph.db).revoke(name)
     stderr.print(f"token {name!r} revoked")
 
 

@@ -95,6 +95,13 @@ SETTINGS = (
     Setting("max-claims", 100, "an answer of more claims than this is refused before any check", minimum=1),
     Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)", minimum=0, above=True),
     Setting(
+        "max-request-mb",
+        100.0,
+        "`serve`: a request body larger than this many megabytes is refused (413) before it is read",
+        minimum=0,
+        above=True,
+    ),
+    Setting(
         "dangling",
         "infer",
         "relation whose sentence names an endpoint no entity covers: 'infer' a mention there or 'reject' the relation",

@@ -9,27 +9,29 @@ calls, so the label filter is the CLI's, during traversal and again when buildin
 
 Errors have one shape, ``{"ok": false, "error": {"type", "message"}}``, with the status taken from
 the exception tree: 400 bad input, 401 no or bad token, 403 a write outside the token's labels,
-404 not found (or not readable by this caller: the same answer), 413 a file over ``max-file-mb``,
+404 not found (or not readable by this caller: the same answer), 413 a file over ``max-file-mb`` or
+a request body over ``max-request-mb``,
 422 a malformed request, 503 a model or backend unavailable, 500 anything else (logged; the text
 of an exception citegraph did not raise itself is not sent, only its type).
 
-Reads run one at a time under a lock (the view cache and the models are shared). Writes (uploads,
-deletes) run on a second graph over the same store file, under their own lock: SQLite's WAL gives
-the readers the last committed state meanwhile, and a reader's view is rebuilt when the store's
-change token moves. (Several readers at once are issue 11's later part.)
+In one process, reads run one at a time under a lock (the view cache and the models are shared).
+Writes (uploads, deletes) run on a second graph over the same store file, under their own lock:
+SQLite's WAL gives the readers the last committed state meanwhile, and a reader's view is rebuilt
+when the store's change token moves. Several readers at once are several processes
+(``citegraph serve --workers N``, each built by :func:`app_from_env`); upload jobs live in the store
+(:mod:`citegraph.serve.jobs`), so any process reports any job.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import logging
 import shutil
 import tempfile
 import threading
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -38,17 +40,20 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citegraph import output
 from citegraph.errors import BackendUnavailable, CitegraphError, NotFound, UserError
 from citegraph.pipeline import CiteGraph
+from citegraph.serve.jobs import JobStore
 from citegraph.serve.tokens import TokenStore, digest
 from citegraph.settings import setting
 
-__all__ = ["AskRequest", "create_app"]
+__all__ = ["OPTIONS_ENV", "AskRequest", "app_from_env", "create_app", "open_served"]
 
 log = logging.getLogger("citegraph.serve")
-MAX_JOBS_KEPT = 1000  #: finished upload jobs remembered for GET /jobs/{id}; older ones are forgotten
+OPTIONS_ENV = "CITEGRAPH_SERVE_OPTIONS"  #: JSON of CiteGraph.open's arguments, for each worker process of `serve --workers N`
 T = TypeVar("T")
 
 
@@ -91,26 +96,6 @@ class _TooLarge(CitegraphError):
     pass
 
 
-@dataclass
-class Job:
-    """One upload, ingested in the background: ``GET /jobs/{id}`` shows it to the token that made it."""
-
-    id: str
-    owner: str  #: sha256 of the Authorization header that made it
-    total: int
-    state: str = "queued"  #: queued · running · done · failed
-    done: int = 0
-    current: str = ""
-    report: dict[str, Any] | None = None
-    error: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "state": self.state, "done": self.done, "total": self.total,
-            "current": self.current, "report": self.report, "error": self.error,
-        }  # fmt: skip
-
-
 # The HTTP status of each error, most specific class first (NotFound is a UserError).
 _STATUSES: tuple[tuple[type[CitegraphError], int, str], ...] = (
     (_Unauthorised, 401, "unauthorised"),
@@ -142,6 +127,42 @@ def _caller(request: Request, authorization: Annotated[str | None, Header()] = N
 Labels = Annotated[tuple[str, ...], Depends(_caller)]
 
 
+def _megabytes(name: str) -> int:
+    return int(float(setting(name).default) * 1024 * 1024)  # type: ignore[arg-type]
+
+
+class _BodyLimit:
+    """Refuses a request body over ``limit`` bytes with 413 before the app reads it: by its
+    Content-Length, or, for a chunked body, as soon as the bytes received pass the limit (the app's
+    read then fails and the error handler answers 413)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        message = f"the request body is over the limit of {self.limit / 1048576:.1f} MB (max-request-mb); send fewer or smaller documents"
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            await _error(413, "too_large", message)(scope, receive, send)
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            event = await receive()
+            if event["type"] == "http.request":
+                received += len(event.get("body", b""))
+                if received > self.limit:
+                    scope["citegraph.too_large"] = message
+                    raise _TooLarge(message)
+            return event
+
+        await self.app(scope, limited, send)
+
+
 def _writer(request: Request, labels: Labels, authorization: Annotated[str | None, Header()] = None) -> tuple[str, ...]:
     """A caller that may write: one with a token (a request without one reads as public, never writes)."""
     if authorization is None:
@@ -154,13 +175,33 @@ def _writer(request: Request, labels: Labels, authorization: Annotated[str | Non
 Writer = Annotated[tuple[str, ...], Depends(_writer)]
 
 
-def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None = None, max_file_bytes: int | None = None) -> FastAPI:
+def create_app(
+    graph: CiteGraph,
+    tokens: TokenStore,
+    *,
+    writer: CiteGraph | None = None,
+    max_file_bytes: int | None = None,
+    max_request_bytes: int | None = None,
+    on_close: Callable[[], None] | None = None,
+) -> FastAPI:
     """The app over ``graph``. With ``writer`` (a second graph on the same store file: its own SQLite
     connection and spaCy pipeline), uploads and deletes run on it under their own lock, so readers
     go on answering from the last committed state while a write works; without it, writes take the
-    readers' lock."""
-    app = FastAPI(title="citegraph", summary="Answers whose every claim points at the exact source sentence, checked.")
+    readers' lock. A request body over ``max_request_bytes`` (default ``max-request-mb``) is refused
+    (413) before it is read. ``on_close`` runs when the server shuts down."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if on_close is not None:
+                on_close()
+
+    app = FastAPI(title="citegraph", summary="Answers whose every claim points at the exact source sentence, checked.", lifespan=lifespan)
     app.state.tokens = tokens
+    limit = max_request_bytes if max_request_bytes is not None else _megabytes("max-request-mb")
+    app.add_middleware(_BodyLimit, limit=limit)
     lock = threading.Lock()
     write_lock = threading.Lock() if writer is not None else lock
     target = writer if writer is not None else graph
@@ -180,6 +221,13 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
                 return _error(status, name, str(exc))
         log.exception("citegraph error")
         return _error(500, type(exc).__name__, str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if request.scope.get("citegraph.too_large"):  # the body limit, hit while the body was read
+            return _error(413, "too_large", str(request.scope["citegraph.too_large"]))
+        kinds = {400: "bad_input", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+        return _error(exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -314,8 +362,8 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
             "edges": edges,
         }
 
-    jobs: dict[str, Job] = {}
-    max_bytes = max_file_bytes if max_file_bytes is not None else int(float(setting("max-file-mb").default) * 1024 * 1024)  # type: ignore[arg-type]
+    jobs = JobStore(tokens.path, lock_timeout=getattr(target.store, "lock_timeout", 30.0))
+    max_bytes = max_file_bytes if max_file_bytes is not None else _megabytes("max-file-mb")
 
     @app.post("/documents", status_code=202)
     def upload(body: UploadRequest, labels: Writer, authorization: Annotated[str, Header()]) -> dict[str, Any]:
@@ -344,18 +392,16 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
-        job = Job(uuid.uuid4().hex, digest(authorization), len(body.documents))
-        finished = [k for k, j in jobs.items() if j.state in {"done", "failed"}]
-        for k in finished[: max(0, len(jobs) - MAX_JOBS_KEPT)]:  # oldest first: dicts keep insertion order
-            del jobs[k]
-        jobs[job.id] = job
+        job = jobs.create(digest(authorization), len(body.documents))
 
         def work() -> None:
             def progress(done: int, total: int, current: str) -> None:
                 job.done, job.total, job.current = done, total, current
+                jobs.save(job, force=False)
 
             job.state = "running"
             try:
+                jobs.save(job)
                 report = write(lambda: target.ingest([folder], access=access, prefix=body.prefix, progress=progress))
                 job.report, job.state, job.done = output.ingest_json(report), "done", job.total
             except Exception as exc:  # the job says why; the server goes on
@@ -363,14 +409,18 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
                 job.state, job.error = "failed", str(exc)
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
+                try:
+                    jobs.save(job)
+                except Exception:  # the store is gone or locked past its timeout: the job reads as it last was
+                    log.exception("upload job %s: could not record its end", job.id)
 
         threading.Thread(target=work, name=f"ingest-{job.id[:8]}", daemon=True).start()
         return {"job": job.id, "documents": len(body.documents), "access": list(access)}
 
     @app.get("/jobs/{job_id}")
     def job_status(job_id: str, _labels: Writer, authorization: Annotated[str, Header()]) -> dict[str, Any]:
-        job = jobs.get(job_id)
-        if job is None or job.owner != digest(authorization):  # another token's job does not exist for this one
+        job = jobs.get(job_id, digest(authorization))
+        if job is None:  # another token's job does not exist for this one
             raise NotFound("job", job_id)
         return job.to_json()
 
@@ -389,3 +439,40 @@ def create_app(graph: CiteGraph, tokens: TokenStore, *, writer: CiteGraph | None
         return output.removed_json(write(remove))
 
     return app
+
+
+def open_served(options: dict[str, Any]) -> tuple[CiteGraph, CiteGraph]:
+    """The two graphs one server process runs on, opened with ``CiteGraph.open(**options)`` on an
+    existing store: one for reads, and one for writes with its own SQLite connection and spaCy
+    pipeline, so readers keep answering while an upload runs."""
+    from citegraph.ingest.sentences import SentenceSplitter, fresh_spacy
+
+    reads = {k: v for k, v in options.items() if k != "splitter"}
+    graph = CiteGraph.open(create=False, **reads)
+    try:
+        writes = {k: v for k, v in reads.items() if k not in {"generator", "verifier"}}
+        writer = CiteGraph.open(create=False, splitter=SentenceSplitter(nlp=fresh_spacy()), **writes)
+    except BaseException:
+        graph.close()
+        raise
+    return graph, writer
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process of ``citegraph serve --workers N`` (uvicorn's factory), built
+    from what the command put in ``CITEGRAPH_SERVE_OPTIONS``: ``{"graph": CiteGraph.open's arguments,
+    "app": create_app's limits}``; its graphs are closed at shutdown."""
+    import json
+    import os
+
+    raw = os.environ.get(OPTIONS_ENV)
+    if not raw:
+        raise UserError(f"{OPTIONS_ENV} is not set: start the server with `citegraph serve`")
+    options = json.loads(raw)
+    graph, writer = open_served(options["graph"])
+
+    def close() -> None:
+        writer.close()
+        graph.close()
+
+    return create_app(graph, TokenStore(graph.store.path), writer=writer, on_close=close, **options["app"])  # type: ignore[attr-defined]

@@ -7,10 +7,12 @@ A request with no token reads as ``public``; a request with an unknown or revoke
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,8 +43,14 @@ class TokenStore:
         SQLiteStore(db, create=False).close()  # brings the schema up to date, or names a missing store
         self.path = str(db)
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection of its own (autocommit), closed after use."""
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        try:
+            yield db
+        finally:
+            db.close()
 
     def add(self, name: str, labels: tuple[str, ...]) -> str:
         """A new token for ``name`` granting ``labels``; the token itself is returned once, never stored."""
