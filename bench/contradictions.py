@@ -177,7 +177,7 @@ def main() -> None:
     parser.add_argument("--verifier", default="guards", help="'guards' (no model) or a judge model spec")
     parser.add_argument("--out", type=Path, help="write the markdown table here (and the labels beside it as .json)")
     args = parser.parse_args()
-    from citegraph.pipeline import make_verifier
+    from citegraph.components import make_verifier
 
     pairs = build(read_questions(args.data))
     verifier = make_verifier(args.verifier)

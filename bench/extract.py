@@ -55,12 +55,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from citegraph.components import make_chat_model
 from citegraph.errors import ModelOutputError
 from citegraph.extract.base import Extractor
 from citegraph.extract.llm_extractor import LLMExtractor
 from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.sentences import Sentence, SentenceSplitter
-from citegraph.llm.spec import make_chat_model
 from citegraph.models import Document, Extraction
 from common import environment, load_before_run, load_figures, read_questions, write_figures
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from citegraph.components import make_chat_model
 from citegraph.errors import BackendUnavailable, ModelOutputError, ModelUnavailable, UserError
 from citegraph.extract.llm_extractor import EXTRACTION_SCHEMA, parse_extraction
-from citegraph.llm import Message, make_chat_model, parse_spec
+from citegraph.llm import Message, parse_spec
 from citegraph.llm.ollama import OllamaChat, OllamaEmbedder, parse_chat_response
 from citegraph.llm.openai_compat import parse_completion
 from tests.ollama_standin import StandIn, serve

@@ -16,10 +16,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from citegraph.components import make_chat_model
 from citegraph.embed import HashingEmbedder
 from citegraph.errors import CitegraphError
 from citegraph.extract.llm_extractor import EXTRACTION_SCHEMA, LLMExtractor, parse_extraction
-from citegraph.llm import Message, make_chat_model
+from citegraph.llm import Message
 from citegraph.llm.registry import find_model
 from citegraph.models import DocumentStatus
 from citegraph.pipeline import CiteGraph, TextInput

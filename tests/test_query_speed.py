@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from citegraph.embed.base import ExactIndex, IVFIndex, normalise, top_indices
 from citegraph.models import Span
 from citegraph.pipeline import CiteGraph, TextInput
-from citegraph.retrieve.retriever import GraphView
 from citegraph.retrieve.traversal import multi_source_bfs
+from citegraph.retrieve.view import GraphView
 from citegraph.store.base import GraphData
 from citegraph.store.columns import GraphColumns
 

@@ -345,7 +345,20 @@ def test_serve_with_two_workers_answers_and_reports_jobs_from_either(tmp_path: P
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-c", "from citegraph.cli import main; main()", "serve", "--db", str(db), "--embedder", "hashing", "--port", str(port), "--workers", "2"],
+        [
+            sys.executable,
+            "-c",
+            "from citegraph.cli import main; main()",
+            "serve",
+            "--db",
+            str(db),
+            "--embedder",
+            "hashing",
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -362,7 +375,9 @@ def test_serve_with_two_workers_answers_and_reports_jobs_from_either(tmp_path: P
             assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
             time.sleep(0.3)
         headers = {"Authorization": f"Bearer {token}"}
-        job = httpx.post(f"{base}/documents", json={"documents": [{"name": "n.md", "text": "Orion ships on 2 May."}]}, headers=headers).json()
+        job = httpx.post(
+            f"{base}/documents", json={"documents": [{"name": "n.md", "text": "Orion ships on 2 May."}]}, headers=headers
+        ).json()
         states = []
         while time.monotonic() < deadline:
             # a new connection each time: either worker may answer, and each must know the job

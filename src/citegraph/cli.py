@@ -4,9 +4,13 @@ Exit codes: 0 ok, 1 the user's mistake (a bad flag, value or argument included),
 model unavailable (a locked or damaged store included), 3 partial success, 4 ``citegraph check``
 found problems in the store, 5 an internal error (a bug in citegraph), 130 interrupted.
 Errors are translated here, once, by :class:`_Main`; with ``--json`` anywhere on the command line
-every error is also printed as ``{"ok": false, "error": {"type", "message"}}`` on stdout.
+every error is also printed as ``{"ok": false, "error": {"type", "message"}}`` on stdout. A command
+that ends with a result other than ok (3, 4, or 2 for an ingest a model stopped) returns its exit
+code, and :class:`_Main` exits with it: no command exits by itself.
 A command is options, one library call and one view (:mod:`citegraph.output`); every
 human-readable line goes through those views, which escape control characters and read no markup.
+Spec strings (``--embedder``, ``--generator``, ...) are handed on as they are: :mod:`citegraph.components`
+reads them.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
-from citegraph import output
+from citegraph import components, output
 from citegraph.errors import CitegraphError, InputFileError, UserError, store_error
+from citegraph.ingest.indexer import DANGLING
 from citegraph.pipeline import CiteGraph
 from citegraph.retrieve.modes import MODES
 from citegraph.settings import Setting, setting
@@ -166,7 +171,7 @@ class _Main(click.Group):
         as_json = "--json" in argv
         try:
             result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
-            code = result if isinstance(result, int) else EXIT_OK  # an int is click's exit code (--help, --version)
+            code = result if isinstance(result, int) else EXIT_OK  # click's exit code (--help, --version) or the command's
         except click.ClickException as exc:
             ctx = getattr(exc, "ctx", None)
             hint = f"see '{ctx.command_path} -h' for the options" if ctx is not None else ""
@@ -262,7 +267,7 @@ def main(ctx: click.Context, config: Path | None) -> None:
 )
 @click.option("--version", "version_label", help="a human label for this version (the content hash is always kept)")
 @_option(setting("extractor"))
-@_option(setting("dangling"), type=click.Choice(["infer", "reject"]))
+@_option(setting("dangling"), type=click.Choice(DANGLING))
 @_option(setting("max-file-mb"))
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @_json
@@ -279,7 +284,7 @@ def ingest(
     max_file_mb: float,
     quiet: bool,
     as_json: bool,
-) -> None:
+) -> int:
     """Ingest files and folders (.txt, .md, .html, .pdf) into the store.
 
     A document id already stored with other labels is refused, never relabelled: see `citegraph relabel`."""
@@ -302,9 +307,8 @@ def ingest(
         output.render_ingest(stdout, report)
     if report.unavailable:
         output.render_error(stderr, report.unavailable)
-        sys.exit(EXIT_BACKEND)
-    if report.partial:
-        sys.exit(EXIT_PARTIAL)
+        return EXIT_BACKEND
+    return EXIT_PARTIAL if report.partial else EXIT_OK
 
 
 @main.command()
@@ -410,7 +414,7 @@ def show_relations(
 ) -> None:
     """Relations (a multigraph: one row per asserting sentence), each with its span."""
     with open_graph() as graph:
-        rels = graph.relations(labels=labels, between=tuple(between) if between else None, include_superseded=include_superseded)  # type: ignore[arg-type]
+        rels = graph.relations(labels=labels, between=between or None, include_superseded=include_superseded)
     if as_json:
         _print_json(output.relations_json(rels))
     else:
@@ -530,7 +534,7 @@ def token_add(name: str, open_graph: _Opener, labels: tuple[str, ...]) -> None:
     from citegraph.serve.tokens import TokenStore
 
     value = TokenStore(open_graph.db).add(name, labels)
-    stderr.print(f"token {name!r} reads as {', '.join(labels)}; it is shown once, keep it now:")
+    output.render_token_added(stderr, name, labels)
     click.echo(value)
 
 
@@ -543,11 +547,9 @@ def token_list(open_graph: _Opener, as_json: bool) -> None:
 
     listed = TokenStore(open_graph.db).list()
     if as_json:
-        _print_json([{"name": t.name, "labels": list(t.labels), "created_at": t.created_at, "revoked_at": t.revoked_at} for t in listed])
+        _print_json(output.tokens_json(listed))
     else:
-        for t in listed:
-            state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
-            click.echo(f"{output.safe(t.name)}\t{output.safe(','.join(t.labels))}\t{state}")
+        click.echo(output.tokens_text(listed), nl=False)
 
 
 @token.command("revoke")
@@ -558,7 +560,7 @@ def token_revoke(name: str, open_graph: _Opener) -> None:
     from citegraph.serve.tokens import TokenStore
 
     TokenStore(open_graph.db).revoke(name)
-    stderr.print(f"token {name!r} revoked")
+    output.render_token_revoked(stderr, name)
 
 
 @main.command()
@@ -587,7 +589,7 @@ def relabel(doc_id: str, open_graph: Callable[..., CiteGraph], access: tuple[str
 @main.command()
 @_db
 @_json
-def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
+def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> int:
     """Integrity check of the store: offsets, references, vectors, one current version per document."""
     with open_graph() as graph:
         problems = graph.check()
@@ -595,8 +597,7 @@ def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
         _print_json(output.check_json(problems))
     else:
         output.render_check(stdout, problems)
-    if problems:
-        sys.exit(EXIT_CORRUPT)
+    return EXIT_CORRUPT if problems else EXIT_OK
 
 
 @main.command()
@@ -637,45 +638,26 @@ def _write_file(path: Path, text: str) -> None:
         ) from exc
 
 
-DEMO_MODEL = "qwen2.5-coder-1.5b"
-
-
-def _demo_model(requested: str, fallback: str) -> tuple[str, str]:
-    """The model spec the demo uses for a role, and a note: the local Qwen model when it is there."""
-    if requested != "auto":
-        return requested, ""
-    from citegraph.llm.registry import find_model
-
-    try:
-        import llama_cpp  # noqa: F401
-
-        find_model(DEMO_MODEL)
-    except (ImportError, CitegraphError) as exc:
-        reason = "llama-cpp-python is not installed" if isinstance(exc, ImportError) else str(exc)
-        return fallback, f"local model unavailable ({reason}); using '{fallback}' instead"
-    return f"gguf:{DEMO_MODEL}", ""
-
-
 @main.command()
 @_option(setting("embedder"))
 @click.option(
     "--generator",
     default="auto",
     show_default=True,
-    help=f"answer writer; 'auto' uses gguf:{DEMO_MODEL} when pulled, else 'extractive' (and says so)",
+    help=f"answer writer; 'auto' uses gguf:{components.DEMO_MODEL} when pulled, else 'extractive' (and says so)",
 )
 @click.option(
     "--verifier",
     default="auto",
     show_default=True,
-    help=f"support check; 'auto' judges with gguf:{DEMO_MODEL} when pulled, else 'guards' (and says so)",
+    help=f"support check; 'auto' judges with gguf:{components.DEMO_MODEL} when pulled, else 'guards' (and says so)",
 )
 @click.option("--question", default=DEMO_QUESTION, show_default=True)
 @_json
 def demo(embedder: str, generator: str, verifier: str, question: str, as_json: bool) -> None:
     """Ingest the bundled Larkspur handbook into a temporary store, ask it a question, check the answer."""
-    generator, note = _demo_model(generator, "extractive")
-    verifier, verifier_note = _demo_model(verifier, "guards")
+    generator, note = components.demo_model("generator", generator)
+    verifier, verifier_note = components.demo_model("verifier", verifier)
     note = note or verifier_note
     if note:
         output.render_error(stderr, note, label="note", style="yellow")
@@ -688,7 +670,7 @@ def demo(embedder: str, generator: str, verifier: str, question: str, as_json: b
         report = graph.ingest([folder])
         answer = graph.ask(question)
     if as_json:
-        _print_json({"ingest": output.ingest_json(report), "answer": output.answer_json(answer), "note": note})
+        _print_json(output.demo_json(report, answer, note))
     else:
         output.render_demo(stdout, report, answer)
 
@@ -704,30 +686,11 @@ def models(ctx: click.Context, check: bool, extractor: str, generator: str, time
     """Configured and cached models, and whether each answers. `citegraph models pull NAME` gets one."""
     if ctx.invoked_subcommand is not None:
         return
-    from citegraph.llm.registry import KNOWN_MODELS, cache_dir
-    from citegraph.llm.spec import make_chat_model
-
-    configured = []
-    for role, spec in (("extractor", extractor), ("generator", generator)):
-        status = "built in"
-        if spec not in ("spacy", "extractive"):
-            status = "not checked"
-            if check:
-                try:
-                    make_chat_model(spec, timeout=timeout).check()
-                    status = "answers"
-                except CitegraphError as exc:
-                    status = f"unavailable: {exc}"
-        configured.append({"role": role, "spec": spec, "status": status})
-    cached = []
-    for model in KNOWN_MODELS.values():
-        path = cache_dir() / model.file_name
-        cached.append({"name": model.name, "spec": f"gguf:{model.name}", "pulled": path.is_file(), "path": str(path), "note": model.note})
-    data = {"configured": configured, "known": cached, "cache": str(cache_dir())}
+    report = components.check_models({"extractor": extractor, "generator": generator}, timeout=timeout, check=check)
     if as_json:
-        _print_json(data)
+        _print_json(output.models_json(report))
     else:
-        output.render_models(stdout, data)
+        output.render_models(stdout, report)
 
 
 @models.command("pull")
@@ -768,12 +731,10 @@ def eval_() -> None:
 def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: int, out: Path, fit: Path | None, as_json: bool) -> None:
     """Balanced accuracy, F1, calibration (ECE, reliability plot), stages and latency of the support check."""
     from citegraph.eval.support import Scored, evaluate, fit_record, load_pairs, report
-    from citegraph.llm.spec import make_chat_model
-    from citegraph.verify.judge import LLMJudge
 
-    if fit is not None and verifier in ("guards", "none"):
-        raise UserError("--fit needs a judge model: pass --verifier SPEC (e.g. gguf:qwen2.5-coder-1.5b)")
-    judge = None if verifier in ("guards", "none") else LLMJudge(make_chat_model(verifier, timeout=timeout))
+    judge = components.make_judge(verifier, timeout=timeout)
+    if fit is not None and judge is None:
+        raise UserError(f"--fit needs a judge model: pass --verifier SPEC (e.g. gguf:{components.DEMO_MODEL})")
     summaries = []
     every: list[list[Scored]] = []
     names: list[str] = []

@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from citegraph.retrieve.retriever import GraphView
+from citegraph.retrieve.view import GraphView
 from citegraph.store.base import StoredDocument
 
 __all__ = ["FORMATS", "build_graph", "export_graph"]
@@ -31,18 +31,18 @@ def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
     data = view.data
     graph = nx.MultiDiGraph(name="citegraph")
     mentions: list[list[dict[str, Any]]] = [[] for _ in data.keys]
-    for entity, span_index, surface, inferred in data.mentions:
-        span = data.spans[span_index]
-        mentions[entity].append(
+    for m in data.mentions:
+        span = data.spans[m.span]
+        mentions[m.entity].append(
             {
                 "document": span.document,
                 "version": span.version,
                 "start": span.start,
                 "end": span.end,
                 "sentence": span.text,
-                "surface": surface,
-                "inferred": inferred,
-                "current": data.span_current[span_index],
+                "surface": m.surface,
+                "inferred": m.inferred,
+                "current": data.span_current[m.span],
             }
         )
     for i, key in enumerate(data.keys):
@@ -56,7 +56,7 @@ def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
             current=any(m["current"] for m in rows),
         )
     edges = sorted(
-        (data.keys[src], data.keys[dst], type_, data.spans[span], data.span_current[span]) for _rid, src, dst, type_, span in data.relations
+        (data.keys[r.source], data.keys[r.target], r.type, data.spans[r.span], data.span_current[r.span]) for r in data.relations
     )
     for n, (source, target, type_, span, current) in enumerate(edges):
         graph.add_edge(

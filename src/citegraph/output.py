@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -20,13 +20,19 @@ from rich.text import Text
 from citegraph.models import Answer, AnswerStatus, Citation, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Relevance, Span
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, StoredDocument
 
+if TYPE_CHECKING:
+    from citegraph.components import ModelsReport
+    from citegraph.serve.tokens import Token
+
 __all__ = [
     "answer_json",
     "check_json",
+    "demo_json",
     "documents_json",
     "entity_json",
     "ingest_json",
     "line",
+    "models_json",
     "nodes_json",
     "progress",
     "relations_json",
@@ -44,8 +50,12 @@ __all__ = [
     "render_nodes",
     "render_relations",
     "render_removed",
+    "render_token_added",
+    "render_token_revoked",
     "safe",
     "say",
+    "tokens_json",
+    "tokens_text",
     "traverse_json",
 ]
 
@@ -511,15 +521,23 @@ def render_check(console: Console, problems: Sequence[Problem]) -> None:
         say(console, "store ok: offsets, references, vectors and versions are consistent")
 
 
-def render_models(console: Console, data: dict[str, Any]) -> None:
+def models_json(report: ModelsReport) -> dict[str, Any]:
+    return {"configured": [vars(c) for c in report.configured], "known": [vars(k) for k in report.known], "cache": report.cache}
+
+
+def render_models(console: Console, report: ModelsReport) -> None:
     """``citegraph models``: configured models and whether each answers, then the known ones."""
-    for c in data["configured"]:
-        say(console, f"{c['role']:<10} {c['spec']:<40} {c['status']}")
+    for c in report.configured:
+        say(console, f"{c.role:<10} {c.spec:<40} {c.status}")
     console.print()
-    say(console, f"known models (cache {data['cache']}):")
-    for k in data["known"]:
-        mark = ("pulled", "green") if k["pulled"] else ("not pulled", "dim")
-        say(console, f"  {k['spec']:<28} ", mark, f"  {k['note']}")
+    say(console, f"known models (cache {report.cache}):")
+    for k in report.known:
+        mark = ("pulled", "green") if k.pulled else ("not pulled", "dim")
+        say(console, f"  {k.spec:<28} ", mark, f"  {k.note}")
+
+
+def demo_json(report: IngestReport, answer: Answer, note: str) -> dict[str, Any]:
+    return {"ingest": ingest_json(report), "answer": answer_json(answer), "note": note}
 
 
 def render_demo(console: Console, report: IngestReport, answer: Answer) -> None:
@@ -545,3 +563,25 @@ def render_lines(console: Console, text: str) -> None:
     """A multi-line text of our own making (a report), each line made safe."""
     for row in text.splitlines():
         say(console, row)
+
+
+def tokens_json(tokens: Sequence[Token]) -> list[dict[str, Any]]:
+    """``citegraph token list --json``: names, labels and dates, never the tokens themselves."""
+    return [{"name": t.name, "labels": list(t.labels), "created_at": t.created_at, "revoked_at": t.revoked_at} for t in tokens]
+
+
+def tokens_text(tokens: Sequence[Token]) -> str:
+    """``citegraph token list``: one tab-separated line per token (name, labels, state), for scripts."""
+    rows = []
+    for t in tokens:
+        state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
+        rows.append(f"{safe(t.name)}\t{safe(','.join(t.labels))}\t{state}\n")
+    return "".join(rows)
+
+
+def render_token_added(console: Console, name: str, labels: Sequence[str]) -> None:
+    say(console, f"token {name!r} reads as {', '.join(labels)}; it is shown once, keep it now:")
+
+
+def render_token_revoked(console: Console, name: str) -> None:
+    say(console, f"token {name!r} revoked")

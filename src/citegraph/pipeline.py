@@ -1,117 +1,60 @@
-"""The pipeline object. The CLI, the Python API and (later) the HTTP API are thin layers over it.
+"""The pipeline object: the CLI, the Python API and the HTTP API are thin layers over it, and it is
+a thin facade itself. It sequences the services; each rule lives in the service that owns it.
 
-ingest:   files -> documents -> sentences -> extraction -> embeddings -> store (one transaction per document)
+ingest:   files -> documents (:class:`~citegraph.ingest.ingester.Ingester`: the rules of a run) -> sentences
+          -> extraction -> embeddings (:class:`~citegraph.ingest.indexer.Indexer`: the dangling and status
+          rules) -> store (one transaction per document)
 ask:      question -> retrieval (seeds, traversal, evidence) -> numbered context -> answer -> claims -> verdicts
+show, export: the caller's visible graph (:class:`~citegraph.retrieve.view.GraphView`), as retrieval reads it
+
+Components named by spec strings come from :mod:`citegraph.components`; defaults from
+:data:`citegraph.settings.DEFAULTS`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, split_claims
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.relevance import check_relevance
+from citegraph.components import check_store_embedder, make_answerer, make_embedder, make_extractor, make_verifier
 from citegraph.embed.base import Embedder
-from citegraph.errors import AccessConflict, BackendUnavailable, CitegraphError, InputFileError, NotFound, UserError
+from citegraph.errors import CitegraphError, NotFound, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
-from citegraph.ingest.base import FoundFile, UnsupportedFile, discover, load_file
-from citegraph.ingest.indexer import CHUNK_CHARS, IndexedDocument, Indexer, IndexFailure, TextInput, content_version
+from citegraph.ingest.base import discover
+from citegraph.ingest.indexer import Indexer, TextInput, content_version
+from citegraph.ingest.ingester import Ingester, Progress, access_labels
 from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import (
     Answer,
     AnswerWarning,
     ContextItem,
-    Document,
-    DocumentReport,
-    DocumentStatus,
     Entity,
-    EntityMention,
     IngestReport,
     ReachedNode,
     Relation,
     Relevance,
 )
-from citegraph.retrieve.retriever import GraphView, Retriever
-from citegraph.settings import check_setting, setting
+from citegraph.retrieve.retriever import Retriever
+from citegraph.settings import DEFAULTS, check_setting
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument
 from citegraph.store.sqlite import SQLiteStore
 from citegraph.verify.base import UncheckedVerifier, Verifier
 
 __all__ = ["CiteGraph", "TextInput", "content_version", "make_answerer", "make_embedder", "make_extractor", "make_verifier"]
 
-Progress = Callable[[int, int, str], None]  # (done, total, current document id)
-
-
-@dataclass
-class _IngestState:
-    unavailable: str | None = None  #: set once a model backend is down: the rest of the run fails fast
-
-
-def make_embedder(name: str, *, timeout: float = 120.0) -> Embedder:
-    from citegraph.embed import HashingEmbedder, MiniLMEmbedder
-
-    if name == "minilm":
-        return MiniLMEmbedder()
-    if name == "hashing":
-        return HashingEmbedder()
-    if name.startswith("ollama:"):
-        from citegraph.llm.ollama import OllamaEmbedder
-        from citegraph.llm.spec import OLLAMA_URL, parse_spec
-
-        spec = parse_spec(name)
-        return OllamaEmbedder(spec.model, spec.url or OLLAMA_URL, timeout=timeout)
-    raise UserError(f"unknown embedder {name!r}; choose 'minilm', 'ollama:MODEL[@URL]' or 'hashing'")
-
-
-def make_extractor(spec: str, splitter: SentenceSplitter, *, timeout: float = 120.0) -> Extractor:
-    """``spacy`` or a model spec; a model that does not answer is an error here, before any work."""
-    if spec == "spacy":
-        return SpacyExtractor(splitter)
-    from citegraph.extract.llm_extractor import LLMExtractor
-    from citegraph.llm.spec import make_chat_model
-
-    model = make_chat_model(spec, timeout=timeout)
-    return LLMExtractor(model, nlp=splitter.nlp, parallel=model.concurrency)
-
-
-def make_answerer(spec: str, *, timeout: float = 120.0) -> Answerer:
-    if spec == "extractive":
-        return ExtractiveAnswerer()
-    from citegraph.answer.llm_answerer import LLMAnswerer
-    from citegraph.llm.spec import make_chat_model
-
-    return LLMAnswerer(make_chat_model(spec, timeout=timeout))
-
-
-def _labels(access: Iterable[str]) -> tuple[str, ...]:
-    """Sorted, distinct labels; ``"a,b"`` is two labels, as on the command line."""
-    labels = tuple(sorted({a.strip() for item in access for a in item.split(",") if a.strip()}))
-    if not labels:
-        raise UserError("a document needs at least one access label (default: public)")
-    return labels
-
-
-def make_verifier(spec: str, *, threshold: float = 0.5, timeout: float = 120.0) -> Verifier:
-    """``none`` (label everything unverified), ``guards`` (no model), or a judge model spec."""
-    from citegraph.verify.judge import CheckingVerifier, LLMJudge
-
-    if spec == "none":
-        return UncheckedVerifier()
-    if spec == "guards":
-        return CheckingVerifier(threshold=threshold)
-    from citegraph.llm.spec import make_chat_model
-
-    return CheckingVerifier(LLMJudge(make_chat_model(spec, timeout=timeout)), threshold=threshold)
-
 
 class CiteGraph:
+    """A store and the components that ingest into it and answer from it. Make one with
+    :meth:`open` (components by spec string) or from instances; numeric options are checked against
+    the settings table."""
+
     def __init__(
         self,
         store: Store,
@@ -121,33 +64,22 @@ class CiteGraph:
         extractor: Extractor | None = None,
         answerer: Answerer | None = None,
         verifier: Verifier | None = None,
-        retrieval: str = str(setting("retrieval").default),
-        hops: int = int(setting("hops").default),  # type: ignore[call-overload]
-        top_k: int = int(setting("top-k").default),  # type: ignore[call-overload]
-        context_size: int = int(setting("context-size").default),  # type: ignore[call-overload]
-        depth_penalty: float = float(setting("depth-penalty").default),  # type: ignore[arg-type]
-        dangling: str = str(setting("dangling").default),
-        max_file_mb: float = float(setting("max-file-mb").default),  # type: ignore[arg-type]
-        max_answer_chars: int = int(setting("max-answer-chars").default),  # type: ignore[call-overload]
-        max_claims: int = int(setting("max-claims").default),  # type: ignore[call-overload]
+        retrieval: str = DEFAULTS.retrieval,
+        hops: int = DEFAULTS.hops,
+        top_k: int = DEFAULTS.top_k,
+        context_size: int = DEFAULTS.context_size,
+        depth_penalty: float = DEFAULTS.depth_penalty,
+        dangling: str = DEFAULTS.dangling,
+        max_file_mb: float = DEFAULTS.max_file_mb,
+        max_answer_chars: int = DEFAULTS.max_answer_chars,
+        max_claims: int = DEFAULTS.max_claims,
     ) -> None:
         numbers = {"hops": hops, "top-k": top_k, "context-size": context_size, "depth-penalty": depth_penalty}
         numbers |= {"max-file-mb": max_file_mb, "max-answer-chars": max_answer_chars, "max-claims": max_claims}
         for name, value in numbers.items():
             check_setting(name, value)  # the ranges of the settings table
-        self.max_file_mb = max_file_mb
         self.max_answer_chars = max_answer_chars
         self.max_claims = max_claims
-        if dangling not in {"infer", "reject"}:
-            raise UserError(f"dangling must be 'infer' or 'reject', not {dangling!r}")
-        stored = store.embedder_name()
-        if stored is not None and stored != embedder.name:
-
-            def flag(name: str) -> str:  # the --embedder value that opens a store built with ``name``
-                return "hashing" if name.startswith("hashing-") else "minilm" if name.startswith("all-MiniLM-") else name
-
-            built = stored if flag(stored) == stored else f"{flag(stored)} ({stored})"
-            raise UserError(f"this store was built with --embedder {built}; open it with that, not --embedder {flag(embedder.name)}")
         self.store = store
         self.embedder = embedder
         self.splitter = splitter or SentenceSplitter()
@@ -155,7 +87,9 @@ class CiteGraph:
         self.answerer = answerer or ExtractiveAnswerer()
         self.verifier = verifier or UncheckedVerifier()
         self.context_size = context_size
-        self.dangling = dangling
+        indexer = Indexer(self.splitter, extractor, embedder, dangling=dangling, missing_keys=store.missing_keys, nlp=self._nlp_or_none())
+        check_store_embedder(store.embedder_name(), embedder.name)
+        self.ingester = Ingester(store, indexer, max_file_mb=max_file_mb)
         self.retriever = Retriever(
             store,
             embedder,
@@ -166,27 +100,25 @@ class CiteGraph:
             nlp=self._nlp_or_none(),
             mode=retrieval,
         )
-        self.indexer = Indexer(
-            self.splitter, extractor, embedder, dangling=dangling, missing_keys=store.missing_keys, nlp=self._nlp_or_none()
-        )
 
     @classmethod
     def open(
         cls,
         db: str | Path,
-        embedder: str = "minilm",
+        embedder: str = DEFAULTS.embedder,
         *,
-        extractor: str = "spacy",
-        generator: str = "extractive",
-        verifier: str = "guards",
-        support_threshold: float = 0.5,
-        timeout: float = 120.0,
+        extractor: str = DEFAULTS.extractor,
+        generator: str = DEFAULTS.generator,
+        verifier: str = DEFAULTS.verifier,
+        support_threshold: float = DEFAULTS.support_threshold,
+        timeout: float = DEFAULTS.timeout,
         create: bool = True,
-        lock_timeout: float = float(setting("lock-timeout").default),  # type: ignore[arg-type]
-        **options: object,
+        lock_timeout: float = DEFAULTS.lock_timeout,
+        **options: Any,
     ) -> CiteGraph:
         """Open (or, with ``create``, create) a store, with components named by spec strings (see
-        ``citegraph models``). With ``create=False`` a missing store is a :class:`UserError`."""
+        :mod:`citegraph.components` and ``citegraph models``). ``options`` are the constructor's
+        keyword arguments. With ``create=False`` a missing store is a :class:`UserError`."""
         for name, value in (("support-threshold", support_threshold), ("timeout", timeout), ("lock-timeout", lock_timeout)):
             check_setting(name, value)
         splitter = options.pop("splitter", None) or SentenceSplitter()
@@ -199,8 +131,29 @@ class CiteGraph:
             extractor=make_extractor(extractor, splitter, timeout=timeout),
             answerer=make_answerer(generator, timeout=timeout),
             verifier=make_verifier(verifier, threshold=support_threshold, timeout=timeout),
-            **options,  # type: ignore[arg-type]
+            **options,
         )
+
+    @property
+    def indexer(self) -> Indexer:
+        """Documents -> what the store writes (see :mod:`citegraph.ingest.indexer`)."""
+        return self.ingester.indexer
+
+    @indexer.setter
+    def indexer(self, indexer: Indexer) -> None:
+        self.ingester.indexer = indexer
+
+    @property
+    def dangling(self) -> str:
+        return self.indexer.dangling
+
+    @property
+    def max_file_mb(self) -> float:
+        return self.ingester.max_file_mb
+
+    @max_file_mb.setter
+    def max_file_mb(self, value: float) -> None:
+        self.ingester.max_file_mb = value
 
     @property
     def extractor(self) -> Extractor:
@@ -241,62 +194,25 @@ class CiteGraph:
         progress: Progress | None = None,
         batch_size: int = 32,
     ) -> IngestReport:
-        """Ingest files and folders. One bad file never loses the others' work.
+        """Ingest files and folders. One bad file never loses the others' work (the rules of a run:
+        :mod:`citegraph.ingest.ingester`).
 
         ``prefix`` is put before every document id (a namespace: ``pub/`` makes ``notes.txt``
         ``pub/notes.txt``), so two folders with the same file names can be ingested side by side.
         """
-        labels = _labels(access)
+        labels = access_labels(access)
         imported = load_extractions(Path(extractions)) if extractions else None
         found = list(discover([Path(p) for p in paths]))
-        if doc_id is not None:
-            if len(found) != 1:
-                raise UserError(f"--id names one document, but {len(found)} files were found")
-            found = [FoundFile(found[0].path, doc_id, found[0].skip, found[0].fail)]
-        if prefix:
-            found = [FoundFile(f.path, prefix + f.doc_id, f.skip, f.fail) for f in found]
-        reports: list[DocumentReport] = []
-        seen: set[str] = set()
-        pending: list[TextInput] = []
-        done = 0
-        state = _IngestState()
-
-        def flush() -> None:
-            nonlocal done
-            reports.extend(self._ingest_batch(pending, labels, imported, version_label, state))
-            done += len(pending)
-            if progress and pending:
-                progress(done, len(found), pending[-1].id)
-            pending.clear()
-
-        def report(f: FoundFile, status: DocumentStatus, reason: str) -> None:
-            nonlocal done
-            reports.append(DocumentReport(f.doc_id, None, status, f.source, reason=reason))
-            done += 1
-
-        for f in found:
-            if f.doc_id in seen:
-                report(f, DocumentStatus.FAILED, "duplicate document id in this ingest")
-                continue
-            seen.add(f.doc_id)
-            if f.skip or f.fail:
-                report(f, DocumentStatus.SKIPPED if f.skip else DocumentStatus.FAILED, f.skip or f.fail or "")
-                continue
-            try:
-                loaded = load_file(f.path, self.max_file_mb)
-            except UnsupportedFile as exc:
-                report(f, DocumentStatus.SKIPPED, exc.reason)
-                continue
-            except InputFileError as exc:
-                report(f, DocumentStatus.FAILED, exc.reason)
-                continue
-            pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, f.source))
-            # A batch is parsed and embedded at once: bounded in documents and in text.
-            if len(pending) >= batch_size or sum(len(p.text) for p in pending) >= CHUNK_CHARS:
-                flush()
-        flush()
-        unmatched = tuple(imported.unmatched(seen)) if imported else ()
-        return IngestReport(tuple(reports), unmatched, state.unavailable)
+        return self.ingester.ingest_files(
+            found,
+            labels,
+            imported=imported,
+            doc_id=doc_id,
+            prefix=prefix,
+            version_label=version_label,
+            progress=progress,
+            batch_size=batch_size,
+        )
 
     def ingest_texts(
         self,
@@ -306,9 +222,7 @@ class CiteGraph:
         version_label: str | None = None,
         extractions: ImportedExtractions | None = None,
     ) -> IngestReport:
-        state = _IngestState()
-        reports = self._ingest_batch(list(items), _labels(access), extractions, version_label, state)
-        return IngestReport(tuple(reports), (), state.unavailable)
+        return self.ingester.ingest_texts(items, access_labels(access), imported=extractions, version_label=version_label)
 
     def relabel(self, doc_id: str, access: Iterable[str]) -> RelabelResult:
         """Give a document (every stored version) new access labels: the one way labels change.
@@ -316,109 +230,9 @@ class CiteGraph:
         An ingest never relabels; this is the explicit act, and its result says which labels gained
         and which lost the right to read the document.
         """
-        result = self.store.relabel(doc_id, _labels(access))
+        result = self.store.relabel(doc_id, access_labels(access))
         self.retriever.clear_cache()
         return result
-
-    def _ingest_batch(
-        self,
-        items: list[TextInput],
-        access: tuple[str, ...],
-        imported: ImportedExtractions | None,
-        version_label: str | None,
-        state: _IngestState,
-    ) -> list[DocumentReport]:
-        reports: dict[str, DocumentReport] = {}
-        docs: list[Document] = []
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        for item in items:
-            version = content_version(item.text)
-            stored_access = self.store.document_access(item.id)
-            if state.unavailable:
-                reports[item.id] = DocumentReport(item.id, version, DocumentStatus.FAILED, item.source, reason=state.unavailable)
-            elif stored_access is not None and stored_access != access:
-                reason = str(AccessConflict(item.id, stored_access, access))
-                reports[item.id] = DocumentReport(item.id, version, DocumentStatus.FAILED, item.source, reason=reason)
-            elif (existing := self.store.get_document(item.id, version)) is not None and self.store.document_status(
-                item.id, version
-            ) != DocumentStatus.PARTIAL.value:
-                # Identical content is a no-op, unless its last ingest was partial: then it is extracted again.
-                reports[item.id] = self._restate(existing)
-            else:
-                docs.append(
-                    Document(item.id, version, item.text, item.source or item.id, access, version_label, now, True, item.media_type)
-                )
-
-        def extractor_for(doc: Document) -> Extractor | None:
-            return imported.extractor_for(doc.id, self._nlp_or_none()) if imported else None
-
-        for result in self.indexer.index(docs, extractor_for):
-            doc = result.document
-            if isinstance(result, IndexFailure) or state.unavailable:
-                reason = state.unavailable or (result.reason if isinstance(result, IndexFailure) else "")
-                if isinstance(result, IndexFailure) and result.unavailable:
-                    state.unavailable = state.unavailable or result.reason
-                reports[doc.id] = DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=reason)
-                continue
-            reports[doc.id] = self._write(result, state)
-        return [reports[item.id] for item in items]
-
-    def _restate(self, existing: Document) -> DocumentReport:
-        """Identical content is a no-op, except to make an old version current again."""
-        superseded = None
-        reason = ""
-        if not existing.current:
-            superseded = self.store.make_current(existing.id, existing.version)
-            reason = "an earlier version with identical content was made current again"
-        return DocumentReport(
-            existing.id, existing.version, DocumentStatus.UNCHANGED, existing.source, reason=reason, superseded=superseded
-        )
-
-    def _write(self, indexed: IndexedDocument, state: _IngestState) -> DocumentReport:
-        doc = indexed.document
-
-        def failed(reason: str) -> DocumentReport:
-            return DocumentReport(doc.id, doc.version, DocumentStatus.FAILED, doc.source, reason=reason, extractor=indexed.extractor)
-
-        try:
-            result = self.store.write_document(indexed)
-        except BackendUnavailable as exc:
-            if indexed.error is None:
-                raise
-            # A model went down while a long document was being indexed: it and the rest fail fast.
-            state.unavailable = str(exc)
-            return failed(state.unavailable)
-        except AccessConflict as exc:  # another ingest stored this id with other labels meanwhile
-            return failed(str(exc))
-        except CitegraphError as exc:
-            if indexed.error is exc:  # the extractor failed on this document: the others go on
-                return failed(f"extraction failed: {exc}")
-            raise  # the store itself failed (locked, read-only, damaged, full): the run stops; what was written stays
-        if self.store.embedder_name() is None:
-            self.store.set_embedder_name(self.embedder.name)
-        if result.unchanged:
-            return DocumentReport(
-                doc.id, doc.version, DocumentStatus.UNCHANGED, doc.source, reason="another ingest stored this version meanwhile"
-            )
-        rules = indexed.rules
-        status = rules.status
-        return DocumentReport(
-            doc.id,
-            doc.version,
-            status,
-            doc.source,
-            sentences=rules.sentences,
-            entities=len(rules.keys),
-            relations=result.relations,
-            inferred_entities=len(rules.inferred - rules.extracted),
-            rejected=tuple(rules.rejected),
-            reason="no text: the file is empty or holds no sentences"
-            if not rules.sentences
-            else ("nothing extracted" if status == DocumentStatus.EMPTY else ""),
-            superseded=result.superseded,
-            extractor=indexed.extractor,
-            notes=indexed.notes,
-        )
 
     # -- ask --------------------------------------------------------------------------------------
     def ask(
@@ -488,34 +302,13 @@ class CiteGraph:
     def entity(self, name: str, *, labels: Collection[str] | None = ("public",)) -> Entity:
         """Every visible mention of one entity, current and superseded (flagged), each with its span."""
         view = self.retriever.view(labels, include_superseded=True)
-        key = self.retriever.resolve([name], view)[0]
-        index = view.index[key]
-        data = view.data
-        rows = [m for m in data.mentions if m[0] == index]
-        mentions = tuple(
-            sorted(
-                (EntityMention(data.spans[s], surface, "", data.span_current[s], inferred) for _, s, surface, inferred in rows),
-                key=lambda m: (not m.current, m.span.document, m.span.version, m.span.start),
-            )
-        )
-        current = [m for m in mentions if m.current] or list(mentions)
-        name_counts = Counter(m.surface for m in current)
-        best_name = min(name_counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-        return Entity(key, best_name, "", mentions, all(m.inferred for m in mentions))
+        return view.entity(self.retriever.resolve([name], view)[0])
 
     def relations(
         self, *, labels: Collection[str] | None = ("public",), between: tuple[str, str] | None = None, include_superseded: bool = False
     ) -> list[Relation]:
-        view: GraphView = self.retriever.view(labels, include_superseded)
-        data = view.data
-        wanted = set(self.retriever.resolve(list(between), view)) if between else None
-        out = []
-        for rid, src, dst, type_, span in data.relations:
-            s, t = data.keys[src], data.keys[dst]
-            if wanted is not None and {s, t} != wanted and not (len(wanted) == 1 and s == t):
-                continue
-            out.append(Relation(rid, s, t, type_, data.spans[span], data.span_current[span]))
-        return sorted(out, key=lambda r: (r.source, r.target, r.type, r.span.document, r.span.start))
+        view = self.retriever.view(labels, include_superseded)
+        return view.relations(self.retriever.resolve(list(between), view) if between else None)
 
     def documents(self, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
         return self.store.documents(labels, include_superseded=True)

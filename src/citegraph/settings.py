@@ -3,17 +3,20 @@
 The CLI builds its options from this table (the range drives their validation, so a flag, an
 environment variable and a config-file value are checked alike), :class:`citegraph.CiteGraph`
 checks its parameters against it, and the README's settings table is checked against it by a
-test, so none of them can drift apart.
+test, so none of them can drift apart. :data:`DEFAULTS` holds the table's defaults typed
+(``DEFAULTS.top_k`` is an ``int``): every other module takes its defaults from there.
 """
 
 from __future__ import annotations
 
 import math
+import typing
 from dataclasses import dataclass
+from typing import Any
 
 from citegraph.errors import UserError
 
-__all__ = ["SETTINGS", "Setting", "check_setting", "setting"]
+__all__ = ["DEFAULTS", "SETTINGS", "Defaults", "Setting", "check_setting", "setting"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,46 @@ SETTINGS = (
     ),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Every setting's default, typed: one field per setting (``-`` written ``_``). Made from the
+    table and checked against it at import (the same names, each value of its field's type), so the
+    table stays the one place a default is written."""
+
+    db: str
+    lock_timeout: float
+    embedder: str
+    extractor: str
+    generator: str
+    verifier: str
+    support_threshold: float
+    timeout: float
+    retrieval: str
+    hops: int
+    top_k: int
+    context_size: int
+    depth_penalty: float
+    max_answer_chars: int
+    max_claims: int
+    max_file_mb: float
+    max_request_mb: float
+    dangling: str
+
+
+def _defaults() -> Defaults:
+    values: dict[str, Any] = {s.name.replace("-", "_"): s.default for s in SETTINGS}
+    kinds = typing.get_type_hints(Defaults)
+    if set(values) != set(kinds):
+        raise TypeError(f"Defaults and SETTINGS name different settings: {sorted(set(values) ^ set(kinds))}")
+    for name, value in values.items():
+        if type(value) is not kinds[name]:
+            raise TypeError(f"the default of {name} is {value!r}, not a {kinds[name].__name__}")
+    return Defaults(**values)
+
+
+DEFAULTS = _defaults()
 
 
 def setting(name: str) -> Setting:

@@ -1,6 +1,7 @@
 """Documents -> sentences -> extraction -> embeddings -> one :class:`DocumentStream` per document.
 
-The ingest rules live here, with no store code, so any process that holds the parts can run them:
+The indexing rules live here, with no store code, so any process that holds the parts can run them
+(the parts come as arguments; a store, if any, only answers which entity keys it lacks):
 
 * **Relation endpoints belong to the relation's sentence.** An endpoint the extractor did not also
   mention in that sentence is *dangling*. If its name is written in the sentence, ``infer`` adds an
@@ -8,7 +9,9 @@ The ingest rules live here, with no store code, so any process that holds the pa
   does not name it at all, the relation claims a sentence that does not support it and is rejected
   as ``endpoint_not_in_sentence``. So every stored relation passes ``citegraph check``.
 * **Status.** A document with rejected records is ``partial``; one where nothing was extracted is
-  ``empty`` (a result, not an error); otherwise ``ok``.
+  ``empty`` (a result, not an error); otherwise ``ok``. A document that could not be indexed is
+  ``failed``, with its reason, and nothing of it is written. Each outcome's line of the ingest
+  report is made here (:meth:`IndexedDocument.report`, :func:`failed_report`).
 * **Bounded memory.** Small documents are indexed together (one spaCy stream, one embedding call).
   A document longer than ``chunk_chars`` is indexed a run of blocks at a time, lazily, while the
   store writes it in one transaction: the parses, vectors and rows held at once are bounded by the
@@ -26,17 +29,24 @@ from typing import Any
 import numpy as np
 
 from citegraph.embed.base import Embedder
-from citegraph.errors import BackendUnavailable, CitegraphError
+from citegraph.errors import BackendUnavailable, CitegraphError, UserError
 from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
 from citegraph.ingest.sentences import Sentence, SentenceSplitter, split_blocks
-from citegraph.models import Document, DocumentStatus, Extraction, Rejection, Span
-from citegraph.store.base import DocumentStream, MentionRow, WritePart
+from citegraph.models import Document, DocumentReport, DocumentStatus, Extraction, Rejection, Span
+from citegraph.settings import DEFAULTS
+from citegraph.store.base import DocumentStream, MentionRow, WritePart, WriteResult
 
-__all__ = ["CHUNK_CHARS", "IndexedDocument", "Indexer", "TextInput", "content_version"]
+__all__ = ["CHUNK_CHARS", "DANGLING", "IndexFailure", "IndexedDocument", "Indexer", "TextInput", "content_version", "failed_report"]
 
 # Text parsed, extracted and embedded at once. At ~2 KB of parse per token and ~5 characters a
 # token this holds a few tens of MB of spaCy state, whatever the size of the document.
 CHUNK_CHARS = 100_000
+DANGLING = ("infer", "reject")  #: what becomes of a relation whose endpoint its sentence names but no entity covers
+
+
+def failed_report(doc_id: str, version: str | None, source: str, reason: str, *, extractor: str = "") -> DocumentReport:
+    """The report of a document that was not stored, and why (nothing of it was written)."""
+    return DocumentReport(doc_id, version, DocumentStatus.FAILED, source, reason=reason, extractor=extractor)
 
 
 def content_version(text: str) -> str:
@@ -154,6 +164,33 @@ class IndexedDocument(DocumentStream):
             "(a text with no full stops?)",
         )
 
+    def report(self, result: WriteResult) -> DocumentReport:
+        """The ingest report's line for this document, once the store wrote it (``result``)."""
+        doc = self.document
+        if result.unchanged:
+            return DocumentReport(
+                doc.id, doc.version, DocumentStatus.UNCHANGED, doc.source, reason="another ingest stored this version meanwhile"
+            )
+        rules = self.rules
+        status = rules.status
+        return DocumentReport(
+            doc.id,
+            doc.version,
+            status,
+            doc.source,
+            sentences=rules.sentences,
+            entities=len(rules.keys),
+            relations=result.relations,
+            inferred_entities=len(rules.inferred - rules.extracted),
+            rejected=tuple(rules.rejected),
+            reason="no text: the file is empty or holds no sentences"
+            if not rules.sentences
+            else ("nothing extracted" if status == DocumentStatus.EMPTY else ""),
+            superseded=result.superseded,
+            extractor=self.extractor,
+            notes=self.notes,
+        )
+
 
 @dataclass(frozen=True)
 class IndexFailure:
@@ -168,7 +205,8 @@ class Indexer:
     """Turns documents into :class:`IndexedDocument` streams. Holds the parts, never a store.
 
     ``missing_keys`` says which entity keys have no vector yet (so only those are embedded);
-    ``extractor_for`` picks the extractor of one document (an import file names some of them).
+    ``extractor_for`` picks the extractor of one document (an import file names some of them);
+    ``dangling`` is one of :data:`DANGLING`.
     """
 
     def __init__(
@@ -177,11 +215,13 @@ class Indexer:
         extractor: Extractor,
         embedder: Embedder,
         *,
-        dangling: str = "infer",
+        dangling: str = DEFAULTS.dangling,
         missing_keys: Callable[[Collection[str]], set[str]] = set,
         nlp: Any | None = None,
         chunk_chars: int = CHUNK_CHARS,
     ) -> None:
+        if dangling not in DANGLING:
+            raise UserError(f"dangling must be 'infer' or 'reject', not {dangling!r}")
         self.splitter = splitter
         self.extractor = extractor
         self.embedder = embedder

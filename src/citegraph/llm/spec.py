@@ -1,4 +1,4 @@
-"""Model specs, resolved in one place.
+"""Model specs: their grammar, parsed in one place (:mod:`citegraph.components` makes the models).
 
     ollama:MODEL[@URL]        Ollama's native API (default URL http://127.0.0.1:11434)
     openai:MODEL@BASE_URL     any OpenAI-compatible server (llama.cpp server, vLLM, LM Studio, Ollama's /v1)
@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citegraph.errors import UserError
-from citegraph.llm.base import ChatModel
 
-__all__ = ["SCHEMES", "ModelSpec", "make_chat_model", "parse_spec"]
+__all__ = ["OLLAMA_URL", "SCHEMES", "ModelSpec", "parse_spec"]
 
 SCHEMES = ("ollama", "openai", "gguf")
 OLLAMA_URL = "http://127.0.0.1:11434"
@@ -48,18 +47,3 @@ def parse_spec(text: str) -> ModelSpec:
     if at and not url.startswith(("http://", "https://")):
         raise UserError(f"{text!r}: the URL must start with http:// or https://")
     return ModelSpec(scheme, model, url or (OLLAMA_URL if scheme == "ollama" else None))
-
-
-def make_chat_model(text: str, *, timeout: float = 120.0) -> ChatModel:
-    spec = parse_spec(text)
-    if spec.scheme == "ollama":
-        from citegraph.llm.ollama import OllamaChat
-
-        return OllamaChat(spec.model, spec.url or OLLAMA_URL, timeout=timeout)
-    if spec.scheme == "openai":
-        from citegraph.llm.openai_compat import OpenAIChat
-
-        return OpenAIChat(spec.model, spec.url or "", timeout=timeout)
-    from citegraph.llm.gguf import GGUFChat
-
-    return GGUFChat(spec.model)

@@ -1,6 +1,6 @@
 """Retrieval modes: ways to rank the caller's sentences for a question, behind one interface.
 
-Every mode reads only the caller's :class:`~citegraph.retrieve.retriever.GraphView` (the store
+Every mode reads only the caller's :class:`~citegraph.retrieve.view.GraphView` (the store
 already dropped what the caller may not read), so term statistics, PageRank mass and vectors never
 come from a private sentence. Each returns :class:`~citegraph.models.Evidence` best first; a span a
 graph mode brings in carries the route that found it.
@@ -21,7 +21,7 @@ graph mode brings in carries the route that found it.
 ``bridge-embedded`` ``bridge`` with passages scored by their embedded text instead of their centroid
 =================  ==================================================================================
 
-In an approximate view (above :data:`~citegraph.retrieve.retriever.APPROXIMATE_ABOVE` visible
+In an approximate view (above :data:`~citegraph.retrieve.view.APPROXIMATE_ABOVE` visible
 sentences) ``bridge``, ``bfs`` and ``dense-sentence`` score only what the view's indexes find near the
 question (each score still exact); below it, and in every other mode, every sentence is scored, and
 the rankings are exactly those of the per-row code they replaced.
@@ -41,9 +41,10 @@ import numpy as np
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import Evidence, Hop
 from citegraph.retrieve.arrays import firsts, gather
+from citegraph.settings import DEFAULTS
 
 if TYPE_CHECKING:
-    from citegraph.retrieve.retriever import GraphView
+    from citegraph.retrieve.view import GraphView
 
 __all__ = ["MODES", "Mode", "Query", "make_mode"]
 
@@ -55,9 +56,9 @@ class Query:
     text: str
     vector: np.ndarray
     linked: list[str] = field(default_factory=list)  #: entity keys the question names (NER and noun chunks)
-    top_k: int = 3
-    hops: int = 2
-    depth_penalty: float = 0.1
+    top_k: int = DEFAULTS.top_k
+    hops: int = DEFAULTS.hops
+    depth_penalty: float = DEFAULTS.depth_penalty
     min_words: int = 3  #: shorter spans (headings, fragments) stay in the store but are not evidence
     embed: Callable[[Sequence[str]], np.ndarray] | None = None  #: for modes that embed passages
     link: Callable[[], list[str]] | None = None  #: makes ``linked`` on first use (a parse), when given

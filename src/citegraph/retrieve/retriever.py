@@ -13,469 +13,27 @@ Access labels filter the graph the traversal walks (the store returns only visib
 checked again on every evidence span before it can enter the context.
 
 Speed at scale. The caller's graph is read once per store state as columns
-(:class:`~citegraph.store.columns.GraphColumns`: arrays, no Python object per row) and kept as
-:class:`GraphView`: sparse matrices for mentions and relations, one vector per entity and per
-passage, and a span is made into a :class:`~citegraph.models.Span` only when it becomes evidence.
-:class:`Reach` is :func:`multi_source_bfs` over those arrays (same depths, same routes, routes made
-only for the entities that are shown). Above ``approximate_above`` visible sentences a view also
-answers nearest-sentence and nearest-passage queries with an approximate index
-(:class:`~citegraph.embed.base.IVFIndex`) built from the caller's own vectors, so it can hold nothing
-the caller may not read; below it, every score is computed exactly as before.
+(:class:`~citegraph.store.columns.GraphColumns`: arrays, no Python object per row) and kept, per
+caller and store state, as a :class:`~citegraph.retrieve.view.GraphView` (the visible graph's
+arrays, vector indexes and traversal: see :mod:`citegraph.retrieve.view`); a span is made into a
+:class:`~citegraph.models.Span` only when it becomes evidence.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
-from functools import cached_property
 from typing import Any
 
-import numpy as np
-
-from citegraph.embed.base import Embedder, ExactIndex, IVFIndex, VectorIndex, normalise, top_indices
+from citegraph.embed.base import Embedder
 from citegraph.errors import NotFound
 from citegraph.extract.keys import entity_key
-from citegraph.models import Hop, ReachedNode, Retrieval, Span
-from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
+from citegraph.models import ReachedNode, Retrieval
 from citegraph.retrieve.modes import Query, make_mode
-from citegraph.store.base import GraphData, Store
-from citegraph.store.columns import GraphColumns
+from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach
+from citegraph.settings import DEFAULTS
+from citegraph.store.base import Store
 
-__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "Retriever"]
-
-#: Visible sentences above which a view searches vectors approximately. At 200,000 sentences an exact
-#: scan of every sentence vector costs ~25 ms on two cores; an IVF probe costs ~2 ms.
-APPROXIMATE_ABOVE = 200_000
-
-
-class GraphView:
-    """The visible graph for one caller: arrays over its spans, entities, mentions and relations.
-
-    Built from :class:`GraphColumns` in a few vectorised passes; the structures only some modes
-    need (passages, the PageRank matrix, BM25, adjacency lists of :class:`Hop`) are built on first
-    use and live as long as the view, which is cached per caller and store state.
-    """
-
-    def __init__(self, columns: GraphColumns, *, approximate_above: int = APPROXIMATE_ABOVE) -> None:
-        c = self.columns = columns
-        self.keys = c.keys
-        self.index = {k: i for i, k in enumerate(c.keys)}
-        self.passages = c.passages  #: ``(document, version)`` of every passage (a document version), in span order
-        self.span_vectors = c.span_vectors
-        self.key_vectors = c.key_vectors
-        self.span_doc = c.span_passage
-        n_e, n_s = self.n_entities, self.n_spans = len(c.keys), len(c.span_text)
-        self.approximate_above = approximate_above
-        self.approximate = n_s > approximate_above
-        # Distinct (entity, span) mention pairs, in the order each first occurs.
-        pairs = c.mention_entity * max(n_s, 1) + c.mention_span
-        first = np.sort(np.unique(pairs, return_index=True)[1])
-        self.pair_entity, self.pair_span = c.mention_entity[first], c.mention_span[first]
-        # Entity vector: key vector + mean of its distinct mention spans' vectors. The sum runs over the
-        # spans in first-occurrence order, in float32, as the per-mention loop it replaces did, so the
-        # vectors are bit-identical to it.
-        from scipy import sparse
-
-        pointers, spans = csr(self.pair_entity, self.pair_span, n_e)
-        if n_e:
-            summed = sparse.csr_matrix((np.ones(len(spans), dtype=np.float32), spans, pointers), shape=(n_e, n_s)) @ self.span_vectors
-            summed /= np.maximum(np.diff(pointers).astype(np.float32), 1)[:, None]
-            self.entity_vectors = normalise(np.add(self.key_vectors, summed, out=summed), out=summed)
-        else:
-            self.entity_vectors = self.key_vectors
-        # Entity -> spans (ascending) and span -> entities (ascending): the mention graph both ways.
-        by_entity = np.lexsort((self.pair_span, self.pair_entity))
-        self.entity_ptr, self.entity_spans = csr(self.pair_entity[by_entity], self.pair_span[by_entity], n_e)
-        by_span = np.lexsort((self.pair_entity, self.pair_span))
-        self.span_ptr, self.span_ents = csr(self.pair_span[by_span], self.pair_entity[by_span], n_s)
-        self.names = self._names()
-
-    @classmethod
-    def build(cls, data: GraphData | GraphColumns, *, approximate_above: int = APPROXIMATE_ABOVE) -> GraphView:
-        columns = data if isinstance(data, GraphColumns) else GraphColumns.from_graph_data(data)
-        return cls(columns, approximate_above=approximate_above)
-
-    def _names(self) -> list[str]:
-        """Per entity, its most frequent surface form (ties: the smallest), its key if it has none."""
-        c = self.columns
-        n_codes = max(len(c.surfaces), 1)
-        pairs, counts = np.unique(c.mention_entity * n_codes + c.mention_surface, return_counts=True)
-        entity, code = pairs // n_codes, pairs % n_codes
-        surface_rank = rank_of(c.surfaces)
-        best = np.lexsort((surface_rank[code] if len(code) else code, -counts, entity))
-        names = list(self.keys)
-        taken = entity[best]
-        keep = firsts(taken)
-        for e, s in zip(taken[keep].tolist(), code[best][keep].tolist(), strict=True):
-            names[e] = c.surfaces[s]
-        return names
-
-    # -- rows as records ------------------------------------------------------------------------------
-    def span(self, i: int) -> Span:
-        return self.columns.span(int(i))
-
-    @cached_property
-    def data(self) -> GraphData:
-        """Every visible row as objects (``show``, ``export``); retrieval itself does not need it."""
-        return self.columns.to_graph_data()
-
-    def entities_of(self, span: int) -> np.ndarray:
-        """The entities a span mentions, ascending."""
-        return self.span_ents[self.span_ptr[span] : self.span_ptr[span + 1]]
-
-    def spans_of(self, entity: int) -> np.ndarray:
-        """The spans that mention an entity, ascending."""
-        return self.entity_spans[self.entity_ptr[entity] : self.entity_ptr[entity + 1]]
-
-    def spans_in(self, passage: int) -> np.ndarray:
-        """The spans of a passage, ascending."""
-        return self.doc_order[self.doc_ptr[passage] : self.doc_ptr[passage + 1]]
-
-    # -- built on first use ---------------------------------------------------------------------------
-    @cached_property
-    def key_rank(self) -> np.ndarray:
-        """Each entity's position in key order (its index, for a store that lists keys sorted)."""
-        return rank_of(self.keys)
-
-    @cached_property
-    def span_rank(self) -> np.ndarray:
-        """Each span's position in ``(document, version, start, end)`` order."""
-        c = self.columns
-        order = np.lexsort((c.span_end, c.span_start, rank_of(c.passages)[self.span_doc]))
-        out = np.zeros(self.n_spans, dtype=np.int64)
-        out[order] = np.arange(self.n_spans)
-        return out
-
-    @cached_property
-    def word_counts(self) -> np.ndarray:
-        return np.fromiter((len(t.split()) for t in self.columns.span_text), dtype=np.int32, count=self.n_spans)
-
-    @cached_property
-    def _doc_csr(self) -> tuple[np.ndarray, np.ndarray]:
-        return csr(self.span_doc, np.arange(self.n_spans), len(self.passages))
-
-    @property
-    def doc_ptr(self) -> np.ndarray:
-        return self._doc_csr[0]
-
-    @property
-    def doc_order(self) -> np.ndarray:
-        return self._doc_csr[1]
-
-    @cached_property
-    def doc_spans(self) -> list[np.ndarray]:
-        """Per passage, its spans ascending (views into one array)."""
-        return [self.spans_in(d) for d in range(len(self.passages))]
-
-    @cached_property
-    def span_entities(self) -> list[list[int]]:
-        return [self.entities_of(i).tolist() for i in range(self.n_spans)]
-
-    @cached_property
-    def mention_spans(self) -> list[list[int]]:
-        return [self.spans_of(e).tolist() for e in range(self.n_entities)]
-
-    @cached_property
-    def adjacency(self) -> dict[str, list[Hop]]:
-        """Entity key -> the hops leaving it, both directions, in relation order (for :func:`multi_source_bfs`)."""
-        c = self.columns
-        out: dict[str, list[Hop]] = defaultdict(list)
-        for src, dst, type_, span in zip(
-            c.relation_source.tolist(), c.relation_target.tolist(), c.relation_type.tolist(), c.relation_span.tolist(), strict=True
-        ):
-            s, t, sp = self.keys[src], self.keys[dst], self.span(span)
-            out[s].append(Hop(s, c.types[type_], "out", t, sp))
-            if s != t:
-                out[t].append(Hop(t, c.types[type_], "in", s, sp))
-        return dict(out)
-
-    @cached_property
-    def specificity(self) -> np.ndarray:
-        """Per entity, ``log(1 + passages / passages that mention it)``: high for a rare name."""
-        n_docs = max(len(self.passages), 1)
-        distinct = np.unique(self.pair_entity * n_docs + self.span_doc[self.pair_span])
-        counts = np.bincount(distinct // n_docs, minlength=self.n_entities).astype(np.float64)
-        return np.log1p(len(self.passages) / np.maximum(counts, 1))
-
-    @cached_property
-    def ppr_matrix(self) -> Any:
-        from citegraph.retrieve.modes import ppr_matrix
-
-        c = self.columns
-        return ppr_matrix(
-            self.n_entities,
-            self.n_spans,
-            len(self.passages),
-            np.stack([self.pair_entity, self.pair_span], axis=1),
-            np.stack([c.relation_source, c.relation_target], axis=1),
-            self.span_doc,
-        )
-
-    @cached_property
-    def _bm25(self) -> Any:
-        from citegraph.retrieve.modes import BM25
-
-        return BM25.build(self.columns.span_text)
-
-    def bm25(self, query: str) -> np.ndarray:
-        return self._bm25.scores(query)  # type: ignore[no-any-return]
-
-    @cached_property
-    def passage_centroids(self) -> np.ndarray:
-        """One vector per passage without a model call: the normalised mean of its sentence vectors.
-
-        Summed in span order in float32 (a sparse product whose rows list the spans ascending), as
-        ``np.add.at`` over the spans did, so the vectors are bit-identical to it."""
-        from scipy import sparse
-
-        dim = self.span_vectors.shape[1] if self.span_vectors.ndim == 2 else 0
-        if not len(self.passages):
-            return np.zeros((0, dim), dtype=np.float32)
-        matrix = sparse.csr_matrix(
-            (np.ones(self.n_spans, dtype=np.float32), self.doc_order, self.doc_ptr), shape=(len(self.passages), self.n_spans)
-        )
-        summed = np.asarray(matrix @ self.span_vectors, dtype=np.float32)
-        return normalise(summed, out=summed)
-
-    @cached_property
-    def first_spans(self) -> np.ndarray:
-        """Per passage, its first span (in document order): where a passage names what it is about."""
-        order = np.lexsort((self.span_rank, self.span_doc))
-        first = firsts(self.span_doc[order])
-        out = np.zeros(len(self.passages), dtype=np.int64)
-        out[self.span_doc[order][first]] = order[first]
-        return out
-
-    @cached_property
-    def topic(self) -> tuple[np.ndarray, np.ndarray]:
-        """Entity -> the passages whose first sentence mentions it (ascending), as a CSR pair."""
-        passages = np.arange(len(self.passages))
-        entities, owner = gather(self.span_ptr, self.span_ents, self.first_spans)
-        return csr(entities, passages[owner], self.n_entities)
-
-    @cached_property
-    def topic_passages(self) -> dict[int, list[int]]:
-        """Entity index -> the passages whose first sentence mentions it: the passages *about* it."""
-        pointers, passages = self.topic
-        return {e: passages[pointers[e] : pointers[e + 1]].tolist() for e in np.flatnonzero(np.diff(pointers)).tolist()}
-
-    def subject_of(self, passage: int) -> int | None:
-        """The first entity a passage's first sentence names (by mention position), if any."""
-        s = int(self.subjects[passage])
-        return None if s < 0 else s
-
-    @cached_property
-    def subjects(self) -> np.ndarray:
-        """Per passage, :meth:`subject_of` (``-1`` for none)."""
-        c = self.columns
-        out = np.full(len(self.passages), -1, dtype=np.int64)
-        held: dict[int, tuple[int, int]] = {}
-        rows = np.flatnonzero(self.first_spans[self.span_doc[c.mention_span]] == c.mention_span) if len(c.mention_span) else c.mention_span
-        for entity, span, code in zip(
-            c.mention_entity[rows].tolist(), c.mention_span[rows].tolist(), c.mention_surface[rows].tolist(), strict=True
-        ):
-            d = int(self.span_doc[span])
-            text = c.span_text[span]
-            at = text.casefold().find(c.surfaces[code].casefold())
-            candidate = (at if at >= 0 else len(text), entity)
-            if d not in held or candidate < held[d]:
-                held[d] = candidate
-        for d, (_at, entity) in held.items():
-            out[d] = entity
-        return out
-
-    def naming(self, passage: int, sims: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The passage's entities (ascending) and, for each, the best similarity to the question of a
-        sentence naming it."""
-        spans = self.spans_in(passage)
-        entities, owner = gather(self.span_ptr, self.span_ents, spans)
-        distinct = np.unique(entities)
-        best = np.full(len(distinct), -np.inf, dtype=np.float64)
-        np.maximum.at(best, np.searchsorted(distinct, entities), np.asarray(sims[spans], dtype=np.float64)[owner])
-        return distinct, best
-
-    def passage_vectors(self, embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
-        """One vector per passage, of its whole text (its visible sentences, in order), embedded once."""
-        if self._passage_vectors is None:
-            texts = self.columns.span_text
-            rank = self.span_rank
-            ordered = [sorted(self.spans_in(d).tolist(), key=rank.__getitem__) for d in range(len(self.passages))]
-            joined = [" ".join(texts[i] for i in spans) for spans in ordered]
-            self._passage_vectors = embed(joined) if joined else np.zeros((0, self.span_vectors.shape[1]), np.float32)
-        return self._passage_vectors
-
-    _passage_vectors: np.ndarray | None = None
-
-    # -- vector search --------------------------------------------------------------------------------
-    @cached_property
-    def span_index(self) -> VectorIndex:
-        """Nearest sentences: exact, or above the threshold an IVF built from this caller's vectors."""
-        return IVFIndex(self.span_vectors) if self.approximate else ExactIndex(self.span_vectors)
-
-    @cached_property
-    def passage_index(self) -> VectorIndex:
-        return IVFIndex(self.passage_centroids) if self.approximate else ExactIndex(self.passage_centroids)
-
-    @cached_property
-    def entity_index(self) -> VectorIndex:
-        # Entities are fewer than sentences (100,000 at a million sentences: ~5 ms exact), and an entity
-        # vector (its key's embedding plus its sentences' mean) clusters poorly: exact below the threshold.
-        return IVFIndex(self.entity_vectors) if self.n_entities > self.approximate_above else ExactIndex(self.entity_vectors)
-
-    def vector_indexes(self) -> dict[str, VectorIndex]:
-        """The vector indexes built so far, by name (``bench/query.py`` reports an approximate one's recall)."""
-        return {name: self.__dict__[name] for name in ("span_index", "passage_index", "entity_index") if name in self.__dict__}
-
-    def seeds(self, vector: np.ndarray, k: int) -> list[str]:
-        """The ``k`` entities most similar to ``vector``."""
-        if self.n_entities > self.approximate_above:
-            return [self.keys[i] for i, _ in self.entity_index.search(vector, k)]
-        return [self.keys[i] for i in top_indices(ExactIndex(self.entity_vectors).scores(vector), k)]
-
-    # -- traversal ------------------------------------------------------------------------------------
-    @cached_property
-    def hops(self) -> _Hops:
-        return _Hops(self)
-
-    def reach(self, seeds: Collection[str], hops: int) -> Reach:
-        return Reach(self, seeds, hops)
-
-
-class _Hops:
-    """Every relation as two directed hops (one for a self-loop), with each hop's place in route order."""
-
-    def __init__(self, view: GraphView) -> None:
-        c = view.columns
-        loops = c.relation_source == c.relation_target
-        rows = np.arange(len(c.relation_source))
-        self.source = np.concatenate([c.relation_source, c.relation_target[~loops]])
-        self.target = np.concatenate([c.relation_target, c.relation_source[~loops]])
-        self.relation = np.concatenate([rows, rows[~loops]])
-        self.outgoing = np.concatenate([np.ones(len(rows), dtype=bool), np.zeros(int((~loops).sum()), dtype=bool)])
-        # Route order compares hops by (source key, relation type, direction, target key, span): the
-        # rank of each hop in that order, so routes compare as integer pairs.
-        key_rank = view.key_rank
-        type_rank = rank_of(c.types)
-        order = np.lexsort(
-            (
-                view.span_rank[c.relation_span[self.relation]],
-                key_rank[self.target],
-                self.outgoing,  # "in" < "out"
-                type_rank[c.relation_type[self.relation]] if len(c.types) else self.relation,
-                key_rank[self.source],
-            )
-        )
-        self.rank = np.zeros(len(order), dtype=np.int64)
-        self.rank[order] = np.arange(len(order))
-        self.key_rank = key_rank
-        self.pointers, self.by_source = csr(self.source, np.arange(len(self.source)), view.n_entities)
-
-
-class Reach:
-    """:func:`~citegraph.retrieve.traversal.multi_source_bfs` over a view's arrays.
-
-    Every node gets the same depth and the same route as that function gives (the lexicographically
-    smallest shortest route, compared hop by hop on entity keys, relation type, direction and span),
-    computed a depth at a time with array operations; routes are made into :class:`Hop` tuples only
-    for the entities asked for. ``order`` lists the reached entities as that function's result
-    dict does: the seeds (in ``set`` order), then each depth in order of discovery.
-    """
-
-    def __init__(self, view: GraphView, seeds: Collection[str], hops: int) -> None:
-        self.view = view
-        n = view.n_entities
-        self.depth = np.full(n, -1, dtype=np.int64)
-        self.arrived = np.full(n, -1, dtype=np.int64)  # the hop each non-seed was reached by
-        seed_order = np.array([view.index[s] for s in set(seeds)], dtype=np.int64)
-        self.depth[seed_order] = 0
-        levels = [seed_order]
-        if len(seed_order) and hops > 0 and len(view.columns.relation_source):
-            h = view.hops
-            route = np.zeros(n, dtype=np.int64)  # rank of a node's route among the routes of its depth
-            frontier = seed_order
-            for depth in range(1, hops + 1):
-                candidates, _owner = gather(h.pointers, h.by_source, frontier)
-                candidates = candidates[self.depth[h.target[candidates]] < 0]
-                if not len(candidates):
-                    break
-                targets = h.target[candidates]
-                # The route to each target: the smallest (route to the hop's source, hop).
-                best = np.lexsort((h.rank[candidates], route[h.source[candidates]], targets))
-                first = firsts(targets[best])
-                chosen = candidates[best][first]
-                found = h.target[chosen]
-                ranks = np.lexsort((h.rank[chosen], route[h.source[chosen]]))
-                route[found[ranks]] = np.arange(len(found))
-                self.depth[found] = depth
-                self.arrived[found] = chosen
-                # Discovery order: the frontier walked in key order, each node's hops in relation order.
-                seen = np.lexsort((view.hops.relation[candidates], h.key_rank[h.source[candidates]], targets))
-                earliest = firsts(targets[seen])
-                first_hop = candidates[seen][earliest]
-                discovered = h.target[first_hop][np.lexsort((h.relation[first_hop], h.key_rank[h.source[first_hop]]))]
-                levels.append(discovered)
-                frontier = found
-        self.order = np.concatenate(levels) if levels else np.zeros(0, dtype=np.int64)
-        self.position = np.full(n, -1, dtype=np.int64)
-        self.position[self.order] = np.arange(len(self.order))
-        self._routes: dict[int, tuple[Hop, ...]] = {}
-
-    def route(self, entity: int) -> tuple[Hop, ...]:
-        """The route to a reached entity (empty for a seed)."""
-        if entity in self._routes:
-            return self._routes[entity]
-        hop = int(self.arrived[entity])
-        if hop < 0:
-            route: tuple[Hop, ...] = ()
-        else:
-            view, h, c = self.view, self.view.hops, self.view.columns
-            r = int(h.relation[hop])
-            step = Hop(
-                view.keys[int(h.source[hop])],
-                c.types[int(c.relation_type[r])],
-                "out" if h.outgoing[hop] else "in",
-                view.keys[entity],
-                view.span(int(c.relation_span[r])),
-            )
-            route = (*self.route(int(h.source[hop])), step)
-        self._routes[entity] = route
-        return route
-
-    def as_dict(self) -> dict[str, tuple[int, tuple[Hop, ...]]]:
-        """What :func:`multi_source_bfs` returns, in its order."""
-        return {self.view.keys[e]: (int(self.depth[e]), self.route(e)) for e in self.order.tolist()}
-
-    def nodes(self) -> tuple[ReachedNode, ...]:
-        """Every reached entity with its route, by depth then key."""
-        view = self.view
-        reached = self.order[np.lexsort((view.key_rank[self.order], self.depth[self.order]))] if len(self.order) else self.order
-        # The columns each route step needs, fetched for all nodes at once; by depth, a node's route
-        # extends its predecessor's, which is already made.
-        h, c = view.hops, view.columns
-        arrived = self.arrived[reached]
-        steps: tuple[np.ndarray, ...]
-        if len(h.source):
-            hop = np.maximum(arrived, 0)  # a seed's row is read but not used
-            relation = h.relation[hop]
-            steps = (h.source[hop], h.outgoing[hop], c.relation_type[relation], c.relation_span[relation])
-        else:  # no relation: every reached entity is a seed
-            steps = tuple(np.zeros(len(reached), dtype=np.int64) for _ in range(4))
-        columns = zip(reached.tolist(), self.depth[reached].tolist(), arrived.tolist(), *(a.tolist() for a in steps), strict=True)
-        keys, names, types, routes, spans = view.keys, view.names, c.types, self._routes, {}
-        out = []
-        for e, depth, arrived, source, outgoing, type_, span in columns:
-            route = routes.get(e)
-            if route is None:
-                if arrived < 0:
-                    route = ()
-                else:
-                    if span not in spans:
-                        spans[span] = view.span(span)
-                    route = (*routes[source], Hop(keys[source], types[type_], "out" if outgoing else "in", keys[e], spans[span]))
-                routes[e] = route
-            key = keys[e]
-            out.append(ReachedNode(key, names[e], depth, route[0].source if route else key, route))
-        return tuple(out)
+__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "Retriever"]  # the view's names, re-exported where they lived
 
 
 class _Retrieval(Retrieval):
@@ -501,10 +59,10 @@ class Retriever:
         store: Store,
         embedder: Embedder,
         *,
-        top_k: int = 3,
-        hops: int = 2,
-        context_size: int = 8,
-        depth_penalty: float = 0.1,
+        top_k: int = DEFAULTS.top_k,
+        hops: int = DEFAULTS.hops,
+        context_size: int = DEFAULTS.context_size,
+        depth_penalty: float = DEFAULTS.depth_penalty,
         min_evidence_words: int = 3,
         nlp: object | None = None,
         mode: str = "bfs",
@@ -526,8 +84,7 @@ class Retriever:
         token = (self.store.change_token(), None if labels is None else frozenset(labels), include_superseded)
         if token not in self._cache:
             self._cache.clear()
-            read = getattr(self.store, "graph_columns", None)  # a store without a columnar read gives GraphData
-            columns = read(labels, include_superseded) if read is not None else self.store.graph(labels, include_superseded)
+            columns = self.store.graph_columns(labels, include_superseded)
             self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above)
         return self._cache[token]
 
@@ -605,7 +162,4 @@ class Retriever:
         return _Retrieval(question, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence))
 
     def _readable(self, labels: Collection[str] | None, include_superseded: bool, versions: set[tuple[str, str]]) -> set[tuple[str, str]]:
-        among = getattr(self.store, "visible_among", None)  # one query for the cited versions, not a list of all
-        if among is not None:
-            return among(labels, include_superseded, versions)  # type: ignore[no-any-return]
-        return self.store.visible(labels, include_superseded) & versions
+        return self.store.visible_among(labels, include_superseded, versions)  # the cited versions, not a list of all

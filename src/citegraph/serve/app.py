@@ -48,7 +48,7 @@ from citegraph.errors import BackendUnavailable, CitegraphError, NotFound, UserE
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.jobs import JobStore
 from citegraph.serve.tokens import TokenStore, digest
-from citegraph.settings import setting
+from citegraph.settings import DEFAULTS
 
 __all__ = ["OPTIONS_ENV", "AskRequest", "app_from_env", "create_app", "open_served"]
 
@@ -127,8 +127,8 @@ def _caller(request: Request, authorization: Annotated[str | None, Header()] = N
 Labels = Annotated[tuple[str, ...], Depends(_caller)]
 
 
-def _megabytes(name: str) -> int:
-    return int(float(setting(name).default) * 1024 * 1024)  # type: ignore[arg-type]
+def _megabytes(value: float) -> int:
+    return int(value * 1024 * 1024)
 
 
 class _BodyLimit:
@@ -200,7 +200,7 @@ def create_app(
 
     app = FastAPI(title="citegraph", summary="Answers whose every claim points at the exact source sentence, checked.", lifespan=lifespan)
     app.state.tokens = tokens
-    limit = max_request_bytes if max_request_bytes is not None else _megabytes("max-request-mb")
+    limit = max_request_bytes if max_request_bytes is not None else _megabytes(DEFAULTS.max_request_mb)
     app.add_middleware(_BodyLimit, limit=limit)
     lock = threading.Lock()
     write_lock = threading.Lock() if writer is not None else lock
@@ -362,8 +362,8 @@ def create_app(
             "edges": edges,
         }
 
-    jobs = JobStore(tokens.path, lock_timeout=getattr(target.store, "lock_timeout", 30.0))
-    max_bytes = max_file_bytes if max_file_bytes is not None else _megabytes("max-file-mb")
+    jobs = JobStore(tokens.path, lock_timeout=getattr(target.store, "lock_timeout", DEFAULTS.lock_timeout))
+    max_bytes = max_file_bytes if max_file_bytes is not None else _megabytes(DEFAULTS.max_file_mb)
 
     @app.post("/documents", status_code=202)
     def upload(body: UploadRequest, labels: Writer, authorization: Annotated[str, Header()]) -> dict[str, Any]:

@@ -24,6 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from citegraph.settings import DEFAULTS
+
 __all__ = ["Job", "JobStore"]
 
 MAX_JOBS_KEPT = 1000  #: finished jobs remembered for GET /jobs/{id}; older ones are forgotten
@@ -70,7 +72,7 @@ class JobStore:
     """The ``upload_jobs`` table of a store file; each call uses a short connection of its own, so
     the request threads and the ingest threads of a worker never share one."""
 
-    def __init__(self, db: str | Path, *, lock_timeout: float = 30.0) -> None:
+    def __init__(self, db: str | Path, *, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
         from citegraph.store import SQLiteStore
 
         SQLiteStore(db, create=False, lock_timeout=lock_timeout).close()  # brings the schema up to date

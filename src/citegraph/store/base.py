@@ -5,6 +5,9 @@ crash leaves either the whole document or none of it. A stream hands its rows ov
 large document is parsed, embedded and stored a bounded piece at a time (its memory does not grow
 with its length); :class:`DocumentWrite` is the one-part stream of a small document.
 
+A backend implements the abstract methods; :meth:`Store.graph_columns` and :meth:`Store.visible_among`
+work through :meth:`Store.graph` and :meth:`Store.visible` unless it overrides them with a faster read.
+
 Labels belong to the document, not to a version, and a write never changes them: a write whose
 labels differ from a stored document's is refused (:class:`~citegraph.errors.AccessConflict`);
 relabelling is :meth:`Store.relabel`, an explicit act. Reads are filtered by access labels and by
@@ -18,16 +21,22 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from citegraph.models import Document, ExtractedRelation, Rejection, Span
+
+if TYPE_CHECKING:
+    from citegraph.store.columns import GraphColumns
 
 __all__ = [
     "DeleteResult",
     "DocumentStream",
     "DocumentWrite",
     "GraphData",
+    "GraphMention",
+    "GraphRelation",
     "MentionRow",
     "Problem",
     "RelabelResult",
@@ -160,21 +169,36 @@ class StoredDocument:
     rejections: int
 
 
+class GraphMention(NamedTuple):
+    """One mention row of :class:`GraphData`: an entity named in a span."""
+
+    entity: int  #: index into ``keys``
+    span: int  #: index into ``spans``
+    surface: str  #: the words as written
+    inferred: bool  #: added by the dangling rule, not extracted
+
+
+class GraphRelation(NamedTuple):
+    """One relation row of :class:`GraphData`: a typed edge asserted by one span."""
+
+    id: int  #: the store's relation id
+    source: int  #: index into ``keys``
+    target: int  #: index into ``keys``
+    type: str
+    span: int  #: index into ``spans``: the sentence that asserts it
+
+
 @dataclass(frozen=True)
 class GraphData:
-    """The part of the graph one caller may see, as flat arrays for retrieval.
-
-    ``mentions`` rows are ``(entity index, span index, surface, inferred)`` and ``relations`` rows
-    are ``(relation id, source entity index, target entity index, type, span index)``.
-    """
+    """The part of the graph one caller may see, one record per row (indices are list positions)."""
 
     spans: list[Span]
     span_vectors: np.ndarray
     span_current: list[bool]
     keys: list[str]
     key_vectors: np.ndarray
-    mentions: list[tuple[int, int, str, bool]]
-    relations: list[tuple[int, int, int, str, int]]
+    mentions: list[GraphMention]
+    relations: list[GraphRelation]
 
 
 class Store(ABC):
@@ -242,6 +266,20 @@ class Store(ABC):
 
     @abstractmethod
     def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData: ...
+
+    def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
+        """What :meth:`graph` returns, as arrays: retrieval's read. This converts :meth:`graph`; a
+        backend that can read columns directly (no Python object per row) overrides it."""
+        from citegraph.store.columns import GraphColumns
+
+        return GraphColumns.from_graph_data(self.graph(labels, include_superseded))
+
+    def visible_among(
+        self, labels: Collection[str] | None, include_superseded: bool, versions: Collection[tuple[str, str]]
+    ) -> set[tuple[str, str]]:
+        """Those of ``versions`` (``(document id, version)``) the caller may read: the check an answer's
+        cited versions pass. This filters :meth:`visible`; a backend can ask about the few versions alone."""
+        return self.visible(labels, include_superseded) & set(versions)
 
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[None]:

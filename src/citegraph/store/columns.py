@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from citegraph.models import Span
-from citegraph.store.base import GraphData
+from citegraph.store.base import GraphData, GraphMention, GraphRelation
 
 __all__ = ["GraphColumns"]
 
@@ -62,7 +62,7 @@ class GraphColumns:
             list(self.keys),
             self.key_vectors,
             [
-                (e, s, surfaces[c], bool(inferred))
+                GraphMention(e, s, surfaces[c], bool(inferred))
                 for e, s, c, inferred in zip(
                     self.mention_entity.tolist(),
                     self.mention_span.tolist(),
@@ -72,7 +72,7 @@ class GraphColumns:
                 )
             ],
             [
-                (r, a, b, types[t], s)
+                GraphRelation(r, a, b, types[t], s)
                 for r, a, b, t, s in zip(
                     self.relation_id.tolist(),
                     self.relation_source.tolist(),
@@ -98,6 +98,8 @@ class GraphColumns:
         surfaces: dict[str, int] = {}
         types: dict[str, int] = {}
         dim = data.span_vectors.shape[1] if data.span_vectors.ndim == 2 else 0
+        mentions = [GraphMention(*m) for m in data.mentions]  # named, also when a caller built plain tuples
+        relations = [GraphRelation(*r) for r in data.relations]
         return cls(
             list(passages),
             np.array(current, dtype=bool),
@@ -108,15 +110,15 @@ class GraphColumns:
             np.asarray(data.span_vectors, dtype=np.float32).reshape(len(data.spans), dim),
             list(data.keys),
             np.asarray(data.key_vectors, dtype=np.float32).reshape(len(data.keys), -1 if len(data.keys) else dim),
-            np.array([m[0] for m in data.mentions], dtype=np.int64),
-            np.array([m[1] for m in data.mentions], dtype=np.int64),
-            np.array([surfaces.setdefault(m[2], len(surfaces)) for m in data.mentions], dtype=np.int64),
-            np.array([m[3] for m in data.mentions], dtype=bool),
+            np.array([m.entity for m in mentions], dtype=np.int64),
+            np.array([m.span for m in mentions], dtype=np.int64),
+            np.array([surfaces.setdefault(m.surface, len(surfaces)) for m in mentions], dtype=np.int64),
+            np.array([m.inferred for m in mentions], dtype=bool),
             list(surfaces),
-            np.array([r[0] for r in data.relations], dtype=np.int64),
-            np.array([r[1] for r in data.relations], dtype=np.int64),
-            np.array([r[2] for r in data.relations], dtype=np.int64),
-            np.array([types.setdefault(r[3], len(types)) for r in data.relations], dtype=np.int64),
-            np.array([r[4] for r in data.relations], dtype=np.int64),
+            np.array([r.id for r in relations], dtype=np.int64),
+            np.array([r.source for r in relations], dtype=np.int64),
+            np.array([r.target for r in relations], dtype=np.int64),
+            np.array([types.setdefault(r.type, len(types)) for r in relations], dtype=np.int64),
+            np.array([r.span for r in relations], dtype=np.int64),
             list(types),
         )

@@ -13,6 +13,7 @@ import numpy as np
 
 from citegraph.errors import AccessConflict, NotFound, StoreError, StoreLocked, UserError, store_error
 from citegraph.models import Document
+from citegraph.settings import DEFAULTS
 from citegraph.store.base import (
     DeleteResult,
     DocumentStream,
@@ -76,7 +77,7 @@ def _vec(blob: bytes) -> np.ndarray:
 
 
 class SQLiteStore(Store):
-    def __init__(self, path: str | Path = ":memory:", *, create: bool = True, lock_timeout: float = 30.0) -> None:
+    def __init__(self, path: str | Path = ":memory:", *, create: bool = True, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
         """Open the store at ``path``; with ``create=False`` (what read commands use) a missing store is
         an error rather than a new empty one. A write waits up to ``lock_timeout`` seconds for another
         process's write lock, then raises :class:`StoreLocked`."""

@@ -1,0 +1,220 @@
+"""Components from spec strings, in one place: every setting that names a component is turned into an
+instance here, and ``citegraph models`` checks the configured ones here. The CLI, the Python API and
+the evaluation commands call these; none of them reads a spec string itself.
+
+    embedder     minilm | hashing | ollama:MODEL[@URL]
+    extractor    spacy | a model spec
+    generator    extractive | a model spec
+    verifier     none | guards | a judge model spec
+    model spec   ollama:MODEL[@URL] | openai:MODEL@BASE_URL | gguf:PATH_OR_NAME (grammar: :mod:`citegraph.llm.spec`)
+
+Implementations are imported when one is made, so an optional SDK is needed only by what uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from citegraph.errors import CitegraphError, UserError
+from citegraph.llm.spec import OLLAMA_URL, parse_spec
+from citegraph.settings import DEFAULTS
+
+if TYPE_CHECKING:
+    from citegraph.answer.base import Answerer
+    from citegraph.embed.base import Embedder
+    from citegraph.extract.base import Extractor
+    from citegraph.ingest.sentences import SentenceSplitter
+    from citegraph.llm.base import ChatModel
+    from citegraph.verify.base import Verifier
+    from citegraph.verify.judge import LLMJudge
+
+__all__ = [
+    "BUILT_IN",
+    "DEMO_MODEL",
+    "KnownModelFile",
+    "ModelCheck",
+    "ModelsReport",
+    "check_models",
+    "check_store_embedder",
+    "demo_model",
+    "embedder_flag",
+    "make_answerer",
+    "make_chat_model",
+    "make_embedder",
+    "make_extractor",
+    "make_judge",
+    "make_verifier",
+]
+
+#: Per role, the values that name a component built into citegraph rather than a model.
+BUILT_IN: Mapping[str, tuple[str, ...]] = {
+    "embedder": ("minilm", "hashing"),
+    "extractor": ("spacy",),
+    "generator": ("extractive",),
+    "verifier": ("guards", "none"),
+}
+DEMO_MODEL = "qwen2.5-coder-1.5b"  #: the local model ``citegraph demo`` uses when it is pulled
+
+
+def make_chat_model(text: str, *, timeout: float = DEFAULTS.timeout) -> ChatModel:
+    """The chat model a model spec names (see :mod:`citegraph.llm.spec`)."""
+    spec = parse_spec(text)
+    if spec.scheme == "ollama":
+        from citegraph.llm.ollama import OllamaChat
+
+        return OllamaChat(spec.model, spec.url or OLLAMA_URL, timeout=timeout)
+    if spec.scheme == "openai":
+        from citegraph.llm.openai_compat import OpenAIChat
+
+        return OpenAIChat(spec.model, spec.url or "", timeout=timeout)
+    from citegraph.llm.gguf import GGUFChat
+
+    return GGUFChat(spec.model)
+
+
+def make_embedder(name: str, *, timeout: float = DEFAULTS.timeout) -> Embedder:
+    from citegraph.embed import HashingEmbedder, MiniLMEmbedder
+
+    if name == "minilm":
+        return MiniLMEmbedder()
+    if name == "hashing":
+        return HashingEmbedder()
+    if name.startswith("ollama:"):
+        from citegraph.llm.ollama import OllamaEmbedder
+
+        spec = parse_spec(name)
+        return OllamaEmbedder(spec.model, spec.url or OLLAMA_URL, timeout=timeout)
+    raise UserError(f"unknown embedder {name!r}; choose 'minilm', 'ollama:MODEL[@URL]' or 'hashing'")
+
+
+def embedder_flag(name: str) -> str:
+    """The ``--embedder`` value that makes an embedder named ``name`` (what a store records)."""
+    return "hashing" if name.startswith("hashing-") else "minilm" if name.startswith("all-MiniLM-") else name
+
+
+def check_store_embedder(stored: str | None, name: str) -> None:
+    """Refuse to open a store built with the embedder ``stored`` with another one (``name``): its
+    vectors would not be comparable. None (an empty store) takes any."""
+    if stored is None or stored == name:
+        return
+    built = stored if embedder_flag(stored) == stored else f"{embedder_flag(stored)} ({stored})"
+    raise UserError(f"this store was built with --embedder {built}; open it with that, not --embedder {embedder_flag(name)}")
+
+
+def make_extractor(spec: str, splitter: SentenceSplitter, *, timeout: float = DEFAULTS.timeout) -> Extractor:
+    """``spacy`` or a model spec; a model that does not answer is an error here, before any work."""
+    if spec == "spacy":
+        from citegraph.extract.spacy_extractor import SpacyExtractor
+
+        return SpacyExtractor(splitter)
+    from citegraph.extract.llm_extractor import LLMExtractor
+
+    model = make_chat_model(spec, timeout=timeout)
+    return LLMExtractor(model, nlp=splitter.nlp, parallel=model.concurrency)
+
+
+def make_answerer(spec: str, *, timeout: float = DEFAULTS.timeout) -> Answerer:
+    if spec == "extractive":
+        from citegraph.answer.extractive import ExtractiveAnswerer
+
+        return ExtractiveAnswerer()
+    from citegraph.answer.llm_answerer import LLMAnswerer
+
+    return LLMAnswerer(make_chat_model(spec, timeout=timeout))
+
+
+def make_verifier(spec: str, *, threshold: float = DEFAULTS.support_threshold, timeout: float = DEFAULTS.timeout) -> Verifier:
+    """``none`` (label everything unverified), ``guards`` (no model), or a judge model spec."""
+    from citegraph.verify.judge import CheckingVerifier, LLMJudge
+
+    if spec == "none":
+        from citegraph.verify.base import UncheckedVerifier
+
+        return UncheckedVerifier()
+    if spec == "guards":
+        return CheckingVerifier(threshold=threshold)
+    return CheckingVerifier(LLMJudge(make_chat_model(spec, timeout=timeout)), threshold=threshold)
+
+
+def make_judge(spec: str, *, timeout: float = DEFAULTS.timeout) -> LLMJudge | None:
+    """The judge a verifier spec names, alone (``citegraph eval support``); None for ``guards`` and
+    ``none``, which have no judge."""
+    if spec in BUILT_IN["verifier"]:
+        return None
+    from citegraph.verify.judge import LLMJudge
+
+    return LLMJudge(make_chat_model(spec, timeout=timeout))
+
+
+@dataclass(frozen=True)
+class ModelCheck:
+    """One configured component as ``citegraph models`` reports it."""
+
+    role: str  #: extractor, generator
+    spec: str
+    status: str  #: ``built in``, ``not checked``, ``answers`` or ``unavailable: REASON``
+
+
+@dataclass(frozen=True)
+class KnownModelFile:
+    """A known GGUF model and whether it is pulled into the cache."""
+
+    name: str
+    spec: str
+    pulled: bool
+    path: str
+    note: str
+
+
+@dataclass(frozen=True)
+class ModelsReport:
+    """``citegraph models``: the configured components, then the known models and the cache they go in."""
+
+    configured: tuple[ModelCheck, ...]
+    known: tuple[KnownModelFile, ...]
+    cache: str
+
+
+def check_models(roles: Mapping[str, str], *, timeout: float = DEFAULTS.timeout, check: bool = True) -> ModelsReport:
+    """Each role's spec (``{"extractor": "spacy", ...}``) and, with ``check``, whether its model
+    answers; then every known model and whether it is pulled."""
+    from citegraph.llm.registry import KNOWN_MODELS, cache_dir
+
+    configured = []
+    for role, spec in roles.items():
+        status = "built in"
+        if spec not in BUILT_IN.get(role, ()):
+            status = "not checked"
+            if check:
+                try:
+                    make_chat_model(spec, timeout=timeout).check()
+                    status = "answers"
+                except CitegraphError as exc:
+                    status = f"unavailable: {exc}"
+        configured.append(ModelCheck(role, spec, status))
+    known = []
+    for model in KNOWN_MODELS.values():
+        path = cache_dir() / model.file_name
+        known.append(KnownModelFile(model.name, f"gguf:{model.name}", path.is_file(), str(path), model.note))
+    return ModelsReport(tuple(configured), tuple(known), str(cache_dir()))
+
+
+def demo_model(role: str, requested: str) -> tuple[str, str]:
+    """The model spec ``citegraph demo`` uses for a role (``generator``, ``verifier``) and a note.
+    ``auto`` is the local :data:`DEMO_MODEL` when it is pulled and llama-cpp-python is installed,
+    else the role's default setting, and the note says why."""
+    if requested != "auto":
+        return requested, ""
+    fallback = {"generator": DEFAULTS.generator, "verifier": DEFAULTS.verifier}[role]
+    from citegraph.llm.registry import find_model
+
+    try:
+        import llama_cpp  # noqa: F401
+
+        find_model(DEMO_MODEL)
+    except (ImportError, CitegraphError) as exc:
+        reason = "llama-cpp-python is not installed" if isinstance(exc, ImportError) else str(exc)
+        return fallback, f"local model unavailable ({reason}); using '{fallback}' instead"
+    return f"gguf:{DEMO_MODEL}", ""

@@ -1,0 +1,214 @@
+"""One ingest run against a store: files or texts -> documents -> :class:`Indexer` -> one write per
+document -> the :class:`IngestReport`. It uses only the :class:`Store` interface, so any backend
+plugs in; the indexing itself (sentences, extraction, embeddings, the dangling and status rules)
+is the indexer's, which holds no store.
+
+The rules of a run:
+
+* **An ingest never relabels.** A document stored with other labels is refused (``failed``, the
+  reason naming ``citegraph relabel``): checked before any work, and again inside the write's
+  transaction, so a concurrent ingest cannot race past it.
+* **Identical content is a no-op** (``unchanged``), except that an old version is made current
+  again; a version whose last ingest was ``partial`` is extracted again.
+* **One bad document never loses the others.** A file that cannot be read, a duplicate id, a
+  document the extractor fails on: each is reported ``failed`` (or ``skipped``) and the run goes on.
+* **A model backend that goes down fails the rest of the run fast**: every later document is
+  ``failed`` and none is written, and the report says why (``unavailable``).
+* **The store's own failure stops the run** (locked, read-only, damaged, full): what was written
+  before stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from citegraph.errors import AccessConflict, BackendUnavailable, CitegraphError, InputFileError, UserError
+from citegraph.extract.base import Extractor
+from citegraph.extract.imported import ImportedExtractions
+from citegraph.ingest.base import FoundFile, UnsupportedFile, load_file
+from citegraph.ingest.indexer import CHUNK_CHARS, IndexedDocument, Indexer, IndexFailure, TextInput, content_version, failed_report
+from citegraph.models import Document, DocumentReport, DocumentStatus, IngestReport
+from citegraph.settings import DEFAULTS
+from citegraph.store.base import Store
+
+__all__ = ["Ingester", "Progress", "access_labels"]
+
+Progress = Callable[[int, int, str], None]  # (done, total, current document id)
+
+
+def access_labels(access: Iterable[str]) -> tuple[str, ...]:
+    """Sorted, distinct labels; ``"a,b"`` is two labels, as on the command line."""
+    labels = tuple(sorted({a.strip() for item in access for a in item.split(",") if a.strip()}))
+    if not labels:
+        raise UserError("a document needs at least one access label (default: public)")
+    return labels
+
+
+@dataclass
+class _Run:
+    unavailable: str | None = None  #: set once a model backend is down: the rest of the run fails fast
+
+
+class Ingester:
+    """Ingests into ``store`` with ``indexer``; files larger than ``max_file_mb`` are refused unread."""
+
+    def __init__(self, store: Store, indexer: Indexer, *, max_file_mb: float = DEFAULTS.max_file_mb) -> None:
+        self.store = store
+        self.indexer = indexer
+        self.max_file_mb = max_file_mb
+
+    def ingest_files(
+        self,
+        found: Sequence[FoundFile],
+        access: tuple[str, ...],
+        *,
+        imported: ImportedExtractions | None = None,
+        doc_id: str | None = None,
+        prefix: str = "",
+        version_label: str | None = None,
+        progress: Progress | None = None,
+        batch_size: int = 32,
+    ) -> IngestReport:
+        """Ingest discovered files (see :func:`~citegraph.ingest.base.discover`) with the labels
+        ``access`` (see :func:`access_labels`). ``doc_id`` names the one file; ``prefix`` goes before
+        every document id."""
+        found = list(found)
+        if doc_id is not None:
+            if len(found) != 1:
+                raise UserError(f"--id names one document, but {len(found)} files were found")
+            found = [FoundFile(found[0].path, doc_id, found[0].skip, found[0].fail)]
+        if prefix:
+            found = [FoundFile(f.path, prefix + f.doc_id, f.skip, f.fail) for f in found]
+        reports: list[DocumentReport] = []
+        seen: set[str] = set()
+        pending: list[TextInput] = []
+        done = 0
+        run = _Run()
+
+        def flush() -> None:
+            nonlocal done
+            reports.extend(self._ingest_batch(pending, access, imported, version_label, run))
+            done += len(pending)
+            if progress and pending:
+                progress(done, len(found), pending[-1].id)
+            pending.clear()
+
+        def report(f: FoundFile, status: DocumentStatus, reason: str) -> None:
+            nonlocal done
+            reports.append(DocumentReport(f.doc_id, None, status, f.source, reason=reason))
+            done += 1
+
+        for f in found:
+            if f.doc_id in seen:
+                report(f, DocumentStatus.FAILED, "duplicate document id in this ingest")
+                continue
+            seen.add(f.doc_id)
+            if f.skip or f.fail:
+                report(f, DocumentStatus.SKIPPED if f.skip else DocumentStatus.FAILED, f.skip or f.fail or "")
+                continue
+            try:
+                loaded = load_file(f.path, self.max_file_mb)
+            except UnsupportedFile as exc:
+                report(f, DocumentStatus.SKIPPED, exc.reason)
+                continue
+            except InputFileError as exc:
+                report(f, DocumentStatus.FAILED, exc.reason)
+                continue
+            pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, f.source))
+            # A batch is parsed and embedded at once: bounded in documents and in text.
+            if len(pending) >= batch_size or sum(len(p.text) for p in pending) >= CHUNK_CHARS:
+                flush()
+        flush()
+        unmatched = tuple(imported.unmatched(seen)) if imported else ()
+        return IngestReport(tuple(reports), unmatched, run.unavailable)
+
+    def ingest_texts(
+        self,
+        items: Sequence[TextInput],
+        access: tuple[str, ...],
+        *,
+        imported: ImportedExtractions | None = None,
+        version_label: str | None = None,
+    ) -> IngestReport:
+        run = _Run()
+        reports = self._ingest_batch(list(items), access, imported, version_label, run)
+        return IngestReport(tuple(reports), (), run.unavailable)
+
+    def _ingest_batch(
+        self,
+        items: list[TextInput],
+        access: tuple[str, ...],
+        imported: ImportedExtractions | None,
+        version_label: str | None,
+        run: _Run,
+    ) -> list[DocumentReport]:
+        reports: dict[str, DocumentReport] = {}
+        docs: list[Document] = []
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        for item in items:
+            version = content_version(item.text)
+            stored_access = self.store.document_access(item.id)
+            if run.unavailable:
+                reports[item.id] = failed_report(item.id, version, item.source, run.unavailable)
+            elif stored_access is not None and stored_access != access:
+                reports[item.id] = failed_report(item.id, version, item.source, str(AccessConflict(item.id, stored_access, access)))
+            elif (existing := self.store.get_document(item.id, version)) is not None and self.store.document_status(
+                item.id, version
+            ) != DocumentStatus.PARTIAL.value:
+                # Identical content is a no-op, unless its last ingest was partial: then it is extracted again.
+                reports[item.id] = self._restate(existing)
+            else:
+                docs.append(
+                    Document(item.id, version, item.text, item.source or item.id, access, version_label, now, True, item.media_type)
+                )
+
+        def extractor_for(doc: Document) -> Extractor | None:
+            return imported.extractor_for(doc.id, self.indexer.nlp) if imported else None
+
+        for result in self.indexer.index(docs, extractor_for):
+            doc = result.document
+            if isinstance(result, IndexFailure) or run.unavailable:
+                reason = run.unavailable or (result.reason if isinstance(result, IndexFailure) else "")
+                if isinstance(result, IndexFailure) and result.unavailable:
+                    run.unavailable = run.unavailable or result.reason
+                reports[doc.id] = failed_report(doc.id, doc.version, doc.source, reason)
+                continue
+            reports[doc.id] = self._write(result, run)
+        return [reports[item.id] for item in items]
+
+    def _restate(self, existing: Document) -> DocumentReport:
+        """Identical content is a no-op, except to make an old version current again."""
+        superseded = None
+        reason = ""
+        if not existing.current:
+            superseded = self.store.make_current(existing.id, existing.version)
+            reason = "an earlier version with identical content was made current again"
+        return DocumentReport(
+            existing.id, existing.version, DocumentStatus.UNCHANGED, existing.source, reason=reason, superseded=superseded
+        )
+
+    def _write(self, indexed: IndexedDocument, run: _Run) -> DocumentReport:
+        doc = indexed.document
+
+        def failed(reason: str) -> DocumentReport:
+            return failed_report(doc.id, doc.version, doc.source, reason, extractor=indexed.extractor)
+
+        try:
+            result = self.store.write_document(indexed)
+        except BackendUnavailable as exc:
+            if indexed.error is None:
+                raise
+            # A model went down while a long document was being indexed: it and the rest fail fast.
+            run.unavailable = str(exc)
+            return failed(run.unavailable)
+        except AccessConflict as exc:  # another ingest stored this id with other labels meanwhile
+            return failed(str(exc))
+        except CitegraphError as exc:
+            if indexed.error is exc:  # the extractor failed on this document: the others go on
+                return failed(f"extraction failed: {exc}")
+            raise  # the store itself failed (locked, read-only, damaged, full): the run stops; what was written stays
+        if self.store.embedder_name() is None:
+            self.store.set_embedder_name(self.indexer.embedder.name)
+        return indexed.report(result)
