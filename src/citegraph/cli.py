@@ -269,6 +269,7 @@ def main(ctx: click.Context, config: Path | None) -> None:
 @_option(setting("extractor"))
 @_option(setting("dangling"), type=click.Choice(DANGLING))
 @_option(setting("max-file-mb"))
+@_option(setting("workers"))
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @_json
 def ingest(
@@ -282,6 +283,7 @@ def ingest(
     extractor: str,
     dangling: str,
     max_file_mb: float,
+    workers: int,
     quiet: bool,
     as_json: bool,
 ) -> int:
@@ -300,6 +302,7 @@ def ingest(
             prefix=prefix,
             version_label=version_label,
             progress=progress,
+            workers=workers,
         )
     if as_json:
         _print_json(output.ingest_json(report))
@@ -473,13 +476,7 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @_option(setting("verifier"))
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", default=8321, show_default=True, type=click.IntRange(1, 65535), help="port to listen on")
-@click.option(
-    "--workers",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1, 64),
-    help="server processes; each loads the models and answers on its own (use up to the machine's cores)",
-)
+@_option(setting("workers"))
 @_option(setting("max-file-mb"))
 @_option(setting("max-request-mb"))
 def serve(

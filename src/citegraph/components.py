@@ -74,11 +74,12 @@ def make_chat_model(text: str, *, timeout: float = DEFAULTS.timeout) -> ChatMode
     return GGUFChat(spec.model)
 
 
-def make_embedder(name: str, *, timeout: float = DEFAULTS.timeout) -> Embedder:
+def make_embedder(name: str, *, timeout: float = DEFAULTS.timeout, threads: int = 0) -> Embedder:
+    """``threads``: the in-process embedder's threads (0: onnxruntime's default, every core)."""
     from citegraph.embed import HashingEmbedder, MiniLMEmbedder
 
     if name == "minilm":
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(threads=threads)
     if name == "hashing":
         return HashingEmbedder()
     if name.startswith("ollama:"):

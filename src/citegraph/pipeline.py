@@ -14,6 +14,7 @@ Components named by spec strings come from :mod:`citegraph.components`; defaults
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from citegraph.ingest.base import discover
 from citegraph.ingest.indexer import Indexer, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
 from citegraph.ingest.sentences import SentenceSplitter
+from citegraph.ingest.workers import IndexerSpec, ProcessIndexing, default_threads, whole
 from citegraph.models import (
     Answer,
     AnswerWarning,
@@ -90,6 +92,7 @@ class CiteGraph:
         indexer = Indexer(self.splitter, extractor, embedder, dangling=dangling, missing_keys=store.missing_keys, nlp=self._nlp_or_none())
         check_store_embedder(store.embedder_name(), embedder.name)
         self.ingester = Ingester(store, indexer, max_file_mb=max_file_mb)
+        self.index_spec: IndexerSpec | None = None  #: the spec strings :meth:`open` was given
         self.retriever = Retriever(
             store,
             embedder,
@@ -132,7 +135,13 @@ class CiteGraph:
             answerer=make_answerer(generator, timeout=timeout),
             verifier=make_verifier(verifier, threshold=support_threshold, timeout=timeout),
             **options,
-        )
+        )._named(IndexerSpec(str(db), embedder, extractor, str(options.get("dangling", DEFAULTS.dangling)), timeout, lock_timeout))
+
+    def _named(self, spec: IndexerSpec) -> CiteGraph:
+        """Remember the spec strings this graph was opened with: ``ingest(workers=N)`` builds its
+        workers' indexers from them."""
+        self.index_spec = spec
+        return self
 
     @property
     def indexer(self) -> Indexer:
@@ -193,26 +202,42 @@ class CiteGraph:
         version_label: str | None = None,
         progress: Progress | None = None,
         batch_size: int = 32,
+        workers: int = 1,
     ) -> IngestReport:
         """Ingest files and folders. One bad file never loses the others' work (the rules of a run:
         :mod:`citegraph.ingest.ingester`).
 
         ``prefix`` is put before every document id (a namespace: ``pub/`` makes ``notes.txt``
         ``pub/notes.txt``), so two folders with the same file names can be ingested side by side.
+        ``workers`` > 1 indexes in that many processes (:mod:`citegraph.ingest.workers`; a graph
+        made by :meth:`open`), each loading its models once; this process writes.
         """
+        check_setting("workers", workers)
         labels = access_labels(access)
         imported = load_extractions(Path(extractions)) if extractions else None
         found = list(discover([Path(p) for p in paths]))
-        return self.ingester.ingest_files(
-            found,
-            labels,
-            imported=imported,
-            doc_id=doc_id,
-            prefix=prefix,
-            version_label=version_label,
-            progress=progress,
-            batch_size=batch_size,
-        )
+        indexing = None
+        if workers > 1:
+            if self.index_spec is None:
+                raise UserError("ingest with workers needs a graph made by CiteGraph.open (its components named by spec strings)")
+            spec = replace(self.index_spec, dangling=self.dangling, threads=default_threads(workers))
+            indexing = ProcessIndexing(spec, workers, fallback=lambda docs: whole(self.indexer.index(docs)))
+            batch_size = max(1, min(batch_size, -(-len(found) // (2 * workers))))  # every worker gets work
+        try:
+            return self.ingester.ingest_files(
+                found,
+                labels,
+                imported=imported,
+                doc_id=doc_id,
+                prefix=prefix,
+                version_label=version_label,
+                progress=progress,
+                batch_size=batch_size,
+                indexing=indexing,
+            )
+        finally:
+            if indexing is not None:
+                indexing.close()
 
     def ingest_texts(
         self,

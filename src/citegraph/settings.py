@@ -96,6 +96,13 @@ SETTINGS = (
         minimum=1,
     ),
     Setting("max-claims", 100, "an answer of more claims than this is refused before any check", minimum=1),
+    Setting(
+        "workers",
+        1,
+        "processes: `ingest` indexes documents in this many (each loads the models once; one writes), `serve` answers in this many",
+        minimum=1,
+        maximum=64,
+    ),
     Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)", minimum=0, above=True),
     Setting(
         "max-request-mb",
@@ -134,6 +141,7 @@ class Defaults:
     depth_penalty: float
     max_answer_chars: int
     max_claims: int
+    workers: int
     max_file_mb: float
     max_request_mb: float
     dangling: str

@@ -155,6 +155,20 @@ class IndexedDocument(DocumentStream):
     def outcome(self) -> tuple[str, tuple[Rejection, ...]]:
         return self.rules.status.value, tuple(self.rules.rejected)
 
+    def whole(self) -> IndexedDocument | IndexFailure:
+        """This document with every part made now and no parser attached, so it can be sent to
+        another process (``ingest --workers``); a part that fails makes it an :class:`IndexFailure`,
+        as the same failure during the write would have."""
+        try:
+            parts = list(self._parts)
+        except BackendUnavailable as exc:
+            return IndexFailure(self.document, str(exc), True)
+        except CitegraphError as exc:
+            return IndexFailure(self.document, f"extraction failed: {exc}")
+        self.rules.nlp = None
+        self._parts = iter(parts)
+        return self
+
     @property
     def notes(self) -> tuple[str, ...]:
         if not self.rules.cut:

@@ -20,9 +20,12 @@ The rules of a run:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from citegraph.errors import AccessConflict, BackendUnavailable, CitegraphError, InputFileError, UserError
 from citegraph.extract.base import Extractor
@@ -33,9 +36,13 @@ from citegraph.models import Document, DocumentReport, DocumentStatus, IngestRep
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Store
 
+if TYPE_CHECKING:
+    from citegraph.ingest.workers import ProcessIndexing
+
 __all__ = ["Ingester", "Progress", "access_labels"]
 
 Progress = Callable[[int, int, str], None]  # (done, total, current document id)
+RETRIED = "indexed again by the ingesting process: the worker process indexing it stopped (killed or out of memory)"
 
 
 def access_labels(access: Iterable[str]) -> tuple[str, ...]:
@@ -49,6 +56,15 @@ def access_labels(access: Iterable[str]) -> tuple[str, ...]:
 @dataclass
 class _Run:
     unavailable: str | None = None  #: set once a model backend is down: the rest of the run fails fast
+
+
+@dataclass
+class _Batch:
+    """Documents checked and read together: the reports known before indexing, and those to index."""
+
+    items: list[TextInput]
+    reports: dict[str, DocumentReport] = field(default_factory=dict)
+    documents: list[Document] = field(default_factory=list)
 
 
 class Ingester:
@@ -70,10 +86,13 @@ class Ingester:
         version_label: str | None = None,
         progress: Progress | None = None,
         batch_size: int = 32,
+        indexing: ProcessIndexing | None = None,
     ) -> IngestReport:
         """Ingest discovered files (see :func:`~citegraph.ingest.base.discover`) with the labels
         ``access`` (see :func:`access_labels`). ``doc_id`` names the one file; ``prefix`` goes before
-        every document id."""
+        every document id. With ``indexing`` (worker processes), batches are indexed there, up to two
+        per worker ahead of the writes, and written here in order; documents an import file
+        (``imported``) covers are indexed here."""
         found = list(found)
         if doc_id is not None:
             if len(found) != 1:
@@ -87,12 +106,34 @@ class Ingester:
         done = 0
         run = _Run()
 
+        inflight: deque[tuple[_Batch, Future[list[IndexedDocument | IndexFailure]] | None]] = deque()
+
+        def drain(keep: int) -> None:
+            nonlocal done
+            while indexing is not None and len(inflight) > keep:
+                batch, future = inflight.popleft()
+                results = indexing.result(future, batch.documents) if future is not None else []
+                retried = set(indexing.retried)
+                reports.extend(
+                    replace(r, notes=(*r.notes, RETRIED)) if r.id in retried else r for r in self._finish(batch, results, run)
+                )
+                done += len(batch.items)
+                if progress:
+                    progress(done, len(found), batch.items[-1].id)
+
         def flush() -> None:
             nonlocal done
-            reports.extend(self._ingest_batch(pending, access, imported, version_label, run))
-            done += len(pending)
-            if progress and pending:
-                progress(done, len(found), pending[-1].id)
+            if not pending:
+                return
+            if indexing is None or imported is not None:
+                reports.extend(self._ingest_batch(pending, access, imported, version_label, run))
+                done += len(pending)
+                if progress:
+                    progress(done, len(found), pending[-1].id)
+            else:
+                batch = self._prepare(list(pending), access, version_label, run)
+                inflight.append((batch, indexing.submit(batch.documents) if batch.documents else None))
+                drain(keep=2 * indexing.workers)
             pending.clear()
 
         def report(f: FoundFile, status: DocumentStatus, reason: str) -> None:
@@ -121,6 +162,7 @@ class Ingester:
             if len(pending) >= batch_size or sum(len(p.text) for p in pending) >= CHUNK_CHARS:
                 flush()
         flush()
+        drain(keep=0)
         unmatched = tuple(imported.unmatched(seen)) if imported else ()
         return IngestReport(tuple(reports), unmatched, run.unavailable)
 
@@ -144,39 +186,47 @@ class Ingester:
         version_label: str | None,
         run: _Run,
     ) -> list[DocumentReport]:
-        reports: dict[str, DocumentReport] = {}
-        docs: list[Document] = []
+        batch = self._prepare(items, access, version_label, run)
+
+        def extractor_for(doc: Document) -> Extractor | None:
+            return imported.extractor_for(doc.id, self.indexer.nlp) if imported else None
+
+        return self._finish(batch, self.indexer.index(batch.documents, extractor_for), run)
+
+    def _prepare(self, items: list[TextInput], access: tuple[str, ...], version_label: str | None, run: _Run) -> _Batch:
+        """The checks before any work: the labels, identical content; the documents left to index."""
+        batch = _Batch(items)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         for item in items:
             version = content_version(item.text)
             stored_access = self.store.document_access(item.id)
             if run.unavailable:
-                reports[item.id] = failed_report(item.id, version, item.source, run.unavailable)
+                batch.reports[item.id] = failed_report(item.id, version, item.source, run.unavailable)
             elif stored_access is not None and stored_access != access:
-                reports[item.id] = failed_report(item.id, version, item.source, str(AccessConflict(item.id, stored_access, access)))
+                batch.reports[item.id] = failed_report(item.id, version, item.source, str(AccessConflict(item.id, stored_access, access)))
             elif (existing := self.store.get_document(item.id, version)) is not None and self.store.document_status(
                 item.id, version
             ) != DocumentStatus.PARTIAL.value:
                 # Identical content is a no-op, unless its last ingest was partial: then it is extracted again.
-                reports[item.id] = self._restate(existing)
+                batch.reports[item.id] = self._restate(existing)
             else:
-                docs.append(
+                batch.documents.append(
                     Document(item.id, version, item.text, item.source or item.id, access, version_label, now, True, item.media_type)
                 )
+        return batch
 
-        def extractor_for(doc: Document) -> Extractor | None:
-            return imported.extractor_for(doc.id, self.indexer.nlp) if imported else None
-
-        for result in self.indexer.index(docs, extractor_for):
+    def _finish(self, batch: _Batch, results: Iterable[IndexedDocument | IndexFailure], run: _Run) -> list[DocumentReport]:
+        """Write each indexed document (or report its failure), in order."""
+        for result in results:
             doc = result.document
             if isinstance(result, IndexFailure) or run.unavailable:
                 reason = run.unavailable or (result.reason if isinstance(result, IndexFailure) else "")
                 if isinstance(result, IndexFailure) and result.unavailable:
                     run.unavailable = run.unavailable or result.reason
-                reports[doc.id] = failed_report(doc.id, doc.version, doc.source, reason)
+                batch.reports[doc.id] = failed_report(doc.id, doc.version, doc.source, reason)
                 continue
-            reports[doc.id] = self._write(result, run)
-        return [reports[item.id] for item in items]
+            batch.reports[doc.id] = self._write(result, run)
+        return [batch.reports[item.id] for item in batch.items]
 
     def _restate(self, existing: Document) -> DocumentReport:
         """Identical content is a no-op, except to make an old version current again."""

@@ -1,0 +1,128 @@
+"""Indexing in worker processes: ``citegraph ingest --workers N``.
+
+Each worker process builds its own :class:`~citegraph.ingest.indexer.Indexer` once (spaCy, the
+extractor and the embedder named by spec strings, loaded when the process starts) and indexes the
+batches of documents it is sent; what it sends back is the store writes, made whole
+(:meth:`IndexedDocument.whole`), or the failures. The ingesting process checks, writes and reports
+them in the order the documents came (one writer: the rules of a run stay in
+:class:`~citegraph.ingest.ingester.Ingester`). A worker reads the store only to ask which entity
+keys still need a vector.
+
+A batch whose worker died (killed, out of memory) is indexed again in the ingesting process, so
+its documents are not lost; the pool is replaced for the batches after it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+from citegraph.ingest.indexer import IndexedDocument, Indexer, IndexFailure
+from citegraph.models import Document
+
+__all__ = ["IndexerSpec", "ProcessIndexing"]
+
+Result = IndexedDocument | IndexFailure
+
+
+@dataclass(frozen=True)
+class IndexerSpec:
+    """What a worker needs to build its indexer: spec strings and plain values, so it pickles."""
+
+    db: str
+    embedder: str
+    extractor: str
+    dangling: str
+    timeout: float
+    lock_timeout: float
+    threads: int = 1  #: the embedder's threads in each worker (the workers share the machine's cores)
+
+
+_indexer: Indexer | None = None  # the worker process's own, built once by _start
+
+
+def _start(spec: IndexerSpec) -> None:
+    global _indexer
+    from citegraph.components import make_embedder, make_extractor
+    from citegraph.ingest.sentences import SentenceSplitter
+    from citegraph.store.sqlite import SQLiteStore
+
+    splitter = SentenceSplitter()
+    store = SQLiteStore(spec.db, create=False, lock_timeout=spec.lock_timeout)  # read: which keys still need a vector
+    _indexer = Indexer(
+        splitter,
+        make_extractor(spec.extractor, splitter, timeout=spec.timeout),
+        make_embedder(spec.embedder, timeout=spec.timeout, threads=spec.threads),
+        dangling=spec.dangling,
+        missing_keys=store.missing_keys,
+        nlp=splitter.nlp,
+    )
+
+
+def _index(documents: list[Document]) -> list[Result]:
+    assert _indexer is not None, "the worker was not started"
+    return whole(_indexer.index(documents))
+
+
+def whole(results: Any) -> list[Result]:
+    """Each result made whole, to be sent to another process: a document's parts made now (a part
+    that fails makes the document an :class:`IndexFailure`)."""
+    return [r.whole() if isinstance(r, IndexedDocument) else r for r in results]
+
+
+class ProcessIndexing:
+    """``workers`` processes indexing batches of documents; :meth:`submit` returns at once, and
+    :meth:`result` waits for one batch (indexing it here, with ``fallback``, if its worker died)."""
+
+    def __init__(self, spec: IndexerSpec, workers: int, fallback: Callable[[list[Document]], list[Result]]) -> None:
+        import multiprocessing
+
+        self.spec = spec
+        self.workers = workers
+        self.fallback = fallback
+        self.retried: list[str] = []  #: ids of documents indexed here after their worker died
+        # "spawn": a fresh interpreter per worker (no copy of this process's models, threads or connections)
+        self._context = multiprocessing.get_context("spawn")
+        self._pool = self._new_pool()
+        self._generation = 0  # which pool: a batch of a pool already replaced does not replace the new one
+        self._of: dict[int, int] = {}  # id(future) -> the generation of the pool that runs it
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_start, initargs=(self.spec,))
+
+    def submit(self, documents: list[Document]) -> Future[list[Result]]:
+        try:
+            future = self._pool.submit(_index, documents)
+        except BrokenProcessPool:
+            self._replace(self._generation)
+            future = self._pool.submit(_index, documents)
+        self._of[id(future)] = self._generation
+        return future
+
+    def result(self, future: Future[list[Result]], documents: list[Document]) -> list[Result]:
+        generation = self._of.pop(id(future), self._generation)
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            self.retried.extend(d.id for d in documents)
+            self._replace(generation)
+            return self.fallback(documents)
+
+    def _replace(self, generation: int) -> None:
+        if generation != self._generation:  # replaced already, when an earlier batch of that pool failed
+            return
+        self._pool.shutdown(wait=False, cancel_futures=False)
+        self._pool = self._new_pool()
+        self._generation += 1
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def default_threads(workers: int) -> int:
+    """The embedder's threads per worker: the cores shared out, at least one."""
+    return max(1, (os.cpu_count() or 1) // workers)
