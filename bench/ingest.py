@@ -42,7 +42,7 @@ Two views, both without touching ``src/``:
 
 Usage::
 
-    python bench/ingest.py --data PATH/hotpotqa_distractor_sample100.json [--limit N] [--db PATH] [--json-out FILE]
+    python bench/ingest.py --data PATH/hotpotqa_distractor_sample100.json [--limit N] [--workers 1,2] [--db PATH] [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -144,8 +144,10 @@ def warm_up(workdir: Path) -> None:
         warm.ingest_texts([TextInput("warmup.txt", WARMUP_TEXT)])
 
 
-def run_ingest(db: Path, corpus: Path, expected: int, err: Console) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The timed whole ingest. Returns (figures, material for the later measurements)."""
+def run_ingest(db: Path, corpus: Path, expected: int, err: Console, workers: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The timed whole ingest. Returns (figures, material for the later measurements). With
+    ``workers`` > 1 the splitting, extraction and embedding run in the worker processes (their
+    start, model loading included, is inside the clock), so only the writes are timed by stage."""
     graph = CiteGraph.open(db, "minilm")
     graph.embedder.embed([WARMUP_TEXT])  # this instance's session warm-up, outside the clock
     graph.splitter.nlp(WARMUP_TEXT)
@@ -169,7 +171,7 @@ def run_ingest(db: Path, corpus: Path, expected: int, err: Console) -> tuple[dic
         def progress(done: int, total: int, current: str) -> None:
             bar.update(task, completed=done, total=total, description=current)
 
-        report, seconds, cpu_seconds = timed_call(lambda: graph.ingest([corpus], progress=progress))
+        report, seconds, cpu_seconds = timed_call(lambda: graph.ingest([corpus], progress=progress, workers=workers))
 
     statuses = Counter(d.status.value for d in report.documents)
     data = graph.store.graph(None, include_superseded=True)
@@ -180,6 +182,7 @@ def run_ingest(db: Path, corpus: Path, expected: int, err: Console) -> tuple[dic
     in_run: dict[str, float] = {stage: round(spent, 3) for stage, spent in timers.seconds.items()}
     in_run["other (load, look-ups, ...)"] = round(seconds - sum(timers.seconds.values()), 3)
     figures = {
+        "workers": workers,
         "documents": len(report.documents),
         "status": {s.value: statuses.get(s.value, 0) for s in DocumentStatus},
         "failed_reasons": sorted({d.reason for d in report.documents if d.status == DocumentStatus.FAILED})[:5],
@@ -191,6 +194,7 @@ def run_ingest(db: Path, corpus: Path, expected: int, err: Console) -> tuple[dic
         "whole_ingest_s": round(seconds, 3),
         "whole_ingest_cpu_s": round(cpu_seconds, 3),
         "sentences_per_s": round(sentences / seconds, 1) if seconds else None,
+        "documents_per_s": round(len(report.documents) / seconds, 1) if seconds else None,
         "in_run_stages_s": in_run,
         "embed_calls": timers.calls[EMBED],
         "embedded_texts": timers.items[EMBED],
@@ -280,6 +284,21 @@ def render(out: Console, r: dict[str, Any]) -> None:
         stages.add_row(stage, "" if seconds is None else f"{seconds:.2f}", share, "" if standalone is None else f"{standalone:.2f}")
     stages.add_row("whole ingest", f"{whole:.2f}", "100%", "")
     out.print(stages)
+    if r["other_worker_counts"]:
+        workers = Table(title=f"worker processes (the main run: --workers {r['workers']})")
+        for column in ("workers", "whole ingest (s)", "sentences/s", "documents/s", "speed-up", "ratio / embedding-only", "same counts"):
+            workers.add_column(column, justify="right")
+        for w in r["other_worker_counts"]:
+            workers.add_row(
+                str(w["workers"]),
+                f"{w['whole_ingest_s']:.2f}",
+                str(w["sentences_per_s"]),
+                str(w["documents_per_s"]),
+                f"{w['speedup_over_first']:.2f}x",
+                f"{w['ratio_whole_over_embedding']:.2f}",
+                str(w["same_counts"]),
+            )
+        out.print(workers)
     if r["failed_reasons"]:
         out.print("failure reasons (first 5):", *r["failed_reasons"], sep="\n  ")
     load = r["load_average_1min"]
@@ -292,7 +311,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="use only the first N questions (10 paragraphs each)")
     parser.add_argument("--db", type=Path, help="store to create (must not exist yet); default: a temporary file, deleted afterwards")
     parser.add_argument("--json-out", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--workers",
+        default="1",
+        help="comma-separated worker counts, e.g. 1,2: one whole ingest each, into its own store (the first is the main run)",
+    )
     args = parser.parse_args(argv)
+    try:
+        counts = [int(w) for w in args.workers.split(",")]
+    except ValueError:
+        parser.error(f"--workers {args.workers}: give whole numbers separated by commas, e.g. 1,2")
+    if not counts or min(counts) < 1:
+        parser.error("--workers: each count must be at least 1")
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
     if not args.data.is_file():
@@ -313,7 +343,11 @@ def main(argv: list[str] | None = None) -> int:
         err.print("warming up (spaCy model, ONNX session) ...")
         warm_up(workdir)
         db = args.db or workdir / "bench.db"
-        figures, material = run_ingest(db, corpus, len(paragraphs), err)
+        figures, material = run_ingest(db, corpus, len(paragraphs), err, counts[0])
+        more = []
+        for n in counts[1:]:
+            err.print(f"whole ingest again with --workers {n} into its own store ...")
+            more.append(run_ingest(workdir / f"bench-w{n}.db", corpus, len(paragraphs), err, n)[0])
 
         err.print(f"embedding-only: {len(material['span_texts'])} sentences in one embed() call ...")
         embed_s, embed_cpu_s = embedding_only(material["span_texts"])
@@ -334,6 +368,19 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_ratio_whole_over_embedding": round(figures["whole_ingest_cpu_s"] / embed_cpu_s, 3) if embed_cpu_s else None,
         "target_ratio": TARGET_RATIO,
         "standalone_stages_s": standalone,
+        "other_worker_counts": [
+            {
+                "workers": f["workers"],
+                "whole_ingest_s": f["whole_ingest_s"],
+                "sentences_per_s": f["sentences_per_s"],
+                "documents_per_s": f["documents_per_s"],
+                "speedup_over_first": round(figures["whole_ingest_s"] / f["whole_ingest_s"], 2) if f["whole_ingest_s"] else None,
+                "ratio_whole_over_embedding": round(f["whole_ingest_s"] / embed_s, 3) if embed_s else None,
+                "same_counts": (f["sentences"], f["relations"], f["unique_entity_keys"])
+                == (figures["sentences"], figures["relations"], figures["unique_entity_keys"]),
+            }
+            for f in more
+        ],
         "load_average_1min": load_figures(load_before),
         "environment": environment(),
     }
