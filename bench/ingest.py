@@ -42,7 +42,7 @@ Two views, both without touching ``src/``:
 
 Usage::
 
-    python bench/ingest.py --data PATH/hotpotqa_distractor_sample100.json [--limit N] [--workers 1,2] [--db PATH] [--json-out FILE]
+    python bench/ingest.py --data PATH/hotpotqa_distractor_sample100.json [--limit N] [--workers 1,2] [--ray 2] [--db PATH] [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -144,7 +144,9 @@ def warm_up(workdir: Path) -> None:
         warm.ingest_texts([TextInput("warmup.txt", WARMUP_TEXT)])
 
 
-def run_ingest(db: Path, corpus: Path, expected: int, err: Console, workers: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_ingest(
+    db: Path | str, corpus: Path, expected: int, err: Console, workers: int = 1, executor: str = "process"
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The timed whole ingest. Returns (figures, material for the later measurements). With
     ``workers`` > 1 the splitting, extraction and embedding run in the worker processes (their
     start, model loading included, is inside the clock), so only the writes are timed by stage."""
@@ -171,7 +173,7 @@ def run_ingest(db: Path, corpus: Path, expected: int, err: Console, workers: int
         def progress(done: int, total: int, current: str) -> None:
             bar.update(task, completed=done, total=total, description=current)
 
-        report, seconds, cpu_seconds = timed_call(lambda: graph.ingest([corpus], progress=progress, workers=workers))
+        report, seconds, cpu_seconds = timed_call(lambda: graph.ingest([corpus], progress=progress, workers=workers, executor=executor))
 
     statuses = Counter(d.status.value for d in report.documents)
     data = graph.store.graph(None, include_superseded=True)
@@ -183,6 +185,7 @@ def run_ingest(db: Path, corpus: Path, expected: int, err: Console, workers: int
     in_run["other (load, look-ups, ...)"] = round(seconds - sum(timers.seconds.values()), 3)
     figures = {
         "workers": workers,
+        "executor": executor,
         "documents": len(report.documents),
         "status": {s.value: statuses.get(s.value, 0) for s in DocumentStatus},
         "failed_reasons": sorted({d.reason for d in report.documents if d.status == DocumentStatus.FAILED})[:5],
@@ -286,11 +289,21 @@ def render(out: Console, r: dict[str, Any]) -> None:
     out.print(stages)
     if r["other_worker_counts"]:
         workers = Table(title=f"worker processes (the main run: --workers {r['workers']})")
-        for column in ("workers", "whole ingest (s)", "sentences/s", "documents/s", "speed-up", "ratio / embedding-only", "same counts"):
+        for column in (
+            "workers",
+            "executor",
+            "whole ingest (s)",
+            "sentences/s",
+            "documents/s",
+            "speed-up",
+            "ratio / embedding-only",
+            "same counts",
+        ):
             workers.add_column(column, justify="right")
         for w in r["other_worker_counts"]:
             workers.add_row(
                 str(w["workers"]),
+                w["executor"],
                 f"{w['whole_ingest_s']:.2f}",
                 str(w["sentences_per_s"]),
                 str(w["documents_per_s"]),
@@ -309,8 +322,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True, help="hotpotqa_distractor_sample100.json (a JSON list of HotpotQA objects)")
     parser.add_argument("--limit", type=int, help="use only the first N questions (10 paragraphs each)")
-    parser.add_argument("--db", type=Path, help="store to create (must not exist yet); default: a temporary file, deleted afterwards")
+    parser.add_argument(
+        "--db",
+        help="store to create (a new SQLite file, or an empty postgresql:// database); default: a temporary file, deleted afterwards",
+    )
     parser.add_argument("--json-out", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--ray", type=int, default=0, help="also one whole ingest on this many Ray actors (a local Ray started in the clock)"
+    )
     parser.add_argument(
         "--workers",
         default="1",
@@ -327,7 +346,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--limit must be at least 1")
     if not args.data.is_file():
         parser.error(f"--data {args.data}: no such file")
-    if args.db is not None and (args.db.exists() or Path(f"{args.db}-wal").exists()):
+    if (
+        args.db is not None
+        and not args.db.startswith(("postgresql://", "postgres://"))
+        and (Path(args.db).exists() or Path(f"{args.db}-wal").exists())
+    ):
         parser.error(f"--db {args.db} already exists: ingest would be a no-op; remove it or choose another path")
 
     out, err = Console(), Console(stderr=True)
@@ -348,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
         for n in counts[1:]:
             err.print(f"whole ingest again with --workers {n} into its own store ...")
             more.append(run_ingest(workdir / f"bench-w{n}.db", corpus, len(paragraphs), err, n)[0])
+        if args.ray:
+            err.print(f"whole ingest again on {args.ray} Ray actors (a local Ray cluster) into its own store ...")
+            more.append(run_ingest(workdir / "bench-ray.db", corpus, len(paragraphs), err, args.ray, "ray")[0])
 
         err.print(f"embedding-only: {len(material['span_texts'])} sentences in one embed() call ...")
         embed_s, embed_cpu_s = embedding_only(material["span_texts"])
@@ -371,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         "other_worker_counts": [
             {
                 "workers": f["workers"],
+                "executor": f["executor"],
                 "whole_ingest_s": f["whole_ingest_s"],
                 "sentences_per_s": f["sentences_per_s"],
                 "documents_per_s": f["documents_per_s"],

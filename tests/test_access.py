@@ -2,13 +2,15 @@
 
 The property test is non-interference: what a caller holding labels L gets from the full store is
 exactly what they would get from a store built only from the documents L may read.
+
+Every test here runs on each store backend (``stores``: SQLite in memory, PostgreSQL; see conftest).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,17 @@ from citegraph.models import Document, DocumentStatus, ExtractedEntity, Extracte
 from citegraph.output import answer_json, documents_json, entity_json, nodes_json, relations_json
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.modes import MODES
-from citegraph.store import SQLiteStore
+from tests.conftest import Stores
 
 PUBLIC = "Exports use the latest snapshot. Snapshot exports stay available for 30 days after cancellation."
 PRIVATE = "Exports of payroll data use the archive vault. The archive vault keeps payroll for seven years."
+
+
+@pytest.fixture
+def graph(stores: Stores, splitter: SentenceSplitter) -> Iterator[CiteGraph]:
+    """A fresh store of the backend under test, with the hashing embedder."""
+    with CiteGraph(stores.new(), HashingEmbedder(), splitter=splitter) as g:
+        yield g
 
 
 def test_private_spans_and_relations_are_invisible_to_a_public_caller(graph: CiteGraph) -> None:
@@ -140,8 +149,8 @@ def _oracle(ops: Sequence[Op]) -> tuple[list[bool], dict[int, tuple[str, ...]]]:
     return taken, labels_of
 
 
-def _build(splitter: SentenceSplitter, ops: Sequence[Op]) -> CiteGraph:
-    graph = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, extractor=WordListExtractor())
+def _build(stores: Stores, splitter: SentenceSplitter, ops: Sequence[Op]) -> CiteGraph:
+    graph = CiteGraph(stores.new(), HashingEmbedder(), splitter=splitter, extractor=WordListExtractor())
     for (kind, text, labels, doc), taken in zip(ops, _oracle(ops)[0], strict=True):
         if kind == "ingest":
             (report,) = graph.ingest_texts([TextInput(f"doc{doc}.md", text)], access=labels).documents
@@ -185,14 +194,17 @@ def _observe(graph: CiteGraph, labels: Sequence[str], question: str, seed: str) 
     }
 
 
-def _assert_non_interference(splitter: SentenceSplitter, ops: Sequence[Op], caller: Sequence[str], question: str, seed: str) -> None:
+def _assert_non_interference(
+    stores: Stores, splitter: SentenceSplitter, ops: Sequence[Op], caller: Sequence[str], question: str, seed: str
+) -> None:
     """What ``caller`` gets from the full store equals what a store built only from the documents it
     may read gives (labels belong to a document id; what decides is each document's final labels)."""
     taken, final = _oracle(ops)
     readable = [op for op, ok in zip(ops, taken, strict=True) if ok and set(final[op[3]]) & set(caller)]
     labels = sorted(caller)
-    with _build(splitter, ops) as full, _build(splitter, readable) as only:
+    with _build(stores, splitter, ops) as full, _build(stores, splitter, readable) as only:
         assert _observe(full, labels, question, seed) == _observe(only, labels, question, seed)
+    stores.release()  # this example's stores (a PostgreSQL database each) go now, not at the test's end
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -202,11 +214,11 @@ def _assert_non_interference(splitter: SentenceSplitter, ops: Sequence[Op], call
     question=st.sampled_from(WORDS).map(lambda w: f"How long does the {w} stay available?"),
     seed=st.sampled_from(WORDS),
 )
-def test_non_interference(splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str) -> None:
-    _assert_non_interference(splitter, ops, sorted(caller), question, seed)
+def test_non_interference(stores: Stores, splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str) -> None:
+    _assert_non_interference(stores, splitter, ops, sorted(caller), question, seed)
 
 
-def test_non_interference_for_every_order_of_a_collision(splitter: SentenceSplitter) -> None:
+def test_non_interference_for_every_order_of_a_collision(stores: Stores, splitter: SentenceSplitter) -> None:
     """Every order of two ingests colliding on one id with other labels, a second version, and a
     relabel: every caller sees what a store of its readable documents shows."""
     steps: list[Op] = [
@@ -217,7 +229,7 @@ def test_non_interference_for_every_order_of_a_collision(splitter: SentenceSplit
     ]
     for order in itertools.permutations(steps):
         for caller in (["public"], ["hr"], ["eng"]):
-            _assert_non_interference(splitter, order, caller, "How long is the Payroll kept?", "Archive")
+            _assert_non_interference(stores, splitter, order, caller, "How long is the Payroll kept?", "Archive")
 
 
 def test_relabelling_a_document_relabels_its_old_versions(graph: CiteGraph) -> None:
@@ -255,7 +267,7 @@ TEAM = "Alice Moreno leads the Export team."
 
 @pytest.mark.parametrize("order", [("staff", "public"), ("public", "staff")])
 def test_an_id_collision_across_labels_is_refused_in_either_order(
-    order: tuple[str, str], tmp_path: Path, splitter: SentenceSplitter
+    order: tuple[str, str], tmp_path: Path, splitter: SentenceSplitter, stores: Stores
 ) -> None:
     """Issue 14's leak: staff/notes.txt and pub/notes.txt share the id ``notes.txt``. The second
     ingest used to relabel the first document's versions; now it is refused, and --prefix keeps both."""
@@ -263,7 +275,7 @@ def test_an_id_collision_across_labels_is_refused_in_either_order(
     for label, text in (("staff", SALARY), ("public", TEAM)):
         folders[label].mkdir()
         (folders[label] / "notes.txt").write_text(text, encoding="utf-8")
-    with CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter) as graph:
+    with CiteGraph(stores.new(), HashingEmbedder(), splitter=splitter) as graph:
         first, second = order
         assert graph.ingest([folders[first]], access=[first]).documents[0].status == DocumentStatus.OK
         (refused,) = graph.ingest([folders[second]], access=[second]).documents

@@ -5,6 +5,8 @@ random moment between its first write and its end (moments drawn from an uninter
 fixed seed). While it runs, this process reads the same store again and again (as a second user
 would) and checks every read is consistent. After the kill, ``check`` must find nothing wrong, and
 ingesting the folder again must reach exactly the graph of an uninterrupted run.
+
+Both backends (``stores``): a SQLite file, and a PostgreSQL database (see conftest).
 """
 
 from __future__ import annotations
@@ -20,13 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from citegraph.embed import HashingEmbedder
 from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.output import documents_json
 from citegraph.pipeline import CiteGraph
-from citegraph.store import SQLiteStore
+from citegraph.store import open_store
+from tests.conftest import Stores
 
 TRIALS = 20
 DOCUMENTS = 100
@@ -51,28 +52,33 @@ def _snapshot(graph: CiteGraph) -> dict[str, Any]:
     return {"documents": documents, "graph": json.loads(graph.export("json", labels=None, include_superseded=True))}
 
 
-def _ingest_command(folder: Path, db: Path) -> list[str]:
-    return [sys.executable, "-m", "citegraph.cli", "ingest", str(folder), "--db", str(db), "--embedder", "hashing", "--quiet"]
+def _ingest_command(folder: Path, db: str) -> list[str]:
+    return [sys.executable, "-m", "citegraph.cli", "ingest", str(folder), "--db", db, "--embedder", "hashing", "--quiet"]
 
 
-def _stored(db: Path) -> int:
-    if not db.exists():
+def _exists(db: str) -> bool:
+    """Whether the store is there to read: a SQLite file exists; a PostgreSQL database always does."""
+    return db.startswith("postgresql://") or Path(db).exists()
+
+
+def _stored(db: str) -> int:
+    if not _exists(db):
         return 0
-    store = SQLiteStore(db)
+    store = open_store(db)
     try:
         return len(store.documents(None))
     finally:
         store.close()
 
 
-def _read_consistently(db: Path, stop: threading.Event, seen: list[int], errors: list[str]) -> None:
+def _read_consistently(db: str, stop: threading.Event, seen: list[int], errors: list[str]) -> None:
     """A second user reading while the ingest writes: every read is one consistent snapshot."""
     while not stop.is_set():
-        if not db.exists():
+        if not _exists(db):
             time.sleep(0.01)
             continue
         try:
-            store = SQLiteStore(db)
+            store = open_store(db)
             try:
                 with store.snapshot():
                     docs = store.documents(None)
@@ -97,13 +103,11 @@ def _read_consistently(db: Path, stop: threading.Event, seen: list[int], errors:
         seen.append(len(docs))
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], float, float]:
+def _reference(stores: Stores, root: Path) -> tuple[Path, dict[str, Any], float, float]:
     """The corpus, the graph of an uninterrupted CLI run, and when that run wrote first and ended."""
-    root = tmp_path_factory.mktemp("crash")
     folder = root / "docs"
     _corpus(folder)
-    db = root / "reference.db"
+    db = stores.location()
     start = time.monotonic()
     log = root / "reference.log"
     with log.open("wb") as err:
@@ -115,21 +119,19 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
             time.sleep(0.02)
     end = time.monotonic() - start
     assert process.returncode == 0, log.read_text(encoding="utf-8", errors="replace")
-    with CiteGraph(SQLiteStore(db), HashingEmbedder()) as graph:
+    with CiteGraph(stores.open(db), HashingEmbedder()) as graph:
         assert graph.check() == []
         snapshot = _snapshot(graph)
     assert len(snapshot["documents"]) == DOCUMENTS
     return folder, snapshot, first_write or 0.0, end
 
 
-def test_sigkill_during_ingest_never_breaks_the_store(
-    reference: tuple[Path, dict[str, Any], float, float], tmp_path: Path, splitter: SentenceSplitter
-) -> None:
-    folder, expected, first_write, end = reference
+def test_sigkill_during_ingest_never_breaks_the_store(stores: Stores, tmp_path: Path, splitter: SentenceSplitter) -> None:
+    folder, expected, first_write, end = _reference(stores, tmp_path)
     rng = random.Random(20261130)
     interrupted, stored_at_kill, reads = [], [], 0
     for trial in range(TRIALS):
-        db = tmp_path / f"trial{trial}.db"
+        db = stores.location()
         # A random moment between this run's first write and the end an uninterrupted run would
         # reach (measured from the first write, so a slow start-up on a loaded machine moves nothing).
         delay = rng.uniform(0.0, max(end - first_write, 0.05))
@@ -152,24 +154,24 @@ def test_sigkill_during_ingest_never_breaks_the_store(
         stored_at_kill.append(stored)
         reads += len(seen)
 
-        store = SQLiteStore(db)
-        with CiteGraph(store, HashingEmbedder(), splitter=splitter) as graph:
+        with CiteGraph(stores.open(db), HashingEmbedder(), splitter=splitter) as graph:
             assert graph.check() == [], f"trial {trial} (killed after {delay:.2f} s, {stored} documents stored)"
             graph.ingest([folder])
             assert graph.check() == []
             assert _snapshot(graph) == expected, f"trial {trial}: the re-run did not reach the uninterrupted graph"
-    print(f"\ncrash trials: {TRIALS}; documents stored when killed: {stored_at_kill}; consistent concurrent reads: {reads}")
+    print(
+        f"\ncrash trials ({stores.backend}): {TRIALS}; documents stored when killed: {stored_at_kill}; consistent concurrent reads: {reads}"
+    )
     # The trials must actually interrupt ingests, not only kill them before or after their work.
     assert sum(interrupted) >= TRIALS // 4, f"only {sum(interrupted)} of {TRIALS} kills landed mid-ingest"
 
 
-def test_processes_opening_a_new_store_at_once_migrate_it_once(tmp_path: Path) -> None:
-    db = tmp_path / "new.db"
-    code = f"from citegraph.store import SQLiteStore; SQLiteStore({str(db)!r}).close()"
+def test_processes_opening_a_new_store_at_once_migrate_it_once(stores: Stores) -> None:
+    db = stores.location()
+    code = f"from citegraph.store import open_store; open_store({db!r}).close()"
     processes = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE) for _ in range(4)]
     for p in processes:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err.decode()
-    store = SQLiteStore(db)
+    store = stores.open(db)
     assert store.schema_version() >= 1 and store.check() == []
-    store.close()

@@ -22,25 +22,37 @@ NOTES = {
 }
 
 
-def _rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every stored record that does not depend on when or in which order it was written."""
+def _rows(db: Path | str) -> dict[str, list[tuple[object, ...]]]:
+    """Every stored record that does not depend on when or in which order it was written, from a
+    SQLite file or a PostgreSQL URL (the same SQL on both)."""
+    queries = {
+        "documents": "SELECT doc_id, version, current, status, extractor, text FROM documents ORDER BY 1, 2",
+        "access": "SELECT doc_id, version, label FROM document_access ORDER BY 1, 2, 3",
+        "spans": "SELECT doc_id, version, start_char, end_char, text, kind, vector FROM spans ORDER BY 1, 2, 3",
+        "entities": "SELECT key, key_vector FROM entities ORDER BY 1",
+        "mentions": "SELECT e.key, s.doc_id, s.start_char, m.start_char, m.surface, m.type, m.inferred FROM mentions m"
+        " JOIN entities e ON e.id = m.entity_id JOIN spans s ON s.id = m.span_id ORDER BY 1, 2, 3, 4, 5, 6",
+        "relations": "SELECT a.key, b.key, r.type, s.doc_id, s.start_char FROM relations r JOIN entities a ON a.id = r.source_id"
+        " JOIN entities b ON b.id = r.target_id JOIN spans s ON s.id = r.span_id ORDER BY 1, 2, 3, 4, 5",
+        "rejections": "SELECT doc_id, kind, reason, detail FROM rejections ORDER BY 1, 2, 3, 4",
+    }
+    if str(db).startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(str(db)) as pg:
+            return {
+                table: sorted(
+                    (
+                        tuple(bytes(v) if isinstance(v, memoryview) else int(v) if isinstance(v, bool) else v for v in row)
+                        for row in pg.execute(sql).fetchall()
+                    ),
+                    key=repr,
+                )  # sorted here: the two backends' text collations differ
+                for table, sql in queries.items()
+            }
     con = sqlite3.connect(db)
     try:
-        return {
-            "documents": con.execute("SELECT doc_id, version, current, status, extractor, text FROM documents ORDER BY 1, 2").fetchall(),
-            "access": con.execute("SELECT doc_id, version, label FROM document_access ORDER BY 1, 2, 3").fetchall(),
-            "spans": con.execute("SELECT doc_id, version, start_char, end_char, text, kind, vector FROM spans ORDER BY 1, 2, 3").fetchall(),
-            "entities": con.execute("SELECT key, key_vector FROM entities ORDER BY 1").fetchall(),
-            "mentions": con.execute(
-                "SELECT e.key, s.doc_id, s.start_char, m.start_char, m.surface, m.type, m.inferred FROM mentions m"
-                " JOIN entities e ON e.id = m.entity_id JOIN spans s ON s.id = m.span_id ORDER BY 1, 2, 3, 4, 5, 6"
-            ).fetchall(),
-            "relations": con.execute(
-                "SELECT a.key, b.key, r.type, s.doc_id, s.start_char FROM relations r JOIN entities a ON a.id = r.source_id"
-                " JOIN entities b ON b.id = r.target_id JOIN spans s ON s.id = r.span_id ORDER BY 1, 2, 3, 4, 5"
-            ).fetchall(),
-            "rejections": con.execute("SELECT doc_id, kind, reason, detail FROM rejections ORDER BY 1, 2, 3, 4").fetchall(),
-        }
+        return {table: sorted(con.execute(sql).fetchall(), key=repr) for table, sql in queries.items()}
     finally:
         con.close()
 
@@ -67,7 +79,9 @@ def test_two_workers_store_exactly_what_one_process_stores(tmp_path: Path, larks
     for table in one:
         assert two[table] == one[table], table
 
-    again = runner.invoke(main, ["ingest", str(folder), "--db", str(tmp_path / "w2.db"), "--embedder", "hashing", "--workers", "2", "--json"])
+    again = runner.invoke(
+        main, ["ingest", str(folder), "--db", str(tmp_path / "w2.db"), "--embedder", "hashing", "--workers", "2", "--json"]
+    )
     assert {d["status"] for d in json.loads(again.stdout)["documents"] if d["id"] != "broken.pdf"} == {"unchanged"}
 
 
@@ -101,7 +115,7 @@ def test_workers_need_a_graph_opened_from_spec_strings(tmp_path: Path, splitter,
     from citegraph.embed import HashingEmbedder
 
     graph = CiteGraph(SQLiteStore(tmp_path / "s.db"), HashingEmbedder(), splitter=splitter)
-    with pytest.raises(UserError, match="CiteGraph.open"):
+    with pytest.raises(UserError, match=r"CiteGraph\.open"):
         graph.ingest([write("a.md", "Orion ships.")], workers=2)
     graph.close()
     assert IndexerSpec("d", "hashing", "spacy", "infer", 1.0, 1.0).threads == 1

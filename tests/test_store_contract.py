@@ -1,4 +1,5 @@
-"""The store contract, run against every backend (SQLite in memory and on disk today)."""
+"""The store contract, run against every backend: SQLite in memory and on disk, and PostgreSQL (a
+throwaway cluster, see conftest; skipped where PostgreSQL is not installed)."""
 
 from __future__ import annotations
 
@@ -9,20 +10,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citegraph.errors import AccessConflict, StoreError
+from citegraph.errors import AccessConflict, NotFound, StoreError, UserError
 from citegraph.models import Document, ExtractedRelation, Span
 from citegraph.pipeline import content_version
-from citegraph.store import DocumentWrite, MentionRow, SQLiteStore, Store
+from citegraph.store import DocumentWrite, MentionRow, SQLiteStore, Store, open_store
 from citegraph.store.sqlite import SCHEMA_VERSION
+from tests.conftest import Stores
 
 TEXT = "Exports use the latest snapshot. Exports use snapshots."
 
 
-@pytest.fixture(params=["memory", "file"])
+@pytest.fixture(params=["sqlite-memory", "sqlite-file", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s = SQLiteStore(":memory:" if request.param == "memory" else tmp_path / "s.db")
-    yield s
-    s.close()
+    backend = request.param.split("-")[0]
+    made = Stores(backend, tmp_path, request.getfixturevalue("postgres_cluster") if backend == "postgres" else None)
+    try:
+        yield made.new() if request.param == "sqlite-memory" else made.open(made.location())
+    finally:
+        made.drop()
 
 
 def _write(doc_id: str = "a.md", text: str = TEXT, access: tuple[str, ...] = ("public",), bad: bool = False) -> DocumentWrite:
@@ -79,18 +84,39 @@ def test_new_version_supersedes_and_keeps_the_old(store: Store) -> None:
     assert {s.version for s in store.graph(None, include_superseded=True).spans} == {first.document.version, second.document.version}
 
 
-def test_schema_is_versioned_and_newer_stores_are_refused(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    store = SQLiteStore(path)
-    assert store.schema_version() == SCHEMA_VERSION
-    store.close()
-    SQLiteStore(path).close()  # reopening runs no migration twice
-    db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+def _set_raw_schema_version(location: str, value: str) -> None:
+    """Write the stored schema version behind the store's back (as a newer citegraph would)."""
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location, autocommit=True) as conn:
+            conn.execute("UPDATE meta SET value = %s WHERE key = 'schema_version'", (value,))
+        return
+    db = sqlite3.connect(location)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (value,))
     db.commit()
     db.close()
+
+
+def test_schema_is_versioned_and_newer_stores_are_refused(stores: Stores) -> None:
+    location = stores.location()
+    store = stores.open(location)
+    assert store.schema_version() == SCHEMA_VERSION
+    store.close()
+    stores.open(location).close()  # reopening runs no migration twice
+    _set_raw_schema_version(location, "999")
     with pytest.raises(StoreError, match="newer than this citegraph"):
-        SQLiteStore(path)
+        open_store(location)
+
+
+def test_a_missing_store_is_an_error_when_not_creating(stores: Stores) -> None:
+    location = stores.location()  # a new empty database, or a path with no file
+    with pytest.raises(UserError, match="ingest documents first or check --db") as error:
+        open_store(location, create=False)
+    assert stores.backend == "sqlite" or "not a citegraph store" in str(error.value)
+    stores.open(location).close()  # created
+    reader = stores.open(location, create=False)
+    assert reader.documents(None) == []
 
 
 def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path: Path) -> None:
@@ -128,3 +154,71 @@ def test_a_version_stored_complete_is_not_written_twice(store: Store) -> None:
     again = store.write_document(write)
     assert again.unchanged and again.relations == 0
     assert len(store.graph(None).spans) == 2
+
+
+def test_change_token_moves_when_another_connection_commits(stores: Stores) -> None:
+    location = stores.location()
+    writer, reader = stores.open(location), stores.open(location)
+    before = reader.change_token()
+    assert reader.change_token() == before  # nothing changed: a cache stays valid
+    writer.write_document(_write())
+    after_write = reader.change_token()
+    assert after_write != before
+    writer.relabel("a.md", ("staff",))
+    assert reader.change_token() != after_write
+    assert reader.visible(["staff"]) == {("a.md", _write().document.version)}
+
+
+def test_a_snapshot_does_not_see_a_commit_made_during_it(stores: Stores) -> None:
+    location = stores.location()
+    writer, reader = stores.open(location), stores.open(location)
+    writer.write_document(_write("a.md"))
+    with reader.snapshot():
+        assert [d.document.id for d in reader.documents(None)] == ["a.md"]
+        writer.write_document(_write("b.md"))
+        assert [d.document.id for d in reader.documents(None)] == ["a.md"]
+        assert {s.document for s in reader.graph(None).spans} == {"a.md"}
+    assert [d.document.id for d in reader.documents(None)] == ["a.md", "b.md"]
+
+
+def test_delete_removes_a_document_and_the_entities_only_it_supported(store: Store) -> None:
+    store.write_document(_write("a.md"))
+    other = _write("b.md", text=TEXT.replace("latest", "newest"))
+    store.write_document(
+        DocumentWrite(
+            other.document,
+            "ok",
+            "test",
+            other.spans[:1],
+            other.span_vectors[:1],
+            (MentionRow("export", other.spans[0][0], "Exports", "CONCEPT"),),
+        )
+    )
+    result = store.delete_document("a.md")
+    assert (result.versions, result.spans, result.mentions, result.relations, result.entities) == (1, 2, 2, 2, 1)
+    assert result.purged
+    assert store.missing_keys({"export", "snapshot"}) == {"snapshot"}  # "export" is still mentioned by b.md
+    assert store.visible(None, include_superseded=True) == {("b.md", other.document.version)}
+    assert store.check() == []
+    with pytest.raises(NotFound, match=r"did you mean 'b\.md'"):
+        store.delete_document("b.mdx")
+
+
+def test_make_current_restores_an_old_version(store: Store) -> None:
+    first, second = _write(text=TEXT), _write(text=TEXT + " More.")
+    store.write_document(first)
+    store.write_document(second)
+    assert store.make_current("a.md", first.document.version) == second.document.version
+    current = store.get_document("a.md")
+    assert current is not None and current.version == first.document.version and current.current
+    assert store.document_status("a.md", first.document.version) == "ok"
+    assert store.document_access("a.md") == ("public",) and store.document_access("b.md") is None
+    assert store.visible_among(["public"], False, [("a.md", first.document.version), ("a.md", second.document.version)]) == {
+        ("a.md", first.document.version)
+    }
+
+
+def test_embedder_name_is_kept(store: Store) -> None:
+    assert store.embedder_name() is None
+    store.set_embedder_name("hashing")
+    assert store.embedder_name() == "hashing"

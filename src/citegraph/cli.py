@@ -34,9 +34,11 @@ from rich.console import Console
 from citegraph import components, output
 from citegraph.errors import CitegraphError, InputFileError, UserError, store_error
 from citegraph.ingest.indexer import DANGLING
+from citegraph.ingest.workers import EXECUTORS
 from citegraph.pipeline import CiteGraph
 from citegraph.retrieve.modes import MODES
 from citegraph.settings import Setting, setting
+from citegraph.store.urls import is_postgres_url, redact_url
 
 EXIT_OK, EXIT_USER, EXIT_BACKEND, EXIT_PARTIAL, EXIT_CORRUPT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 DEMO_QUESTION = "How long do exports stay available after cancellation?"
@@ -88,6 +90,15 @@ class _Opener:
 
     def __call__(self, create: bool = False, **options: Any) -> CiteGraph:
         return CiteGraph.open(**self.options(), create=create, **options)
+
+    def sqlite_db(self, command: str) -> str:
+        """``--db`` for a command that keeps its own tables in the SQLite file (API tokens, upload jobs)."""
+        if is_postgres_url(self.db):
+            raise UserError(
+                f"{redact_url(self.db)}: `citegraph {command}` keeps API tokens and upload jobs in a SQLite store, and does not "
+                "run on a PostgreSQL store yet; use --db FILE for it"
+            )
+        return self.db
 
 
 def _db(f: F) -> F:
@@ -270,6 +281,14 @@ def main(ctx: click.Context, config: Path | None) -> None:
 @_option(setting("dangling"), type=click.Choice(DANGLING))
 @_option(setting("max-file-mb"))
 @_option(setting("workers"))
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTORS),
+    default="process",
+    show_default=True,
+    help="where --workers index: local processes, or Ray actors (pip install 'citegraph[ray]')",
+)
+@click.option("--ray-address", help="the Ray cluster to use with --executor ray (e.g. 10.0.0.5:6379); default: start a local one")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @_json
 def ingest(
@@ -284,6 +303,8 @@ def ingest(
     dangling: str,
     max_file_mb: float,
     workers: int,
+    executor: str,
+    ray_address: str | None,
     quiet: bool,
     as_json: bool,
 ) -> int:
@@ -303,6 +324,8 @@ def ingest(
             version_label=version_label,
             progress=progress,
             workers=workers,
+            executor=executor,
+            ray_address=ray_address,
         )
     if as_json:
         _print_json(output.ingest_json(report))
@@ -457,14 +480,14 @@ def history(doc_id: str, open_graph: Callable[..., CiteGraph], labels: tuple[str
 @click.argument("doc_ids", nargs=-1, required=True)
 @_db
 @_json
-def rm(doc_ids: tuple[str, ...], open_graph: Callable[..., CiteGraph], as_json: bool) -> None:
+def rm(doc_ids: tuple[str, ...], open_graph: _Opener, as_json: bool) -> None:
     """Delete documents (every version). Entities and relations stay only if another live span supports them."""
     with open_graph() as graph:
         results = graph.remove(list(doc_ids))
     if as_json:
         _print_json(output.removed_json(results))
     else:
-        output.render_removed(stdout, stderr, results)
+        output.render_removed(stdout, stderr, results, postgres=is_postgres_url(open_graph.db))
 
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -492,7 +515,7 @@ def serve(
     from citegraph.serve.app import OPTIONS_ENV, create_app, open_served
     from citegraph.serve.tokens import TokenStore
 
-    tokens = TokenStore(open_graph.db)
+    tokens = TokenStore(open_graph.sqlite_db("serve"))
     if host not in _LOOPBACK and not tokens.any_active():
         raise UserError(
             f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
@@ -530,7 +553,7 @@ def token_add(name: str, open_graph: _Opener, labels: tuple[str, ...]) -> None:
     """Make a token NAME granting LABELS; it is printed once and only its hash is stored."""
     from citegraph.serve.tokens import TokenStore
 
-    value = TokenStore(open_graph.db).add(name, labels)
+    value = TokenStore(open_graph.sqlite_db("token add")).add(name, labels)
     output.render_token_added(stderr, name, labels)
     click.echo(value)
 
@@ -542,7 +565,7 @@ def token_list(open_graph: _Opener, as_json: bool) -> None:
     """Tokens by name, with their labels and whether they are revoked (never the tokens themselves)."""
     from citegraph.serve.tokens import TokenStore
 
-    listed = TokenStore(open_graph.db).list()
+    listed = TokenStore(open_graph.sqlite_db("token list")).list()
     if as_json:
         _print_json(output.tokens_json(listed))
     else:
@@ -556,7 +579,7 @@ def token_revoke(name: str, open_graph: _Opener) -> None:
     """Revoke token NAME: requests with it are refused from now on."""
     from citegraph.serve.tokens import TokenStore
 
-    TokenStore(open_graph.db).revoke(name)
+    TokenStore(open_graph.sqlite_db("token revoke")).revoke(name)
     output.render_token_revoked(stderr, name)
 
 

@@ -15,8 +15,8 @@
 
 "Model unavailable" is an error; "the documents contain nothing" is a result (an ``empty``
 document status), and the two never mix. Edges (CLI, HTTP) translate these exactly once;
-:func:`store_error` turns a ``sqlite3`` error into one of them. Any other exception is a bug: the
-CLI reports it as an internal error (exit 5).
+:func:`store_error` turns a ``sqlite3`` error into one of them, :func:`postgres_error` a ``psycopg``
+one. Any other exception is a bug: the CLI reports it as an internal error (exit 5).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ __all__ = [
     "StoreError",
     "StoreLocked",
     "UserError",
+    "postgres_error",
     "store_error",
 ]
 
@@ -141,3 +142,35 @@ def store_error(path: str, exc: Exception, *, waited: float | None = None) -> Ci
     if name.startswith("SQLITE_FULL"):
         return StoreError(f"{path}: the disk is full ({exc}); free some space and run this again")
     return StoreError(f"{path}: the store failed ({exc})")
+
+
+def postgres_error(location: str, exc: Exception, *, waited: float | None = None, connecting: bool = False) -> CitegraphError:
+    """A ``psycopg`` error from the PostgreSQL store at ``location`` (a URL without its password) as the
+    error its user can act on. Told apart by SQLSTATE (``exc.sqlstate``), so this module needs no psycopg
+    import; a failed connection carries none, so it is told apart by libpq's message."""
+    state = str(getattr(exc, "sqlstate", "") or "")
+    message = " ".join(str(exc).split())
+    if connecting and not state:
+        if "database" in message and "does not exist" in message:
+            return UserError(
+                f"{location}: {message.rsplit('FATAL: ', 1)[-1]}; create it (createdb NAME, or CREATE DATABASE NAME) or check --db"
+            )
+        if "password authentication failed" in message or ("role" in message and "does not exist" in message):
+            return UserError(f"{location}: the server refused the login ({message.rsplit('FATAL: ', 1)[-1]}); check the user and password")
+        return BackendUnavailable(
+            f"{location}: cannot reach the PostgreSQL server ({message}); start it, or check the host and port in --db"
+        )
+    if state == "55P03":  # lock_not_available: lock_timeout ran out
+        return StoreLocked(location, waited)
+    if state in ("40P01", "40001"):  # deadlock_detected, serialization_failure
+        return StoreError(f"{location}: this write collided with another writer and was rolled back ({message}); run it again")
+    if state.startswith("08") or state in ("57P01", "57P02", "57P03") or (not state and "connection" in message):
+        # connection lost (libpq gives no SQLSTATE for that), server shutting down
+        return BackendUnavailable(f"{location}: lost the PostgreSQL server ({message}); check that it is running, then run this again")
+    if state in ("42501", "25006"):  # insufficient_privilege, read_only_sql_transaction
+        return UserError(f"{location}: the store is read-only for this user ({message}); grant write access, or choose another --db")
+    if state.startswith("53"):  # insufficient_resources: disk full, out of memory, too many connections
+        return StoreError(f"{location}: the PostgreSQL server is out of resources ({message}); free some, then run this again")
+    if state.startswith("XX"):  # internal_error, data_corrupted, index_corrupted
+        return StoreError(f"{location}: the PostgreSQL server reports damage ({message}); `citegraph check --db URL` lists what it can")
+    return StoreError(f"{location}: the store failed ({message})")

@@ -469,8 +469,9 @@ def removed_json(results: Sequence[DeleteResult]) -> list[dict[str, Any]]:
     return [vars(r) for r in results]
 
 
-def render_removed(console: Console, warnings: Console, results: Sequence[DeleteResult]) -> None:
-    """``citegraph rm``: what each deletion removed; a warning (on ``warnings``) if text may remain in the WAL."""
+def render_removed(console: Console, warnings: Console, results: Sequence[DeleteResult], *, postgres: bool = False) -> None:
+    """``citegraph rm``: what each deletion removed; a warning (on ``warnings``) if the deleted text may
+    remain on disk (SQLite: in the write-ahead log; PostgreSQL: in pages another snapshot still sees)."""
     for r in results:
         say(
             console,
@@ -478,13 +479,14 @@ def render_removed(console: Console, warnings: Console, results: Sequence[Delete
             f"{r.relations} relations; {r.entities} entities had no other source and were removed",
         )
         if not r.purged:
-            render_error(
-                warnings,
-                "another connection kept the write-ahead log open, so the deleted text may remain in it; close the other "
-                "readers, then the next rm (or sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)') clears it",
-                label="warning",
-                style="yellow",
+            why = (
+                "another connection's open snapshot could still see the deleted rows, so their text may remain in the "
+                "table files; when it ends, the next rm (or VACUUM (FULL) on the store's tables) clears it"
+                if postgres
+                else "another connection kept the write-ahead log open, so the deleted text may remain in it; close the other "
+                "readers, then the next rm (or sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)') clears it"
             )
+            render_error(warnings, why, label="warning", style="yellow")
 
 
 def relabel_json(result: RelabelResult) -> dict[str, Any]:

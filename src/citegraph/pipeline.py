@@ -29,14 +29,15 @@ from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.base import discover
-from citegraph.ingest.indexer import Indexer, TextInput, content_version
+from citegraph.ingest.indexer import IndexedDocument, Indexer, IndexFailure, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
 from citegraph.ingest.sentences import SentenceSplitter
-from citegraph.ingest.workers import IndexerSpec, ProcessIndexing, default_threads, whole
+from citegraph.ingest.workers import EXECUTORS, IndexerSpec, Indexing, ProcessIndexing, RayIndexing, default_threads, whole
 from citegraph.models import (
     Answer,
     AnswerWarning,
     ContextItem,
+    Document,
     Entity,
     IngestReport,
     ReachedNode,
@@ -45,8 +46,8 @@ from citegraph.models import (
 )
 from citegraph.retrieve.retriever import Retriever
 from citegraph.settings import DEFAULTS, check_setting
+from citegraph.store import open_store
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument
-from citegraph.store.sqlite import SQLiteStore
 from citegraph.verify.base import UncheckedVerifier, Verifier
 
 __all__ = ["CiteGraph", "TextInput", "content_version", "make_answerer", "make_embedder", "make_extractor", "make_verifier"]
@@ -120,7 +121,8 @@ class CiteGraph:
         **options: Any,
     ) -> CiteGraph:
         """Open (or, with ``create``, create) a store, with components named by spec strings (see
-        :mod:`citegraph.components` and ``citegraph models``). ``options`` are the constructor's
+        :mod:`citegraph.components` and ``citegraph models``). ``db`` is a SQLite file or a
+        ``postgresql://`` URL (:func:`citegraph.store.open_store`). ``options`` are the constructor's
         keyword arguments. With ``create=False`` a missing store is a :class:`UserError`."""
         for name, value in (("support-threshold", support_threshold), ("timeout", timeout), ("lock-timeout", lock_timeout)):
             check_setting(name, value)
@@ -128,7 +130,7 @@ class CiteGraph:
         if not isinstance(splitter, SentenceSplitter):
             raise TypeError(f"splitter must be a SentenceSplitter, not {type(splitter).__name__}")
         return cls(
-            SQLiteStore(db, create=create, lock_timeout=lock_timeout),
+            open_store(db, create=create, lock_timeout=lock_timeout),
             make_embedder(embedder, timeout=timeout),
             splitter=splitter,
             extractor=make_extractor(extractor, splitter, timeout=timeout),
@@ -203,6 +205,8 @@ class CiteGraph:
         progress: Progress | None = None,
         batch_size: int = 32,
         workers: int = 1,
+        executor: str = "process",
+        ray_address: str | None = None,
     ) -> IngestReport:
         """Ingest files and folders. One bad file never loses the others' work (the rules of a run:
         :mod:`citegraph.ingest.ingester`).
@@ -210,18 +214,25 @@ class CiteGraph:
         ``prefix`` is put before every document id (a namespace: ``pub/`` makes ``notes.txt``
         ``pub/notes.txt``), so two folders with the same file names can be ingested side by side.
         ``workers`` > 1 indexes in that many processes (:mod:`citegraph.ingest.workers`; a graph
-        made by :meth:`open`), each loading its models once; this process writes.
+        made by :meth:`open`), each loading its models once; this process writes. ``executor="ray"``
+        indexes on that many Ray actors instead, on the cluster at ``ray_address`` (or a local one).
         """
         check_setting("workers", workers)
+        if executor not in EXECUTORS:
+            raise UserError(f"executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
         labels = access_labels(access)
         imported = load_extractions(Path(extractions)) if extractions else None
         found = list(discover([Path(p) for p in paths]))
-        indexing = None
-        if workers > 1:
+        indexing: Indexing | None = None
+        if workers > 1 or executor == "ray":
             if self.index_spec is None:
                 raise UserError("ingest with workers needs a graph made by CiteGraph.open (its components named by spec strings)")
-            spec = replace(self.index_spec, dangling=self.dangling, threads=default_threads(workers))
-            indexing = ProcessIndexing(spec, workers, fallback=lambda docs: whole(self.indexer.index(docs)))
+            spec = replace(self.index_spec, dangling=self.dangling, threads=default_threads(workers) if executor == "process" else 1)
+
+            def here(docs: list[Document]) -> list[IndexedDocument | IndexFailure]:
+                return whole(self.indexer.index(docs))
+
+            indexing = RayIndexing(spec, workers, here, ray_address) if executor == "ray" else ProcessIndexing(spec, workers, here)
             batch_size = max(1, min(batch_size, -(-len(found) // (2 * workers))))  # every worker gets work
         try:
             return self.ingester.ingest_files(

@@ -65,7 +65,7 @@ class Setting:
 
 
 SETTINGS = (
-    Setting("db", "citegraph.db", "SQLite store file"),
+    Setting("db", "citegraph.db", "the store: a SQLite file, or a postgresql://USER@HOST[:PORT]/DATABASE URL"),
     Setting("lock-timeout", 30.0, "seconds to wait while another process holds the store's write lock", minimum=0),
     Setting("embedder", "minilm", "sentence embedder: 'minilm' (all-MiniLM-L6-v2, ONNX int8), 'ollama:MODEL[@URL]', or 'hashing' (tests)"),
     Setting("extractor", "spacy", "entity and relation extractor: 'spacy' or a model spec (ollama:…, openai:…@URL, gguf:…)"),

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from citegraph.errors import AccessConflict, BackendUnavailable, CitegraphError, InputFileError, UserError
 from citegraph.extract.base import Extractor
@@ -37,7 +36,7 @@ from citegraph.settings import DEFAULTS
 from citegraph.store.base import Store
 
 if TYPE_CHECKING:
-    from citegraph.ingest.workers import ProcessIndexing
+    from citegraph.ingest.workers import Indexing
 
 __all__ = ["Ingester", "Progress", "access_labels"]
 
@@ -86,7 +85,7 @@ class Ingester:
         version_label: str | None = None,
         progress: Progress | None = None,
         batch_size: int = 32,
-        indexing: ProcessIndexing | None = None,
+        indexing: Indexing | None = None,
     ) -> IngestReport:
         """Ingest discovered files (see :func:`~citegraph.ingest.base.discover`) with the labels
         ``access`` (see :func:`access_labels`). ``doc_id`` names the one file; ``prefix`` goes before
@@ -106,7 +105,7 @@ class Ingester:
         done = 0
         run = _Run()
 
-        inflight: deque[tuple[_Batch, Future[list[IndexedDocument | IndexFailure]] | None]] = deque()
+        inflight: deque[tuple[_Batch, Any]] = deque()  # each batch, and its pending result (None: nothing to index)
 
         def drain(keep: int) -> None:
             nonlocal done
@@ -114,9 +113,7 @@ class Ingester:
                 batch, future = inflight.popleft()
                 results = indexing.result(future, batch.documents) if future is not None else []
                 retried = set(indexing.retried)
-                reports.extend(
-                    replace(r, notes=(*r.notes, RETRIED)) if r.id in retried else r for r in self._finish(batch, results, run)
-                )
+                reports.extend(replace(r, notes=(*r.notes, RETRIED)) if r.id in retried else r for r in self._finish(batch, results, run))
                 done += len(batch.items)
                 if progress:
                     progress(done, len(found), batch.items[-1].id)

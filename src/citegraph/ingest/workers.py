@@ -14,19 +14,21 @@ its documents are not lost; the pool is replaced for the batches after it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from citegraph.ingest.indexer import IndexedDocument, Indexer, IndexFailure
 from citegraph.models import Document
 
-__all__ = ["IndexerSpec", "ProcessIndexing"]
+__all__ = ["EXECUTORS", "IndexerSpec", "Indexing", "ProcessIndexing", "RayIndexing"]
 
 Result = IndexedDocument | IndexFailure
+EXECUTORS = ("process", "ray")  #: where ``ingest --workers`` indexes: local processes, or Ray actors
 
 
 @dataclass(frozen=True)
@@ -42,25 +44,48 @@ class IndexerSpec:
     threads: int = 1  #: the embedder's threads in each worker (the workers share the machine's cores)
 
 
+class Indexing(Protocol):
+    """Where batches are indexed: :class:`ProcessIndexing` or :class:`RayIndexing`."""
+
+    workers: int
+    retried: list[str]
+
+    def submit(self, documents: list[Document]) -> Any: ...
+
+    def result(self, pending: Any, documents: list[Document]) -> list[Result]: ...
+
+    def close(self) -> None: ...
+
+
+def build_indexer(spec: IndexerSpec) -> Indexer:
+    """A worker's indexer. It reads the store only to ask which entity keys still need a vector;
+    where the store cannot be reached from the worker (a SQLite file on another machine), it embeds
+    every key and the writer keeps the vectors of those still missing."""
+    from citegraph.components import make_embedder, make_extractor
+    from citegraph.errors import CitegraphError
+    from citegraph.ingest.sentences import SentenceSplitter
+    from citegraph.store import open_store
+
+    splitter = SentenceSplitter()
+    missing_keys: Callable[[Any], set[str]] = set
+    with contextlib.suppress(CitegraphError):
+        missing_keys = open_store(spec.db, create=False, lock_timeout=spec.lock_timeout).missing_keys
+    return Indexer(
+        splitter,
+        make_extractor(spec.extractor, splitter, timeout=spec.timeout),
+        make_embedder(spec.embedder, timeout=spec.timeout, threads=spec.threads),
+        dangling=spec.dangling,
+        missing_keys=missing_keys,
+        nlp=splitter.nlp,
+    )
+
+
 _indexer: Indexer | None = None  # the worker process's own, built once by _start
 
 
 def _start(spec: IndexerSpec) -> None:
     global _indexer
-    from citegraph.components import make_embedder, make_extractor
-    from citegraph.ingest.sentences import SentenceSplitter
-    from citegraph.store.sqlite import SQLiteStore
-
-    splitter = SentenceSplitter()
-    store = SQLiteStore(spec.db, create=False, lock_timeout=spec.lock_timeout)  # read: which keys still need a vector
-    _indexer = Indexer(
-        splitter,
-        make_extractor(spec.extractor, splitter, timeout=spec.timeout),
-        make_embedder(spec.embedder, timeout=spec.timeout, threads=spec.threads),
-        dangling=spec.dangling,
-        missing_keys=store.missing_keys,
-        nlp=splitter.nlp,
-    )
+    _indexer = build_indexer(spec)
 
 
 def _index(documents: list[Document]) -> list[Result]:
@@ -126,3 +151,71 @@ class ProcessIndexing:
 def default_threads(workers: int) -> int:
     """The embedder's threads per worker: the cores shared out, at least one."""
     return max(1, (os.cpu_count() or 1) // workers)
+
+
+class _IndexActor:
+    """A Ray actor holding one indexer (its models loaded once)."""
+
+    def __init__(self, spec: IndexerSpec) -> None:
+        self.indexer = build_indexer(spec)
+
+    def index(self, documents: list[Document]) -> list[Result]:
+        return whole(self.indexer.index(documents))
+
+
+class RayIndexing:
+    """``workers`` Ray actors indexing batches (``citegraph ingest --executor ray``), round robin.
+
+    Connects to the cluster at ``address`` (``ray start --head`` prints it), or starts a local one
+    when it is None. An actor that dies is restarted once and its batch retried by Ray; a batch that
+    still fails is indexed in the ingesting process (``fallback``) and its documents say so.
+    """
+
+    def __init__(
+        self, spec: IndexerSpec, workers: int, fallback: Callable[[list[Document]], list[Result]], address: str | None = None
+    ) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            from citegraph.errors import BackendUnavailable
+
+            raise BackendUnavailable("--executor ray needs Ray: pip install 'citegraph[ray]'") from exc
+        import ray.exceptions
+
+        from citegraph.errors import BackendUnavailable
+
+        self._ray = ray
+        self._started = not ray.is_initialized()
+        if self._started:
+            try:
+                ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            except (ConnectionError, RuntimeError, ray.exceptions.RayError) as exc:
+                where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
+                raise BackendUnavailable(f"could not reach {where}: {exc}") from exc
+        self.workers = workers
+        self.fallback = fallback
+        self.retried: list[str] = []
+        actor = ray.remote(num_cpus=1, max_restarts=1, max_task_retries=1)(_IndexActor)
+        self._actors: list[Any] = [actor.remote(spec) for _ in range(workers)]
+        self._turn = 0
+
+    def submit(self, documents: list[Document]) -> Any:
+        actor = self._actors[self._turn % len(self._actors)]
+        self._turn += 1
+        return actor.index.remote(documents)
+
+    def result(self, pending: Any, documents: list[Document]) -> list[Result]:
+        from ray.exceptions import RayError
+
+        try:
+            results: list[Result] = self._ray.get(pending)
+        except RayError:
+            self.retried.extend(d.id for d in documents)
+            return self.fallback(documents)
+        return results
+
+    def close(self) -> None:
+        for actor in self._actors:
+            self._ray.kill(actor)
+        if self._started:
+            self._ray.shutdown()

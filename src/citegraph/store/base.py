@@ -7,6 +7,8 @@ with its length); :class:`DocumentWrite` is the one-part stream of a small docum
 
 A backend implements the abstract methods; :meth:`Store.graph_columns` and :meth:`Store.visible_among`
 work through :meth:`Store.graph` and :meth:`Store.visible` unless it overrides them with a faster read.
+:func:`citegraph.store.open_store` picks the backend from a ``--db`` value: a ``postgresql://`` URL is
+:class:`~citegraph.store.postgres.PostgresStore`, anything else a SQLite file.
 
 Labels belong to the document, not to a version, and a write never changes them: a write whose
 labels differ from a stored document's is refused (:class:`~citegraph.errors.AccessConflict`);
@@ -44,6 +46,7 @@ __all__ = [
     "StoredDocument",
     "WritePart",
     "WriteResult",
+    "vector_problems",
 ]
 
 
@@ -147,7 +150,7 @@ class DeleteResult:
     mentions: int
     relations: int
     entities: int  #: entities left with no supporting span, removed with their vectors
-    purged: bool = True  #: the write-ahead log was folded into the zeroed file (False: another connection held it)
+    purged: bool = True  #: the removed text is gone from the store's files (False: another connection held it; see Store.purge)
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,19 @@ class Problem:
 
     kind: str  #: e.g. ``offsets``, ``dangling_reference``, ``vector``, ``orphan_entity``, ``no_current_version``
     detail: str
+
+
+def vector_problems(what: str, blob: bytes, dims: set[int]) -> list[Problem]:
+    """``check``'s finding for one stored vector (float32 bytes), if any; adds its size to ``dims``."""
+    if len(blob) % 4 or not blob:
+        return [Problem("vector", f"{what}: vector of {len(blob)} bytes is not float32")]
+    vector = np.frombuffer(blob, dtype=np.float32)
+    dims.add(len(vector))
+    norm = float(np.linalg.norm(vector)) if np.all(np.isfinite(vector)) else float("nan")
+    # Unit length; or zero, which an embedder may return for a text with no words (e.g. "3.").
+    if not (abs(norm - 1.0) <= 1e-3 or norm == 0.0):
+        return [Problem("vector", f"{what}: vector is not finite and unit-length (norm {norm:.4g})")]
+    return []
 
 
 @dataclass(frozen=True)
@@ -202,8 +218,21 @@ class GraphData:
 
 
 class Store(ABC):
+    path: str  #: the store named in a message: a file path, or a URL without its password
+    lock_timeout: float  #: seconds a write waits for another writer's lock before :class:`~citegraph.errors.StoreLocked`
+
     @abstractmethod
     def close(self) -> None: ...
+
+    @abstractmethod
+    def schema_version(self) -> int:
+        """The version of the store's schema (the last migration applied)."""
+
+    @abstractmethod
+    def purge(self, wait_ms: int = 5000) -> bool:
+        """Make text removed by :meth:`delete_document` (which calls this) unrecoverable from the store's
+        own files. False if another connection kept it from finishing within ``wait_ms``; the next purge
+        finishes the job."""
 
     @abstractmethod
     def embedder_name(self) -> str | None:

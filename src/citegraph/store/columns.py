@@ -5,7 +5,7 @@ Retrieval reads a store of a million sentences; a Python object per span, mentio
 keeps one numpy array per field instead, and the texts as one list; ``GraphData`` is made from it
 on demand (``to_graph_data``) for the commands that list rows (``show``, ``export``), and any
 store's ``GraphData`` converts to it (``from_graph_data``), so a backend without a columnar read
-still works.
+still works. A SQL backend reads its rows in batches straight into the arrays (``from_rows``).
 
 Indices are positions in these arrays: spans in ``(document, version, start, end)`` order, entities
 in key order, mentions and relations in the store's row order, exactly as ``GraphData`` numbers them.
@@ -13,10 +13,13 @@ in key order, mentions and relations in the store's row order, exactly as ``Grap
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from citegraph.errors import StoreError
 from citegraph.models import Span
 from citegraph.store.base import GraphData, GraphMention, GraphRelation
 
@@ -122,3 +125,112 @@ class GraphColumns:
             np.array([r.span for r in relations], dtype=np.int64),
             list(types),
         )
+
+    @classmethod
+    def from_rows(
+        cls,
+        versions: Sequence[Sequence[Any]],
+        spans: Iterable[Sequence[Sequence[Any]]],
+        mentions: Iterable[Sequence[Sequence[Any]]],
+        entities: Callable[[list[int]], dict[int, tuple[str, bytes]]],
+        relations: Iterable[Sequence[Sequence[Any]]],
+        where: str,
+    ) -> GraphColumns:
+        """The columns from a SQL store's rows, read a batch at a time (no Python object per row kept).
+
+        ``versions``: ``(document, version, current, spans)`` of every visible version, sorted by
+        document and version; ``spans``: batches of ``(id, start, end, text, float32 vector bytes)`` in
+        that order, then by start and end; ``mentions``: batches of ``(entity id, span id, surface,
+        inferred)`` and ``relations``: batches of ``(id, source id, target id, type, span id)``, both in
+        the store's row order and of visible spans only; ``entities(ids)``: ``{id: (key, vector bytes)}``.
+        Each iterable is read only after the one before it, so it may run its query lazily.
+        ``where`` names the store in an error."""
+        versions = [r for r in versions if r[3]]  # a version without spans is no passage
+        passages = [(str(r[0]), str(r[1])) for r in versions]
+        counts = np.array([r[3] for r in versions], dtype=np.int64)
+        span_passage = np.repeat(np.arange(len(passages)), counts)
+        n = int(counts.sum())
+        span_ids = np.zeros(n, dtype=np.int64)
+        starts = np.zeros(n, dtype=np.int64)
+        ends = np.zeros(n, dtype=np.int64)
+        texts: list[str] = []
+        vectors = np.zeros((0, 0), dtype=np.float32)
+        at = 0
+        for rows in spans:
+            ids, first, last_char, text, blobs = zip(*rows, strict=True)
+            if at == 0:
+                vectors = np.zeros((n, len(blobs[0]) // 4), dtype=np.float32)
+            m = len(rows)
+            span_ids[at : at + m] = ids
+            starts[at : at + m] = first
+            ends[at : at + m] = last_char
+            texts.extend(text)
+            if any(len(b) != len(blobs[0]) for b in blobs):
+                raise StoreError(f"{where}: span vectors of different sizes; run citegraph check")
+            vectors[at : at + m] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(m, -1)
+            at += m
+        dim = vectors.shape[1]
+        mention_rows: list[np.ndarray] = []
+        codes: dict[str, int] = {}
+        for rows in mentions:
+            entity, span, surface, inferred = zip(*rows, strict=True)
+            mention_rows.append(np.array([entity, span, [codes.setdefault(x, len(codes)) for x in surface], inferred], dtype=np.int64))
+        mention_array = np.concatenate(mention_rows, axis=1) if mention_rows else np.zeros((4, 0), dtype=np.int64)
+        entity_ids = np.unique(mention_array[0])
+        key_rows = entities(entity_ids.tolist())
+        # Entities are ordered by key, not by id, so the view does not depend on insertion order.
+        ordered = sorted(entity_ids.tolist(), key=lambda i: key_rows[i][0])
+        keys = [key_rows[i][0] for i in ordered]
+        key_vectors = (
+            np.frombuffer(b"".join(key_rows[i][1] for i in ordered), dtype=np.float32).reshape(len(ordered), -1).copy()
+            if ordered
+            else np.zeros((0, dim), np.float32)
+        )
+        entity_of = _Lookup(np.array(ordered, dtype=np.int64))
+        span_of = _Lookup(span_ids)
+        relation_rows: list[np.ndarray] = []
+        types: dict[str, int] = {}
+        for rows in relations:
+            rid, src, dst, type_, span = zip(*rows, strict=True)
+            relation_rows.append(np.array([rid, src, dst, [types.setdefault(t, len(types)) for t in type_], span], dtype=np.int64))
+        relation_array = np.concatenate(relation_rows, axis=1) if relation_rows else np.zeros((5, 0), dtype=np.int64)
+        # A relation whose endpoint no visible sentence mentions is left out, as it always was.
+        known = entity_of.contains(relation_array[1]) & entity_of.contains(relation_array[2])
+        relation_array = relation_array[:, known]
+        return cls(
+            passages,
+            np.array([bool(r[2]) for r in versions], dtype=bool),
+            span_passage,
+            starts,
+            ends,
+            texts,
+            vectors,
+            keys,
+            key_vectors,
+            entity_of(mention_array[0]),
+            span_of(mention_array[1]),
+            mention_array[2],
+            mention_array[3].astype(bool),
+            list(codes),
+            relation_array[0],
+            entity_of(relation_array[1]),
+            entity_of(relation_array[2]),
+            relation_array[3],
+            span_of(relation_array[4]),
+            list(types),
+        )
+
+
+class _Lookup:
+    """Store row ids -> positions in ``ids`` (vectorised)."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.sorter = np.argsort(ids, kind="stable")
+        self.sorted = ids[self.sorter]
+
+    def contains(self, ids: np.ndarray) -> np.ndarray:
+        at = np.minimum(np.searchsorted(self.sorted, ids), max(len(self.sorted) - 1, 0))
+        return self.sorted[at] == ids if len(self.sorted) else np.zeros(len(ids), dtype=bool)
+
+    def __call__(self, ids: np.ndarray) -> np.ndarray:
+        return self.sorter[np.searchsorted(self.sorted, ids)].astype(np.int64) if len(ids) else np.zeros(0, dtype=np.int64)

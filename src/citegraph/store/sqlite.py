@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -24,8 +24,10 @@ from citegraph.store.base import (
     StoredDocument,
     WritePart,
     WriteResult,
+    vector_problems,
 )
 from citegraph.store.columns import GraphColumns
+from citegraph.store.urls import redact_url
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -72,10 +74,6 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def _vec(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float32)
-
-
 class SQLiteStore(Store):
     def __init__(self, path: str | Path = ":memory:", *, create: bool = True, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
         """Open the store at ``path``; with ``create=False`` (what read commands use) a missing store is
@@ -83,6 +81,8 @@ class SQLiteStore(Store):
         process's write lock, then raises :class:`StoreLocked`."""
         self.path = str(path)
         self.lock_timeout = lock_timeout
+        if "://" in self.path:  # never a file name: say so without echoing a password
+            raise UserError(f"{redact_url(self.path)}: a URL, not a SQLite file (citegraph.store.open_store opens postgresql:// stores)")
         if self.path != ":memory:":
             if not create and not Path(self.path).is_file():
                 raise UserError(f"no store at {self.path}; ingest documents first or check --db")
@@ -424,9 +424,9 @@ class SQLiteStore(Store):
                     document = row[0] if row else ""
                 if document[start:end] != text:
                     problems.append(Problem("offsets", f"span {sid} ({doc_id}@{version} {start}-{end}) does not slice to its sentence"))
-                problems += self._vector_problems(f"span {sid}", vector, dims)
+                problems += vector_problems(f"span {sid}", vector, dims)
             for key, vector in self.db.execute("SELECT key, key_vector FROM entities"):
-                problems += self._vector_problems(f"entity {key!r}", vector, dims)
+                problems += vector_problems(f"entity {key!r}", vector, dims)
             problems += [
                 Problem("orphan_entity", f"entity {key!r} has no mention left (its vector would outlive its sources)")
                 for (key,) in self.db.execute(
@@ -451,18 +451,6 @@ class SQLiteStore(Store):
             if len(dims) > 1:
                 problems.append(Problem("vector", f"vectors of different sizes in one store: {sorted(dims)}"))
         return problems
-
-    @staticmethod
-    def _vector_problems(what: str, blob: bytes, dims: set[int]) -> list[Problem]:
-        if len(blob) % 4 or not blob:
-            return [Problem("vector", f"{what}: vector of {len(blob)} bytes is not float32")]
-        vector = _vec(blob)
-        dims.add(len(vector))
-        norm = float(np.linalg.norm(vector)) if np.all(np.isfinite(vector)) else float("nan")
-        # Unit length; or zero, which an embedder may return for a text with no words (e.g. "3.").
-        if not (abs(norm - 1.0) <= 1e-3 or norm == 0.0):
-            return [Problem("vector", f"{what}: vector is not finite and unit-length (norm {norm:.4g})")]
-        return []
 
     def _reading(self) -> _Transaction:
         """One read transaction: every SELECT inside sees the same snapshot, whatever a writer commits.
@@ -537,8 +525,20 @@ class SQLiteStore(Store):
     def _graph_columns(self, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns:
         params = self._params(labels, include_superseded)
         join = "JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version"
-        # The versions first, each with its number of spans, in the order the spans are read below
-        # (both sorted by document and version), so no span row carries its document's name.
+
+        def batches(sql: str) -> Iterator[list[tuple]]:  # runs its query when first read
+            cursor = self.db.execute(_VISIBLE + sql, params)
+            while rows := cursor.fetchmany(_ROWS):
+                yield rows
+
+        def entities(ids: list[int]) -> dict[int, tuple[str, bytes]]:
+            rows = self.db.execute(
+                "SELECT id, key, key_vector FROM entities WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
+            )
+            return {r[0]: (r[1], r[2]) for r in rows}
+
+        # The versions first, each with its number of spans, in the order the spans are read (both
+        # sorted by document and version), so no span row carries its document's name.
         versions = self.db.execute(
             _VISIBLE
             + """
@@ -548,119 +548,20 @@ class SQLiteStore(Store):
             """,
             params,
         ).fetchall()
-        versions = [r for r in versions if r[3]]  # a version without spans is no passage
-        passages = [(r[0], r[1]) for r in versions]
-        counts = np.array([r[3] for r in versions], dtype=np.int64)
-        span_passage = np.repeat(np.arange(len(passages)), counts)
-        n = int(counts.sum())
-        span_ids = np.zeros(n, dtype=np.int64)
-        starts = np.zeros(n, dtype=np.int64)
-        ends = np.zeros(n, dtype=np.int64)
-        texts: list[str] = []
-        vectors = np.zeros((0, 0), dtype=np.float32)
-        cursor = self.db.execute(
-            _VISIBLE
-            + f"""
-            SELECT s.id, s.start_char, s.end_char, s.text, s.vector FROM spans s {join}
-            ORDER BY s.doc_id, s.version, s.start_char, s.end_char
-            """,
-            params,
+        return GraphColumns.from_rows(
+            versions,
+            batches(
+                f"SELECT s.id, s.start_char, s.end_char, s.text, s.vector FROM spans s {join} ORDER BY s.doc_id, s.version, s.start_char, s.end_char"
+            ),
+            batches(
+                f"SELECT m.entity_id, m.span_id, m.surface, m.inferred FROM mentions m JOIN spans s ON s.id = m.span_id {join} ORDER BY m.id"
+            ),
+            entities,
+            batches(
+                f"SELECT r.id, r.source_id, r.target_id, r.type, r.span_id FROM relations r JOIN spans s ON s.id = r.span_id {join} ORDER BY r.id"
+            ),
+            self.path,
         )
-        at = 0
-        while rows := cursor.fetchmany(_ROWS):
-            ids, first, last_char, text, blobs = zip(*rows, strict=True)
-            if at == 0:
-                vectors = np.zeros((n, len(blobs[0]) // 4), dtype=np.float32)
-            m = len(rows)
-            span_ids[at : at + m] = ids
-            starts[at : at + m] = first
-            ends[at : at + m] = last_char
-            texts.extend(text)
-            if any(len(b) != len(blobs[0]) for b in blobs):
-                raise StoreError(f"{self.path}: span vectors of different sizes; run citegraph check")
-            vectors[at : at + m] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(m, -1)
-            at += m
-        current = [bool(r[2]) for r in versions]
-        dim = vectors.shape[1]
-        mention_rows: list[np.ndarray] = []
-        codes: dict[str, int] = {}
-        cursor = self.db.execute(
-            _VISIBLE
-            + f"SELECT m.entity_id, m.span_id, m.surface, m.inferred FROM mentions m JOIN spans s ON s.id = m.span_id {join} ORDER BY m.id",
-            params,
-        )
-        while rows := cursor.fetchmany(_ROWS):
-            entity, span, surface, inferred = zip(*rows, strict=True)
-            mention_rows.append(np.array([entity, span, [codes.setdefault(x, len(codes)) for x in surface], inferred], dtype=np.int64))
-        mentions = np.concatenate(mention_rows, axis=1) if mention_rows else np.zeros((4, 0), dtype=np.int64)
-        entity_ids = np.unique(mentions[0])
-        key_rows = {
-            r[0]: (r[1], r[2])
-            for r in self.db.execute(
-                "SELECT id, key, key_vector FROM entities WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(entity_ids.tolist()),)
-            )
-        }
-        # Entities are ordered by key, not by id, so the view does not depend on insertion order.
-        ordered = sorted(entity_ids.tolist(), key=lambda i: key_rows[i][0])
-        keys = [key_rows[i][0] for i in ordered]
-        key_vectors = (
-            np.frombuffer(b"".join(key_rows[i][1] for i in ordered), dtype=np.float32).reshape(len(ordered), -1).copy()
-            if ordered
-            else np.zeros((0, dim), np.float32)
-        )
-        entity_of = _Lookup(np.array(ordered, dtype=np.int64))
-        span_of = _Lookup(span_ids)
-        relation_rows: list[np.ndarray] = []
-        types: dict[str, int] = {}
-        cursor = self.db.execute(
-            _VISIBLE
-            + f"SELECT r.id, r.source_id, r.target_id, r.type, r.span_id FROM relations r JOIN spans s ON s.id = r.span_id {join} ORDER BY r.id",
-            params,
-        )
-        while rows := cursor.fetchmany(_ROWS):
-            rid, src, dst, type_, span = zip(*rows, strict=True)
-            relation_rows.append(np.array([rid, src, dst, [types.setdefault(t, len(types)) for t in type_], span], dtype=np.int64))
-        relations = np.concatenate(relation_rows, axis=1) if relation_rows else np.zeros((5, 0), dtype=np.int64)
-        # A relation whose endpoint no visible sentence mentions is left out, as it always was.
-        known = entity_of.contains(relations[1]) & entity_of.contains(relations[2])
-        relations = relations[:, known]
-        return GraphColumns(
-            passages,
-            np.array(current, dtype=bool),
-            span_passage,
-            starts,
-            ends,
-            texts,
-            vectors,
-            keys,
-            key_vectors,
-            entity_of(mentions[0]),
-            span_of(mentions[1]),
-            mentions[2],
-            mentions[3].astype(bool),
-            list(codes),
-            relations[0],
-            entity_of(relations[1]),
-            entity_of(relations[2]),
-            relations[3],
-            span_of(relations[4]),
-            list(types),
-        )
-
-
-class _Lookup:
-    """Store row ids -> positions in ``ids`` (vectorised)."""
-
-    def __init__(self, ids: np.ndarray) -> None:
-        self.sorter = np.argsort(ids, kind="stable")
-        self.sorted = ids[self.sorter]
-
-    def contains(self, ids: np.ndarray) -> np.ndarray:
-        at = np.minimum(np.searchsorted(self.sorted, ids), max(len(self.sorted) - 1, 0))
-        return self.sorted[at] == ids if len(self.sorted) else np.zeros(len(ids), dtype=bool)
-
-    def __call__(self, ids: np.ndarray) -> np.ndarray:
-        return self.sorter[np.searchsorted(self.sorted, ids)].astype(np.int64) if len(ids) else np.zeros(0, dtype=np.int64)
 
 
 class _Transaction:
