@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from citegraph.cli import main
 from citegraph.embed import HashingEmbedder
+from citegraph.errors import UserError
 from citegraph.output import answer_json
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.app import create_app
@@ -419,3 +420,28 @@ def test_a_request_body_over_the_limit_is_refused_before_it_is_read(tmp_path: Pa
         _error(client.get("/no/such/path"), 404, "not_found")
         _error(client.put("/ask"), 405, "method_not_allowed")
     graph.close()
+
+
+def test_the_server_runs_on_a_postgres_store(postgres_cluster, splitter, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
+    """Tokens and upload jobs live in the PostgreSQL store's own tables; reads keep the label filter."""
+    from citegraph.store import open_store
+
+    url = postgres_cluster.create_database()
+    try:
+        graph = CiteGraph(open_store(url), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+        graph.ingest([larkspur], access=["public"])
+        tokens = TokenStore(url)
+        staff = {"Authorization": f"Bearer {tokens.add('staff', ('staff',))}"}
+        with pytest.raises(UserError, match="exists"):
+            tokens.add("staff", ("staff",))
+        with TestClient(create_app(graph, tokens)) as client:
+            job = client.post("/documents", json={"documents": [{"name": "merger.md", "text": SECRET}]}, headers=staff).json()["job"]
+            assert _wait(client, job, staff)["state"] == "done"
+            assert "412 million" in client.post("/ask", json={"question": "When does the Zephyrion merger close?"}, headers=staff).text
+            assert "412 million" not in client.post("/ask", json={"question": "When does the Zephyrion merger close?"}).text
+            _error(client.get("/documents/merger.md"), 404, "not_found")
+            tokens.revoke("staff")
+            _error(client.get("/documents", headers=staff), 401, "unauthorised")
+        graph.close()
+    finally:
+        postgres_cluster.drop_database(url)

@@ -38,7 +38,7 @@ from citegraph.ingest.workers import EXECUTORS
 from citegraph.pipeline import CiteGraph
 from citegraph.retrieve.modes import MODES
 from citegraph.settings import Setting, setting
-from citegraph.store.urls import is_postgres_url, redact_url
+from citegraph.store.urls import is_postgres_url
 
 EXIT_OK, EXIT_USER, EXIT_BACKEND, EXIT_PARTIAL, EXIT_CORRUPT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 DEMO_QUESTION = "How long do exports stay available after cancellation?"
@@ -90,15 +90,6 @@ class _Opener:
 
     def __call__(self, create: bool = False, **options: Any) -> CiteGraph:
         return CiteGraph.open(**self.options(), create=create, **options)
-
-    def sqlite_db(self, command: str) -> str:
-        """``--db`` for a command that keeps its own tables in the SQLite file (API tokens, upload jobs)."""
-        if is_postgres_url(self.db):
-            raise UserError(
-                f"{redact_url(self.db)}: `citegraph {command}` keeps API tokens and upload jobs in a SQLite store, and does not "
-                "run on a PostgreSQL store yet; use --db FILE for it"
-            )
-        return self.db
 
 
 def _db(f: F) -> F:
@@ -515,7 +506,7 @@ def serve(
     from citegraph.serve.app import OPTIONS_ENV, create_app, open_served
     from citegraph.serve.tokens import TokenStore
 
-    tokens = TokenStore(open_graph.sqlite_db("serve"))
+    tokens = TokenStore(open_graph.db)
     if host not in _LOOPBACK and not tokens.any_active():
         raise UserError(
             f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
@@ -553,7 +544,7 @@ def token_add(name: str, open_graph: _Opener, labels: tuple[str, ...]) -> None:
     """Make a token NAME granting LABELS; it is printed once and only its hash is stored."""
     from citegraph.serve.tokens import TokenStore
 
-    value = TokenStore(open_graph.sqlite_db("token add")).add(name, labels)
+    value = TokenStore(open_graph.db).add(name, labels)
     output.render_token_added(stderr, name, labels)
     click.echo(value)
 
@@ -565,7 +556,7 @@ def token_list(open_graph: _Opener, as_json: bool) -> None:
     """Tokens by name, with their labels and whether they are revoked (never the tokens themselves)."""
     from citegraph.serve.tokens import TokenStore
 
-    listed = TokenStore(open_graph.sqlite_db("token list")).list()
+    listed = TokenStore(open_graph.db).list()
     if as_json:
         _print_json(output.tokens_json(listed))
     else:
@@ -579,7 +570,7 @@ def token_revoke(name: str, open_graph: _Opener) -> None:
     """Revoke token NAME: requests with it are refused from now on."""
     from citegraph.serve.tokens import TokenStore
 
-    TokenStore(open_graph.sqlite_db("token revoke")).revoke(name)
+    TokenStore(open_graph.db).revoke(name)
     output.render_token_revoked(stderr, name)
 
 

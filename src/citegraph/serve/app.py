@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from citegraph import output
 from citegraph.errors import BackendUnavailable, CitegraphError, NotFound, UserError
 from citegraph.pipeline import CiteGraph
-from citegraph.serve.jobs import JobStore
+from citegraph.serve.jobs import HEARTBEAT, JobStore
 from citegraph.serve.tokens import TokenStore, digest
 from citegraph.settings import DEFAULTS
 
@@ -400,6 +400,16 @@ def create_app(
                 jobs.save(job, force=False)
 
             job.state = "running"
+            stop = threading.Event()
+
+            def heartbeat() -> None:  # GET /jobs/{id} sees that this process is still at it
+                while not stop.wait(HEARTBEAT):
+                    try:
+                        jobs.beat(job)
+                    except Exception:  # a missed beat is retried at the next one
+                        log.exception("upload job %s: heartbeat", job.id)
+
+            threading.Thread(target=heartbeat, name=f"beat-{job.id[:8]}", daemon=True).start()
             try:
                 jobs.save(job)
                 report = write(lambda: target.ingest([folder], access=access, prefix=body.prefix, progress=progress))
@@ -408,6 +418,7 @@ def create_app(
                 log.exception("upload job %s", job.id)
                 job.state, job.error = "failed", str(exc)
             finally:
+                stop.set()
                 shutil.rmtree(folder, ignore_errors=True)
                 try:
                     jobs.save(job)
@@ -475,4 +486,4 @@ def app_from_env() -> FastAPI:
         writer.close()
         graph.close()
 
-    return create_app(graph, TokenStore(graph.store.path), writer=writer, on_close=close, **options["app"])  # type: ignore[attr-defined]
+    return create_app(graph, TokenStore(options["graph"]["db"]), writer=writer, on_close=close, **options["app"])

@@ -4,7 +4,9 @@
 may reach another worker process (``citegraph serve --workers N``), so a job's state lives in the
 store's ``upload_jobs`` table (schema migration 3), not in one process's memory. A job belongs to the
 token that made it. A queued or running job whose server process is gone (killed, restarted) reads as
-``failed``, with that reason, instead of running forever.
+``failed``, with that reason, instead of running forever: the process running a job writes a heartbeat
+every ``HEARTBEAT`` seconds, and a job without one for ``STALE`` seconds is gone (on a SQLite store,
+whose servers share one machine, a process that no longer exists is seen at once).
 
 Progress is written at most every ``PROGRESS_EVERY`` seconds (and at every state change): each write
 is a commit to the store file, which makes the readers' view of the store look changed.
@@ -15,21 +17,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from citegraph.serve.tables import Tables
 from citegraph.settings import DEFAULTS
 
 __all__ = ["Job", "JobStore"]
 
 MAX_JOBS_KEPT = 1000  #: finished jobs remembered for GET /jobs/{id}; older ones are forgotten
 PROGRESS_EVERY = 0.5  #: seconds between two progress writes of one job
+HEARTBEAT = 10.0  #: seconds between two heartbeats of a running job
+STALE = 60.0  #: a queued or running job without a heartbeat for this long is gone
 
 
 def _now() -> str:
@@ -73,21 +76,17 @@ class JobStore:
     the request threads and the ingest threads of a worker never share one."""
 
     def __init__(self, db: str | Path, *, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
-        from citegraph.store import SQLiteStore
-
-        SQLiteStore(db, create=False, lock_timeout=lock_timeout).close()  # brings the schema up to date
-        self.path = str(db)
-        self.lock_timeout = lock_timeout
+        self.tables = Tables(db, lock_timeout=lock_timeout)
+        self.path = self.tables.location
         self._written: dict[str, float] = {}  # job id -> when its progress was last written (this process)
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection of its own (autocommit), closed after use."""
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=self.lock_timeout)
-        try:
-            yield db
-        finally:
-            db.close()
+    def _connect(self) -> contextlib.AbstractContextManager[Any]:
+        return self.tables.connect()
+
+    def beat(self, job: Job) -> None:
+        """The running job's heartbeat: its process is alive."""
+        with self._connect() as db:
+            db.execute("UPDATE upload_jobs SET updated_at = ? WHERE id = ? AND state IN ('queued', 'running')", (_now(), job.id))
 
     def create(self, owner: str, total: int) -> Job:
         """A new queued job of this process; the oldest finished jobs beyond ``MAX_JOBS_KEPT`` are forgotten."""
@@ -126,13 +125,14 @@ class JobStore:
         """The job ``job_id`` if ``owner`` made it (another token's job does not exist for this one)."""
         with self._connect() as db:
             row = db.execute(
-                "SELECT id, owner, total, state, done, current, report, error, pid FROM upload_jobs WHERE id = ? AND owner = ?",
+                "SELECT id, owner, total, state, done, current, report, error, pid, updated_at FROM upload_jobs WHERE id = ? AND owner = ?",
                 (job_id, owner),
             ).fetchone()
         if row is None:
             return None
         job = Job(row[0], row[1], row[2], row[3], row[4], row[5], None if row[6] is None else json.loads(row[6]), row[7], row[8])
-        if job.state in {"queued", "running"} and not _alive(job.pid):
+        silent = (datetime.now(UTC) - datetime.fromisoformat(row[9])).total_seconds()
+        if job.state in {"queued", "running"} and (silent > STALE or (not self.tables.postgres and not _alive(job.pid))):
             job.state = "failed"
             job.error = (
                 f"the server process that ran this upload (pid {job.pid}) stopped before it finished; "

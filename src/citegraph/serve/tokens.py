@@ -11,13 +11,13 @@ import contextlib
 import hashlib
 import json
 import secrets
-import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from citegraph.errors import NotFound, UserError
+from citegraph.serve.tables import Tables
 
 __all__ = ["Token", "TokenStore", "digest"]
 
@@ -35,22 +35,14 @@ class Token:
 
 
 class TokenStore:
-    """The ``api_tokens`` table of a store file (created by the store's schema migration 2)."""
+    """The ``api_tokens`` table of a store (schema migration 2): a SQLite file or a ``postgresql://`` URL."""
 
     def __init__(self, db: str | Path) -> None:
-        from citegraph.store import SQLiteStore
+        self.tables = Tables(db)
+        self.path = self.tables.location  #: the store's location (a URL keeps its password: never print it)
 
-        SQLiteStore(db, create=False).close()  # brings the schema up to date, or names a missing store
-        self.path = str(db)
-
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection of its own (autocommit), closed after use."""
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-        try:
-            yield db
-        finally:
-            db.close()
+    def _connect(self) -> contextlib.AbstractContextManager[Any]:
+        return self.tables.connect()
 
     def add(self, name: str, labels: tuple[str, ...]) -> str:
         """A new token for ``name`` granting ``labels``; the token itself is returned once, never stored."""
@@ -66,7 +58,9 @@ class TokenStore:
                     "INSERT INTO api_tokens (name, digest, labels, created_at) VALUES (?, ?, ?, ?)",
                     (name, digest(token), json.dumps(list(labels)), now),
                 )
-            except sqlite3.IntegrityError as exc:
+            except Exception as exc:
+                if not self.tables.is_duplicate(exc):
+                    raise
                 raise UserError(
                     f"a token named {name!r} exists; revoke it first (citegraph token revoke {name}) or pick another name"
                 ) from exc
