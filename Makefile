@@ -12,7 +12,7 @@ SMALL_MODEL := smollm2-135m
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,ray]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,pgvector,ray]'
 	touch $(STAMP)
 
 setup: $(STAMP)

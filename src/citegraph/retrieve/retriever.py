@@ -22,6 +22,7 @@ arrays, vector indexes and traversal: see :mod:`citegraph.retrieve.view`); a spa
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from typing import Any
 
 from citegraph.embed.base import Embedder
@@ -85,7 +86,11 @@ class Retriever:
         if token not in self._cache:
             self._cache.clear()
             columns = self.store.graph_columns(labels, include_superseded)
-            self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above)
+            nearest = None
+            if len(columns.span_text) > self.approximate_above and self.store.offers_nearest_spans:
+                # The store's index (pgvector), asked with this caller's labels: it filters them in SQL.
+                nearest = partial(self.store.nearest_spans, labels=labels, include_superseded=include_superseded)
+            self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above, nearest_spans=nearest)
         return self._cache[token]
 
     def clear_cache(self) -> None:

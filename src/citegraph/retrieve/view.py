@@ -13,7 +13,10 @@ as a named record (:class:`~citegraph.store.base.GraphMention`, :class:`~citegra
 depths, same routes, routes made only for the entities that are shown). Above ``approximate_above``
 visible sentences a view also answers nearest-sentence and nearest-passage queries with an
 approximate index (:class:`~citegraph.embed.base.IVFIndex`) built from the caller's own vectors, so
-it can hold nothing the caller may not read.
+it can hold nothing the caller may not read; where the store offers a server-side index
+(:meth:`~citegraph.store.base.Store.nearest_spans`, pgvector's HNSW), the nearest sentences come from
+it instead (:class:`StoreSpanIndex`), filtered by the caller's labels in the store's SQL and then
+to this view's own sentences.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ import numpy as np
 from citegraph.embed.base import ExactIndex, IVFIndex, VectorIndex, normalise, top_indices
 from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, Span
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
-from citegraph.store.base import GraphData
+from citegraph.store.base import GraphData, SpanHit
 from citegraph.store.columns import GraphColumns
 
-__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach"]
+__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "StoreSpanIndex"]
 
 #: Visible sentences above which a view searches vectors approximately. At 200,000 sentences an exact
 #: scan of every sentence vector costs ~25 ms on two cores; an IVF probe costs ~2 ms.
@@ -46,8 +49,15 @@ class GraphView:
     use and live as long as the view, which is cached per caller and store state.
     """
 
-    def __init__(self, columns: GraphColumns, *, approximate_above: int = APPROXIMATE_ABOVE) -> None:
+    def __init__(
+        self,
+        columns: GraphColumns,
+        *,
+        approximate_above: int = APPROXIMATE_ABOVE,
+        nearest_spans: Callable[[np.ndarray, int], list[SpanHit]] | None = None,
+    ) -> None:
         c = self.columns = columns
+        self.nearest_spans = nearest_spans  #: the store's nearest-sentence search for this caller, if it offers one
         self.keys = c.keys
         self.index = {k: i for i, k in enumerate(c.keys)}
         self.passages = c.passages  #: ``(document, version)`` of every passage (a document version), in span order
@@ -81,9 +91,15 @@ class GraphView:
         self.names = self._names()
 
     @classmethod
-    def build(cls, data: GraphData | GraphColumns, *, approximate_above: int = APPROXIMATE_ABOVE) -> GraphView:
+    def build(
+        cls,
+        data: GraphData | GraphColumns,
+        *,
+        approximate_above: int = APPROXIMATE_ABOVE,
+        nearest_spans: Callable[[np.ndarray, int], list[SpanHit]] | None = None,
+    ) -> GraphView:
         columns = data if isinstance(data, GraphColumns) else GraphColumns.from_graph_data(data)
-        return cls(columns, approximate_above=approximate_above)
+        return cls(columns, approximate_above=approximate_above, nearest_spans=nearest_spans)
 
     def _names(self) -> list[str]:
         """Per entity, its most frequent surface form (ties: the smallest), its key if it has none."""
@@ -332,8 +348,11 @@ class GraphView:
     # -- vector search --------------------------------------------------------------------------------
     @cached_property
     def span_index(self) -> VectorIndex:
-        """Nearest sentences: exact, or above the threshold an IVF built from this caller's vectors."""
-        return IVFIndex(self.span_vectors) if self.approximate else ExactIndex(self.span_vectors)
+        """Nearest sentences: exact, or above the threshold the store's index (where it offers one) or
+        an IVF built from this caller's vectors."""
+        if not self.approximate:
+            return ExactIndex(self.span_vectors)
+        return StoreSpanIndex(self, self.nearest_spans) if self.nearest_spans is not None else IVFIndex(self.span_vectors)
 
     @cached_property
     def passage_index(self) -> VectorIndex:
@@ -362,6 +381,31 @@ class GraphView:
 
     def reach(self, seeds: Collection[str], hops: int) -> Reach:
         return Reach(self, seeds, hops)
+
+
+class StoreSpanIndex(VectorIndex):
+    """Nearest sentences from the store's own vector index (``Store.nearest_spans``, already filtered
+    by the caller's labels in SQL). A hit is kept only if it is one of this view's sentences (a span
+    written or relabelled since the view was read is left out) and is scored with this view's
+    vector, as :class:`ExactIndex` would score it."""
+
+    approximate = True
+
+    def __init__(self, view: GraphView, nearest_spans: Callable[[np.ndarray, int], list[SpanHit]]) -> None:
+        self.vectors = view.span_vectors
+        self.nearest_spans = nearest_spans
+        c = view.columns
+        self._position = {
+            (c.passages[p], start, end): i
+            for i, (p, start, end) in enumerate(zip(c.span_passage.tolist(), c.span_start.tolist(), c.span_end.tolist(), strict=True))
+        }
+
+    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        vector = np.asarray(query, dtype=np.float32)
+        found = [self._position.get(((h.doc_id, h.version), h.start, h.end)) for h in self.nearest_spans(vector, k)]
+        rows = [i for i in dict.fromkeys(found) if i is not None]
+        scored = [(i, float(self.vectors[i] @ vector)) for i in rows]
+        return sorted(scored, key=lambda h: (-h[1], h[0]))
 
 
 class _Hops:

@@ -42,6 +42,7 @@ __all__ = [
     "MentionRow",
     "Problem",
     "RelabelResult",
+    "SpanHit",
     "Store",
     "StoredDocument",
     "WritePart",
@@ -194,6 +195,17 @@ class GraphMention(NamedTuple):
     inferred: bool  #: added by the dangling rule, not extracted
 
 
+class SpanHit(NamedTuple):
+    """One sentence found by :meth:`Store.nearest_spans`: the store's span id, where it is, its cosine score."""
+
+    span_id: int
+    doc_id: str
+    version: str
+    start: int
+    end: int
+    score: float
+
+
 class GraphRelation(NamedTuple):
     """One relation row of :class:`GraphData`: a typed edge asserted by one span."""
 
@@ -309,6 +321,17 @@ class Store(ABC):
         """Those of ``versions`` (``(document id, version)``) the caller may read: the check an answer's
         cited versions pass. This filters :meth:`visible`; a backend can ask about the few versions alone."""
         return self.visible(labels, include_superseded) & set(versions)
+
+    #: whether :meth:`nearest_spans` answers (a server-side vector index, e.g. pgvector's HNSW)
+    offers_nearest_spans: bool = False
+
+    def nearest_spans(
+        self, query_vector: np.ndarray, k: int, labels: Collection[str] | None, include_superseded: bool = False
+    ) -> list[SpanHit]:
+        """The ``k`` spans (approximately) most similar to ``query_vector`` among those the caller may
+        read, best first, filtered by access labels inside the store. Only where
+        :attr:`offers_nearest_spans`; retrieval otherwise searches the caller's vectors itself."""
+        raise NotImplementedError(f"{type(self).__name__} has no server-side vector index")
 
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[None]:

@@ -38,10 +38,24 @@ The guarantees, and how they are kept with several processes writing at once:
 
 Vectors are ``bytea`` columns holding float32, as in SQLite, and search runs in Python over the
 caller's visible graph (:class:`~citegraph.store.columns.GraphColumns`), exactly as for SQLite.
-At open the store notes whether the server offers the pgvector extension (:attr:`pgvector`); with
-it, span and key vectors could be ``vector(dim)`` columns with an HNSW index, so the seed search
-of a very large store would run in the server instead of over every visible vector in Python. That
-path is not built: no pgvector was available where this was written and tested.
+
+**pgvector.** At open the store notes whether the server offers the pgvector extension
+(:attr:`pgvector`: ``vector`` in ``pg_available_extensions``). Without it nothing else changes:
+``bytea`` and numpy, as above. With it, the open runs ``CREATE EXTENSION IF NOT EXISTS vector``
+(a role that may not create it, on a database where nobody has, leaves :attr:`pgvector` False) and
+the store keeps a second copy of every span vector in ``span_embeddings (span_id, embedding
+vector(dim))``, with an HNSW index (``vector_cosine_ops``). The table is made by the first write
+(or, for a store that already holds spans, by the open, which copies them in), with the size of
+the stored vectors; each write fills it in the document's transaction, and its rows go with their
+spans (``ON DELETE CASCADE``), so ``rm`` and a partial retry remove them; ``rm``'s ``VACUUM (FULL)``
+rewrites it too. The ``bytea`` column stays the source of truth (the graph read, ``check``);
+``check`` reports a span with no copy. :meth:`nearest_spans` then answers "the k sentences nearest
+this vector that this caller may read" in the server: the access labels and currency are filtered
+in the same SQL statement (the HNSW scan is iterative, ``hnsw.iterative_scan = strict_order``, so
+a filter that drops most candidates still yields k rows). Retrieval uses it only on its approximate
+path (more than ``APPROXIMATE_ABOVE`` visible sentences), in place of the IVF index it would build
+from the caller's vectors; below that it scores every visible vector exactly, as for SQLite. The
+``bytea`` copy is not dropped: a store written with pgvector opens and works on a server without it.
 """
 
 from __future__ import annotations
@@ -67,6 +81,7 @@ from citegraph.store.base import (
     GraphData,
     Problem,
     RelabelResult,
+    SpanHit,
     Store,
     StoredDocument,
     WritePart,
@@ -139,6 +154,11 @@ def _f32(vector: object) -> bytes:
     return np.asarray(vector, np.float32).tobytes()
 
 
+def _vector_text(vector: object) -> str:
+    """A float32 vector as pgvector's text input (exact: each float32 is written as its double)."""
+    return "[" + ",".join(map(repr, np.asarray(vector, np.float32).reshape(-1).tolist())) + "]"
+
+
 class PostgresStore(Store):
     """The store in the PostgreSQL database at ``url`` (see the module's docstring for its guarantees)."""
 
@@ -158,13 +178,15 @@ class PostgresStore(Store):
             raise postgres_error(self.path, exc, connecting=True) from exc
         try:
             self._set_lock_timeout(lock_timeout * 1000)
-            #: whether the server offers pgvector (not used yet: see the module's docstring)
+            #: whether the server offers pgvector and the store keeps a pgvector copy of its span vectors
             self.pgvector = self.conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone() is not None
             if not create and self._schema_version_or_0() == 0:
                 raise UserError(
                     f"{self.path}: not a citegraph store (the database has no citegraph schema); ingest documents first or check --db"
                 )
             self._migrate()
+            if self.pgvector:
+                self._setup_pgvector()
         except psycopg.Error as exc:
             self.conn.close()
             raise postgres_error(self.path, exc, waited=lock_timeout) from exc
@@ -255,6 +277,88 @@ class PostgresStore(Store):
                     "INSERT INTO meta (key, value) VALUES ('schema_version', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
                     (str(version),),
                 )
+
+    # -- pgvector ---------------------------------------------------------------------------------
+    def _setup_pgvector(self) -> None:
+        """Create the extension; for a store that holds spans but no pgvector copy yet, make the copy."""
+        try:
+            with self._writing():
+                self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
+                self.conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except UserError:  # insufficient privilege, or a read-only server
+            if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+                self.pgvector = False  # e.g. a role that may not create extensions: bytea and numpy only
+                return
+        if self._embeddings_dim() is None:
+            row = self.conn.execute("SELECT length(vector) / 4 FROM spans LIMIT 1").fetchone()
+            if row is not None:
+                # A read-only role or server: no copy until a writer opens the store.
+                with suppress(UserError), self._writing():
+                    self._create_embeddings(int(row[0]))
+
+    def _embeddings_dim(self) -> int | None:
+        """The size of the pgvector copy's vectors, or None while there is no copy."""
+        row = self.conn.execute(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass('span_embeddings') AND attname = 'embedding'"
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def _create_embeddings(self, dim: int) -> int:
+        """Inside a write transaction: make the pgvector copy (``dim`` values a vector) unless another
+        writer has, copying in every stored span's vector. Returns the copy's size. Under the schema
+        lock: a concurrent writer that finds no table waits here, then adds its own rows (its spans
+        were not committed when this one copied)."""
+        self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
+        found = self._embeddings_dim()
+        if found is not None:
+            return found
+        self.conn.execute(
+            f"CREATE TABLE span_embeddings (span_id BIGINT PRIMARY KEY REFERENCES spans (id) ON DELETE CASCADE, embedding vector({int(dim)}) NOT NULL)"
+        )
+        for batch in self._batches("SELECT id, vector FROM spans ORDER BY id", {}):
+            self._insert_embeddings([r[0] for r in batch], [np.frombuffer(r[1], np.float32) for r in batch])
+        self.conn.execute("CREATE INDEX span_embeddings_hnsw ON span_embeddings USING hnsw (embedding vector_cosine_ops)")
+        return dim
+
+    def _insert_embeddings(self, span_ids: Sequence[int], vectors: Sequence[np.ndarray]) -> None:
+        self.conn.execute(
+            "INSERT INTO span_embeddings (span_id, embedding) SELECT i, v::vector FROM unnest(%s::bigint[], %s::text[]) AS u(i, v)"
+            " ON CONFLICT (span_id) DO NOTHING",
+            (list(span_ids), [_vector_text(v) for v in vectors]),
+        )
+
+    @property
+    def offers_nearest_spans(self) -> bool:  # type: ignore[override]
+        """Whether :meth:`nearest_spans` answers: pgvector, and a copy of the span vectors to search."""
+        if not self.pgvector:
+            return False
+        with self._errors():
+            return self._embeddings_dim() is not None
+
+    def nearest_spans(
+        self, query_vector: np.ndarray, k: int, labels: Collection[str] | None, include_superseded: bool = False
+    ) -> list[SpanHit]:
+        """The ``k`` readable spans nearest ``query_vector`` (cosine), best first, from pgvector's HNSW
+        index; the caller's labels and currency are filtered in the same statement."""
+        if k <= 0 or not self.offers_nearest_spans:
+            return []
+        with self._reading():
+            # ef_search bounds the candidates a scan keeps (pgvector allows 1..1000); the iterative scan
+            # goes on past it while filtered-out rows leave fewer than k.
+            self.conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, max(40, k))),))
+            self.conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+            self.conn.execute("SELECT set_config('hnsw.max_scan_tuples', %s, true)", (str(max(20000, 20 * k)),))
+            rows = self.conn.execute(
+                f"""SELECT s.id, s.doc_id, s.version, s.start_char, s.end_char, 1 - (e.embedding <=> %(q)s::vector)
+                FROM span_embeddings e
+                JOIN spans s ON s.id = e.span_id
+                JOIN documents d ON d.doc_id = s.doc_id AND d.version = s.version
+                WHERE {_READABLE}
+                ORDER BY e.embedding <=> %(q)s::vector
+                LIMIT %(k)s""",
+                {**self._params(labels, include_superseded), "q": _vector_text(query_vector), "k": int(k)},
+            ).fetchall()
+        return [SpanHit(int(r[0]), r[1], r[2], int(r[3]), int(r[4]), float(r[5])) for r in rows]
 
     def _schema_version_or_0(self) -> int:
         if self.conn.execute("SELECT to_regclass('meta')").fetchone() == (None,):  # a new store
@@ -416,6 +520,13 @@ class PostgresStore(Store):
             ),
         ).fetchall()
         span_ids = {(start, end): sid for start, end, sid in rows}
+        if self.pgvector and rows:
+            dim = self._embeddings_dim() or self._create_embeddings(np.asarray(part.span_vectors).shape[-1])
+            if np.asarray(part.span_vectors).shape[-1] != dim:
+                raise StoreError(f"{doc.id}: vectors of size {np.asarray(part.span_vectors).shape[-1]}, but the store's are of size {dim}")
+            self._insert_embeddings(
+                [span_ids[(s.start, s.end)] for s, _ in part.spans], [np.asarray(v, np.float32) for v in part.span_vectors]
+            )
         keys = {m.key for m in part.mentions} | {k for r in part.relations for k in (r.source_key, r.target_key)}
         entity_ids = self._entity_ids(doc, sorted(keys), part)
         mentions = part.mentions
@@ -537,7 +648,8 @@ class PostgresStore(Store):
                 return False
             self._set_lock_timeout(wait_ms)
             try:
-                self.conn.execute(f"VACUUM (FULL) {', '.join(_DOCUMENT_TABLES)}")
+                tables = _DOCUMENT_TABLES + (("span_embeddings",) if self._embeddings_dim() is not None else ())
+                self.conn.execute(f"VACUUM (FULL) {', '.join(tables)}")
             except psycopg.errors.LockNotAvailable:
                 return False
             finally:
@@ -587,6 +699,13 @@ class PostgresStore(Store):
             for batch in self._batches("SELECT 'span ' || id, vector FROM spans ORDER BY doc_id, version, id", {}):
                 for what, blob in batch:
                     problems += vector_problems(what, blob, dims)
+            if self._embeddings_dim() is not None:
+                problems += [
+                    Problem("vector", f"span {sid} has no pgvector copy (written by a process without the extension?)")
+                    for (sid,) in self.conn.execute(
+                        "SELECT s.id FROM spans s WHERE NOT EXISTS (SELECT 1 FROM span_embeddings e WHERE e.span_id = s.id) ORDER BY s.id"
+                    )
+                ]
             for batch in self._batches("SELECT key, key_vector FROM entities ORDER BY key", {}):
                 for key, blob in batch:
                     problems += vector_problems(f"entity {key!r}", blob, dims)
