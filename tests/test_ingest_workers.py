@@ -119,3 +119,21 @@ def test_workers_need_a_graph_opened_from_spec_strings(tmp_path: Path, splitter,
         graph.ingest([write("a.md", "Orion ships.")], workers=2)
     graph.close()
     assert IndexerSpec("d", "hashing", "spacy", "infer", 1.0, 1.0).threads == 1
+
+
+def test_a_worker_that_cannot_load_its_models_fails_the_documents_with_the_reason(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from citegraph.ingest.indexer import content_version
+    from citegraph.models import Document
+
+    with CiteGraph.open(tmp_path / "m.db", "hashing") as graph:
+        assert graph.index_spec is not None
+        indexing = ProcessIndexing(replace(graph.index_spec, extractor="nosuch:model"), 1, fallback=lambda docs: [])
+        try:
+            doc = Document("x.md", content_version("Orion ships."), "Orion ships.", "x.md", ("public",), None, "", True, "text/markdown")
+            (failure,) = indexing.result(indexing.submit([doc]), [doc])
+            assert failure.document.id == "x.md" and "worker could not load its models" in failure.reason  # type: ignore[union-attr]
+            assert indexing.retried == []  # not mistaken for a dead worker
+        finally:
+            indexing.close()

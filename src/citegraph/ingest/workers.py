@@ -81,14 +81,24 @@ def build_indexer(spec: IndexerSpec) -> Indexer:
 
 
 _indexer: Indexer | None = None  # the worker process's own, built once by _start
+_failed: IndexFailure | None = None  # why it could not be built (its models would not load), if so
 
 
 def _start(spec: IndexerSpec) -> None:
-    global _indexer
-    _indexer = build_indexer(spec)
+    global _indexer, _failed
+    from citegraph.errors import BackendUnavailable, CitegraphError
+
+    try:
+        _indexer = build_indexer(spec)
+    except CitegraphError as exc:  # said on every document it is sent, instead of a broken pool
+        _failed = IndexFailure(
+            Document("", "", "", "", (), None, "", True), f"worker could not load its models: {exc}", isinstance(exc, BackendUnavailable)
+        )
 
 
 def _index(documents: list[Document]) -> list[Result]:
+    if _failed is not None:
+        return [IndexFailure(d, _failed.reason, _failed.unavailable) for d in documents]
     assert _indexer is not None, "the worker was not started"
     return whole(_indexer.index(documents))
 
@@ -157,10 +167,10 @@ class _IndexActor:
     """A Ray actor holding one indexer (its models loaded once)."""
 
     def __init__(self, spec: IndexerSpec) -> None:
-        self.indexer = build_indexer(spec)
+        _start(spec)
 
     def index(self, documents: list[Document]) -> list[Result]:
-        return whole(self.indexer.index(documents))
+        return _index(documents)
 
 
 class RayIndexing:
