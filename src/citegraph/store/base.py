@@ -20,10 +20,10 @@ holds rows it may not see.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -173,6 +173,54 @@ def vector_problems(what: str, blob: bytes, dims: set[int]) -> list[Problem]:
     if not (abs(norm - 1.0) <= 1e-3 or norm == 0.0):
         return [Problem("vector", f"{what}: vector is not finite and unit-length (norm {norm:.4g})")]
     return []
+
+
+def read_migrations(folder: str) -> list[tuple[int, str]]:
+    """The ``NNNN_name.sql`` scripts of ``citegraph/store/FOLDER``, as ``(NNNN, text)`` in version order."""
+    from importlib import resources
+
+    found = []
+    for entry in (resources.files("citegraph.store") / folder).iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def graph_problems(execute: Callable[[str], Iterable[Sequence[Any]]]) -> list[Problem]:
+    """``check``'s findings that are plain SQL on either backend (``execute`` runs one statement and
+    returns its rows): an entity with no mention left, a relation whose endpoint is not mentioned in
+    its own sentence."""
+    problems = [
+        Problem("orphan_entity", f"entity {key!r} has no mention left (its vector would outlive its sources)")
+        for (key,) in execute(
+            "SELECT key FROM entities e WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id) ORDER BY key"
+        )
+    ]
+    problems += [
+        Problem(
+            "relation_endpoint",
+            f"relation {src!r} -[{type_}]-> {dst!r} in {doc_id}@{version[:8]}:{start}-{end} has an endpoint "
+            "not mentioned in its own sentence",
+        )
+        for src, type_, dst, doc_id, version, start, end in execute(
+            """SELECT es.key, r.type, et.key, s.doc_id, s.version, s.start_char, s.end_char FROM relations r
+            JOIN spans s ON s.id = r.span_id
+            LEFT JOIN entities es ON es.id = r.source_id LEFT JOIN entities et ON et.id = r.target_id
+            WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.source_id)
+               OR NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.target_id)
+            ORDER BY s.doc_id, s.start_char"""
+        )
+    ]
+    return problems
+
+
+def only_held_labels(documents: list[StoredDocument], labels: Collection[str] | None) -> list[StoredDocument]:
+    """``documents`` as a caller holding ``labels`` sees them: a restricted caller learns only the
+    labels it holds, not the names of the others (None: unrestricted, all of them)."""
+    if labels is None:
+        return documents
+    held = set(labels)
+    return [replace(d, document=replace(d.document, access=tuple(a for a in d.document.access if a in held))) for d in documents]
 
 
 @dataclass(frozen=True)

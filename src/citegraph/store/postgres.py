@@ -62,8 +62,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import replace
-from importlib import resources
 from itertools import count
 from typing import Any
 
@@ -86,6 +84,9 @@ from citegraph.store.base import (
     StoredDocument,
     WritePart,
     WriteResult,
+    graph_problems,
+    only_held_labels,
+    read_migrations,
     vector_problems,
 )
 from citegraph.store.columns import GraphColumns
@@ -95,12 +96,7 @@ __all__ = ["SCHEMA_VERSION", "PostgresStore"]
 
 
 def _migrations() -> list[tuple[int, str]]:
-    folder = resources.files("citegraph.store") / "migrations_pg"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    return read_migrations("migrations_pg")
 
 
 SCHEMA_VERSION = _migrations()[-1][0]
@@ -709,27 +705,7 @@ class PostgresStore(Store):
             for batch in self._batches("SELECT key, key_vector FROM entities ORDER BY key", {}):
                 for key, blob in batch:
                     problems += vector_problems(f"entity {key!r}", blob, dims)
-            problems += [
-                Problem("orphan_entity", f"entity {key!r} has no mention left (its vector would outlive its sources)")
-                for (key,) in self.conn.execute(
-                    "SELECT key FROM entities e WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id) ORDER BY key"
-                )
-            ]
-            problems += [
-                Problem(
-                    "relation_endpoint",
-                    f"relation {src!r} -[{type_}]-> {dst!r} in {doc_id}@{version[:8]}:{start}-{end} has an endpoint "
-                    "not mentioned in its own sentence",
-                )
-                for src, type_, dst, doc_id, version, start, end in self.conn.execute(
-                    """SELECT es.key, r.type, et.key, s.doc_id, s.version, s.start_char, s.end_char FROM relations r
-                    JOIN spans s ON s.id = r.span_id
-                    LEFT JOIN entities es ON es.id = r.source_id LEFT JOIN entities et ON et.id = r.target_id
-                    WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.source_id)
-                       OR NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.target_id)
-                    ORDER BY s.doc_id, s.start_char"""
-                )
-            ]
+            problems += graph_problems(self.conn.execute)
             if len(dims) > 1:
                 problems.append(Problem("vector", f"vectors of different sizes in one store: {sorted(dims)}"))
         return problems
@@ -766,11 +742,7 @@ class PostgresStore(Store):
                 {**self._params(labels, include_superseded), "doc_id": doc_id},
             ).fetchall()
         out = [StoredDocument(_document(r[:9]), r[9], r[10], r[11], r[12], r[13], r[14]) for r in rows]
-        if labels is None:
-            return out
-        # A restricted caller learns only the labels it holds, not the names of the others.
-        held = set(labels)
-        return [replace(d, document=replace(d.document, access=tuple(a for a in d.document.access if a in held))) for d in out]
+        return only_held_labels(out, labels)
 
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
         with self._errors():

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,9 @@ from citegraph.store.base import (
     StoredDocument,
     WritePart,
     WriteResult,
+    graph_problems,
+    only_held_labels,
+    read_migrations,
     vector_problems,
 )
 from citegraph.store.columns import GraphColumns
@@ -33,12 +34,7 @@ __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 
 def _migrations() -> list[tuple[int, str]]:
-    folder = resources.files("citegraph.store") / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    return read_migrations("migrations")
 
 
 SCHEMA_VERSION = _migrations()[-1][0]
@@ -427,27 +423,7 @@ class SQLiteStore(Store):
                 problems += vector_problems(f"span {sid}", vector, dims)
             for key, vector in self.db.execute("SELECT key, key_vector FROM entities"):
                 problems += vector_problems(f"entity {key!r}", vector, dims)
-            problems += [
-                Problem("orphan_entity", f"entity {key!r} has no mention left (its vector would outlive its sources)")
-                for (key,) in self.db.execute(
-                    "SELECT key FROM entities e WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id)"
-                )
-            ]
-            problems += [
-                Problem(
-                    "relation_endpoint",
-                    f"relation {src!r} -[{type_}]-> {dst!r} in {doc_id}@{version[:8]}:{start}-{end} has an endpoint "
-                    "not mentioned in its own sentence",
-                )
-                for src, type_, dst, doc_id, version, start, end in self.db.execute(
-                    """SELECT es.key, r.type, et.key, s.doc_id, s.version, s.start_char, s.end_char FROM relations r
-                    JOIN spans s ON s.id = r.span_id
-                    LEFT JOIN entities es ON es.id = r.source_id LEFT JOIN entities et ON et.id = r.target_id
-                    WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.source_id)
-                       OR NOT EXISTS (SELECT 1 FROM mentions m WHERE m.span_id = r.span_id AND m.entity_id = r.target_id)
-                    ORDER BY s.doc_id, s.start_char"""
-                )
-            ]
+            problems += graph_problems(self.db.execute)
             if len(dims) > 1:
                 problems.append(Problem("vector", f"vectors of different sizes in one store: {sorted(dims)}"))
         return problems
@@ -488,11 +464,7 @@ class SQLiteStore(Store):
             {**self._params(labels, include_superseded), "doc_id": doc_id},
         ).fetchall()
         out = [StoredDocument(self._document(r[:8]), r[8], r[9], r[10], r[11], r[12], r[13]) for r in rows]
-        if labels is None:
-            return out
-        # A restricted caller learns only the labels it holds, not the names of the others.
-        held = set(labels)
-        return [replace(d, document=replace(d.document, access=tuple(a for a in d.document.access if a in held))) for d in out]
+        return only_held_labels(out, labels)
 
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
         rows = self.db.execute(_VISIBLE + "SELECT doc_id, version FROM visible", self._params(labels, include_superseded))
