@@ -395,6 +395,22 @@ def run_record(system: str, version: str, args: RunArgs, corpus: Corpus) -> dict
     }
 
 
+def start_peer(
+    system: str, version: str, args: RunArgs, *, precompute: bool = True
+) -> tuple[Corpus, dict[str, Any], SharedParts, ModelLog]:
+    """What every peer script sets up before its clock: the corpus, its record (the peer's "local"
+    mode), the shared parts warmed up (with the stand-in's facts for every passage and question
+    precomputed, unless ``precompute`` is off), and the model log."""
+    corpus = load_corpus(args.data, args.docs, args.questions, args.subset)
+    record = run_record(system, version, args, corpus)
+    record["mode"] = "local"
+    parts = SharedParts()
+    parts.warm_up()
+    if precompute:
+        parts.precompute([*corpus.passages.values(), *(q.text for q in corpus.questions)])
+    return corpus, record, parts, ModelLog(args.llm_delay)
+
+
 def insert_figures(clock: Clock, parts: SharedParts, log: ModelLog, documents: int, store: Path, rss_before: float) -> dict[str, Any]:
     """The insert's figures. ``framework_s`` = wall − time inside the stand-in model (the delay
     excluded) − time inside the embedder: what the system's own code cost; ``framework_cpu_s`` the

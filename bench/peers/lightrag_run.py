@@ -45,10 +45,9 @@ from common import (
     aquery_figures,
     current_rss_mb,
     insert_figures,
-    load_corpus,
     offline_tiktoken,
     parse_args,
-    run_record,
+    start_peer,
     write_record,
 )
 
@@ -145,13 +144,7 @@ def main() -> None:
     from lightrag.kg.shared_storage import initialize_pipeline_status
     from lightrag.utils import EmbeddingFunc
 
-    corpus = load_corpus(args.data, args.docs, args.questions, args.subset)
-    record = run_record("LightRAG", version("lightrag-hku"), args, corpus)
-    record["mode"] = "local"
-    parts = SharedParts()
-    parts.warm_up()
-    parts.precompute([*corpus.passages.values(), *(q.text for q in corpus.questions)])
-    log = ModelLog(args.llm_delay)
+    corpus, record, parts, log = start_peer("LightRAG", version("lightrag-hku"), args)
 
     async def embed(texts: list[str], **_: Any) -> np.ndarray:
         return parts.embed(texts)

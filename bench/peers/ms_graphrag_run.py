@@ -47,11 +47,10 @@ from common import (
     SharedParts,
     current_rss_mb,
     insert_figures,
-    load_corpus,
     offline_tiktoken,
     parse_args,
     query_figures,
-    run_record,
+    start_peer,
     write_record,
 )
 
@@ -228,14 +227,7 @@ def main() -> None:
     from graphrag.config.enums import IndexingMethod
     from graphrag.config.models.graph_rag_config import GraphRagConfig
 
-    corpus = load_corpus(args.data, args.docs, args.questions, args.subset)
-    record = run_record("Microsoft GraphRAG", version("graphrag"), args, corpus)
-    record["mode"] = "local"
-    parts = SharedParts()
-    parts.warm_up()
-    if args.variant == "standard":
-        parts.precompute([*corpus.passages.values(), *(q.text for q in corpus.questions)])
-    log = ModelLog(args.llm_delay)
+    corpus, record, parts, log = start_peer("Microsoft GraphRAG", version("graphrag"), args, precompute=args.variant == "standard")
     register(parts, log)
 
     root = args.workdir

@@ -46,11 +46,10 @@ from common import (
     aquery_figures,
     current_rss_mb,
     insert_figures,
-    load_corpus,
     norm,
     offline_tiktoken,
     parse_args,
-    run_record,
+    start_peer,
     write_record,
 )
 
@@ -134,13 +133,7 @@ def main() -> None:
     from nano_graphrag import GraphRAG, QueryParam
     from nano_graphrag._utils import EmbeddingFunc
 
-    corpus = load_corpus(args.data, args.docs, args.questions, args.subset)
-    record = run_record("nano-graphrag", version("nano-graphrag"), args, corpus)
-    record["mode"] = "local"
-    parts = SharedParts()
-    parts.warm_up()
-    parts.precompute([*corpus.passages.values(), *(q.text for q in corpus.questions)])
-    log = ModelLog(args.llm_delay)
+    corpus, record, parts, log = start_peer("nano-graphrag", version("nano-graphrag"), args)
     model = StandIn(parts, log)
 
     async def embed(texts: list[str]) -> np.ndarray:
