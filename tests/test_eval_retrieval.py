@@ -30,6 +30,53 @@ def test_both_formats_load_to_the_same_passages_and_gold() -> None:
     assert {q.split for q in hotpot.questions} <= {"dev", "test"}
 
 
+def test_hotpotqa_s_own_layout_and_json_lines_load_alike(tmp_path: Path) -> None:
+    from dataclasses import astuple
+
+    rows = json.loads(HOTPOT.read_text(encoding="utf-8"))
+    own = [
+        {
+            "_id": r["id"],
+            "question": r["question"],
+            "type": r["type"],
+            "supporting_facts": [list(f) for f in zip(r["supporting_facts"]["title"], r["supporting_facts"]["sent_id"], strict=True)],
+            "context": [list(c) for c in zip(r["context"]["title"], r["context"]["sentences"], strict=True)],
+        }
+        for r in rows
+    ]
+    as_list, as_lines = tmp_path / "own.json", tmp_path / "lines.json"  # JSON lines under .json, as 2Wiki's dumps come
+    as_list.write_text(json.dumps(own), encoding="utf-8")
+    as_lines.write_text("".join(json.dumps(r) + "\n" for r in own), encoding="utf-8")
+    expected = load(HOTPOT)
+    for path in (as_list, as_lines):
+        data = load(path)
+        assert data.passages == expected.passages
+        assert [astuple(q) for q in data.questions] == [astuple(q) for q in expected.questions]
+
+
+def test_musique_paragraphs_are_documents_and_its_unanswerable_questions_are_left_out() -> None:
+    data = load(DATA / "musique_sample.jsonl")
+    # one title, two texts: the second is "Quillon Labs (2)"
+    assert data.passages["Quillon Labs"] == "Quillon Labs is a software company founded in Tallinn in 2014."
+    assert data.passages["Quillon Labs (2)"] == "Quillon Labs opened a second office in Lisbon in 2019."
+    assert len(data.passages) == 6
+    assert [(q.id, q.gold_titles, q.gold_sentences, q.type) for q in data.questions] == [
+        ("2hop__1_2", ("Larkspur", "Quillon Labs"), (), "2hop"),
+        ("3hop1__5_6_7", ("Quillon Labs", "Larkspur", "Data retention policy"), (), "3hop1"),
+    ]
+
+
+def test_a_malformed_question_is_named_with_its_field(tmp_path: Path) -> None:
+    from citegraph.errors import InputFileError
+
+    rows = json.loads(HOTPOT.read_text(encoding="utf-8"))
+    rows[1]["supporting_facts"] = {"title": ["Larkspur"], "sent_id": ["first"]}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    with pytest.raises(InputFileError, match="question 1: supporting_facts needs"):
+        load(path)
+
+
 def test_metrics_count_distinct_passages_and_overlapping_sentences() -> None:
     q = Question("x", "?", ("A", "B"), (("A", 0, 10), ("B", 0, 10)))
     ranked = Ranked(q, [("A", 0, 10), ("A", 11, 20), ("C", 0, 5), ("B", 5, 30)], 0.0)

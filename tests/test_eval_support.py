@@ -171,3 +171,106 @@ def test_the_harness_runs_the_products_path_and_reports_stages(tmp_path: Path) -
 def test_fit_needs_a_judge(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["eval", "support", "--data", str(SAMPLE), "--verifier", "guards", "--fit", str(tmp_path / "c.json")])
     assert result.exit_code == 1 and "--fit needs a judge model" in result.output
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_halueval_dialogue_and_summarization_check_the_output_against_its_source() -> None:
+    name, pairs = load_pairs(DATA / "halueval_dialogue_sample.jsonl", limit=10)
+    assert name == "halueval_dialogue" and len(pairs) == 4 and sum(p.supported for p in pairs) == 2
+    riga = next(p for p in pairs if "Riga" in p.claim)
+    assert not riga.supported and riga.claim == riga.answer  # a response stands alone: no question around it
+    assert riga.premise.startswith("Larkspur is a project tracker")
+    name, pairs = load_pairs(DATA / "halueval_summarization_sample.jsonl", limit=10)
+    assert name == "halueval_summarization" and len(pairs) == 4
+    assert all(p.premise.startswith(("Larkspur, the project", "Quillon Labs was founded")) for p in pairs)
+    assert {p.claim for p in pairs if not p.supported} == {
+        "Larkspur snapshots workspaces daily, keeps them 90 days, and keeps exports 30 days after cancellation.",
+        "Quillon Labs, founded in Lisbon in 2014, opened a Tallinn office in 2019.",
+    }
+
+
+def test_hotpotqa_in_its_own_layout_gives_the_same_pairs(tmp_path: Path) -> None:
+    rows = json.loads((DATA / "hotpot_sample.json").read_text(encoding="utf-8"))
+    own = [
+        {
+            "_id": r["id"],
+            "question": r["question"],
+            "answer": r["answer"],
+            "type": r["type"],
+            "supporting_facts": [list(f) for f in zip(r["supporting_facts"]["title"], r["supporting_facts"]["sent_id"], strict=True)],
+            "context": [list(c) for c in zip(r["context"]["title"], r["context"]["sentences"], strict=True)],
+        }
+        for r in rows
+    ]
+    path = tmp_path / "hotpot_dev_distractor.jsonl"  # and as JSON lines
+    path.write_text("".join(json.dumps(r) + "\n" for r in own), encoding="utf-8")
+    assert load_pairs(path, limit=10) == load_pairs(DATA / "hotpot_sample.json", limit=10)
+
+
+def test_musique_pairs_take_away_the_paragraph_that_states_the_answer() -> None:
+    name, pairs = load_pairs(DATA / "musique_sample.jsonl", limit=10)
+    assert name == "musique"
+    by = {(p.group, p.supported): p for p in pairs}
+    assert set(by) == {(0, True), (0, False), (2, True), (2, False)}  # question 1 is unanswerable: no pair
+    assert by[0, True].premise == (
+        "Larkspur is a project tracker made by Quillon Labs. It stores snapshots of every workspace.\n\n"
+        "Quillon Labs is a software company founded in Tallinn in 2014."
+    )
+    # Tallinn is stated by the second supporting paragraph (taken away) and by the "Tallinn" distractor (never added)
+    assert by[0, False].premise == (
+        "Larkspur is a project tracker made by Quillon Labs. It stores snapshots of every workspace.\n\n"
+        "Quillon Labs opened a second office in Lisbon in 2019."
+    )
+    assert "30 days" not in by[2, False].premise and "Refunds are not issued" in by[2, False].premise
+
+
+def test_attributionbench_is_also_reported_by_source(tmp_path: Path) -> None:
+    lines = [json.loads(line) for line in AB_SAMPLE.read_text(encoding="utf-8").splitlines()]
+    many = []
+    for i in range(40):
+        row = dict(lines[i % 4], id=f"x{i}", src_dataset=("ExpertQA", "LFQA")[i % 2])
+        many.append(row)
+    path = tmp_path / "ab.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in many), encoding="utf-8")
+    _, pairs = load_pairs(path, limit=100)
+    assert {p.source for p in pairs} == {"ExpertQA", "LFQA"}
+    summary = report("ab", "guards", evaluate(pairs, judge=None), tmp_path)
+    test_pairs = sum(v["pairs"] for v in summary["by_source"].values())
+    assert set(summary["by_source"]) == {"ExpertQA", "LFQA"} and test_pairs == summary["test"]["n"]
+    assert "| ExpertQA |" in (tmp_path / "ab.md").read_text(encoding="utf-8")
+
+
+def test_unusable_support_data_is_refused_with_the_line_and_the_fix(tmp_path: Path) -> None:
+    from citegraph.errors import InputFileError
+
+    general = tmp_path / "general_data.jsonl"
+    general.write_text(json.dumps({"ID": "1", "user_query": "q", "chatgpt_response": "r", "hallucination": "no"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match="no source text"):
+        load_pairs(general, limit=5)
+    bad_label = tmp_path / "ab.jsonl"
+    row = json.loads(AB_SAMPLE.read_text(encoding="utf-8").splitlines()[0])
+    bad_label.write_text(json.dumps(row) + "\n" + json.dumps(dict(row, attribution_label="maybe")) + "\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"ab.jsonl:2.*'maybe'"):
+        load_pairs(bad_label, limit=5)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(json.dumps(row) + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"broken\.jsonl:2"):
+        load_pairs(broken, limit=5)
+    unknown = tmp_path / "other.json"
+    unknown.write_text(json.dumps([{"text": "a", "label": 1}]), encoding="utf-8")
+    with pytest.raises(InputFileError, match="the first object's fields are"):
+        load_pairs(unknown, limit=5)
+
+
+def test_two_files_of_one_family_keep_two_reports(tmp_path: Path) -> None:
+    other = tmp_path / "halueval_more.jsonl"
+    other.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["eval", "support", "--data", str(SAMPLE), "--data", str(other), "--verifier", "guards", "--out", str(out), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert [s["dataset"] for s in json.loads(result.stdout)] == ["halueval_qa", "halueval_qa-halueval_more"]
+    assert {"halueval_qa.md", "halueval_qa-halueval_more.md"} <= {p.name for p in out.iterdir()}

@@ -725,7 +725,8 @@ def eval_() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     required=True,
     multiple=True,
-    help="halueval_qa.jsonl, hotpotqa_distractor_sample100.json and/or AttributionBench's dev_all_subset_balanced.jsonl (repeatable)",
+    help="HaluEval qa/dialogue/summarization, AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue files, JSON or JSON "
+    "lines, format detected from the fields (repeatable)",
 )
 @_option(setting("verifier"))
 @_option(setting("timeout"))
@@ -752,6 +753,8 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
     try:
         for path in data:
             name, pairs = load_pairs(path, limit)
+            if name in names:  # two files of one family: each keeps its own report
+                name = f"{name}-{path.stem}"
             with output.progress(stderr, name) as advance:
                 # --fit: the record is fitted on raw scores, so the product's path runs uncalibrated here
                 scored = evaluate(pairs, judge, advance, calibration=fit is None)
@@ -778,8 +781,8 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
     type=click.Path(exists=True, path_type=Path),
     required=True,
     multiple=True,
-    help="hotpotqa_distractor_sample100.json, or the plain format: {corpus, questions} JSON, a folder with corpus.json and "
-    "questions.json, or a questions file with --corpus (repeatable)",
+    help="HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions (JSON or JSON lines), or the plain format: "
+    "{corpus, questions} JSON, a folder with corpus.json and questions.json, or a questions file with --corpus (repeatable)",
 )
 @click.option(
     "--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="passages [{title, text}] for a plain questions file"

@@ -2,9 +2,11 @@
 
 Data (paths given on the command line):
 
-* HotpotQA distractor (``hotpotqa_distractor_sample100.json``): every context paragraph of every
-  question is one document (its title is the id), and the gold evidence is ``supporting_facts``:
-  paragraph titles and sentence numbers.
+* HotpotQA distractor (``hotpotqa_distractor_sample100.json``, in the hub's layout or HotpotQA's own),
+  2WikiMultihopQA and MuSiQue, as a JSON list or JSON lines (:mod:`citegraph.eval.formats`): every
+  context paragraph of every question is one document (its title is the id), and the gold evidence
+  is ``supporting_facts``: paragraph titles and sentence numbers (MuSiQue: the supporting
+  paragraphs, so no sentence recall; its unanswerable questions are left out).
 * The plain format: passages ``[{"title", "text"}]`` and questions ``[{"question",
   "gold_supporting_titles"[, "id", "type"]}]``, either as one JSON object ``{"corpus": [...],
   "questions": [...]}``, as a folder holding ``corpus.json`` and ``questions.json``, or as a
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.errors import InputFileError
+from citegraph.eval.formats import is_multihop, multihop_row, read_json
 
 __all__ = ["BUDGETS", "Question", "RetrievalData", "evaluate", "load", "report"]
 
@@ -65,58 +68,53 @@ class RetrievalData:
     questions: list[Question]
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(str(path), f"cannot read: {exc}") from exc
-    try:
-        if path.suffix == ".jsonl":
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputFileError(str(path), f"invalid JSON: {exc}") from exc
-
-
 def load(path: Path, corpus: Path | None = None, limit: int | None = None) -> RetrievalData:
     """A data set in either format (see the module docstring); ``limit`` keeps the first questions."""
     if path.is_dir():
         corpus, path = path / "corpus.json", path / "questions.json"
-    raw = _read_json(path)
+    raw = read_json(path)
     name = path.parent.name if path.name == "questions.json" else path.stem
     if isinstance(raw, dict) and {"corpus", "questions"} <= set(raw):
         return _plain(name, raw["corpus"], raw["questions"], limit, path)
-    if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "supporting_facts" in raw[0]:
-        return _hotpot(name, raw, limit, path)
+    if isinstance(raw, list) and raw and is_multihop(raw[0]):
+        return _multihop(name, raw, limit, path)
     if corpus is None:
         raise InputFileError(str(path), "not HotpotQA and no corpus", "give the passages with --corpus FILE ([{title, text}])")
     if not isinstance(raw, list):
         raise InputFileError(str(path), "expected a list of questions")
-    return _plain(name, _read_json(corpus), raw, limit, path)
+    return _plain(name, read_json(corpus), raw, limit, path)
 
 
-def _hotpot(name: str, rows: list[dict[str, Any]], limit: int | None, path: Path) -> RetrievalData:
+def _multihop(name: str, rows: list[Any], limit: int | None, path: Path) -> RetrievalData:
+    """HotpotQA (either layout), 2WikiMultihopQA or MuSiQue: every context paragraph is a document named by
+    its title; a title that comes with two different texts names the second "Title (2)", and so on."""
     passages: dict[str, str] = {}
+    named: dict[tuple[str, str], str] = {}
     questions = []
-    for row in rows[:limit]:
-        offsets: dict[str, list[tuple[int, int]]] = {}
-        for title, sentences in zip(row["context"]["title"], row["context"]["sentences"], strict=True):
+    for index, raw in enumerate(rows[:limit]):
+        row = multihop_row(raw, index, str(path))
+        ids, offsets = [], []
+        for title, sentences in row.paragraphs:
             text, spans = "", []
             for sentence in sentences:
                 start = len(text) + (len(sentence) - len(sentence.lstrip()))
-                text += sentence
+                text += sentence if row.sentence_gold else sentence.strip()
                 spans.append((start, len(text.rstrip())))
-            passages.setdefault(title, text)
-            if passages[title] != text:
-                raise InputFileError(str(path), f"two different paragraphs are titled {title!r}")
-            offsets[title] = spans
-        facts = row["supporting_facts"]
-        gold = tuple(
-            (title, *offsets[title][i])
-            for title, i in zip(facts["title"], facts["sent_id"], strict=True)
-            if i < len(offsets.get(title, []))
-        )
-        questions.append(Question(row["id"], row["question"], tuple(dict.fromkeys(facts["title"])), gold, str(row.get("type", ""))))
+            if (title, text) not in named:
+                doc, n = title, 1
+                while doc in passages:
+                    n += 1
+                    doc = f"{title} ({n})"
+                named[title, text] = doc
+                passages[doc] = text
+            ids.append(named[title, text])
+            offsets.append(spans)
+        if not row.gold_paragraphs:
+            continue  # MuSiQue's unanswerable questions: no evidence to retrieve
+        gold = tuple((ids[p], *offsets[p][i]) for p, i in row.gold) if row.sentence_gold else ()
+        questions.append(Question(row.id, row.question, tuple(ids[p] for p in row.gold_paragraphs), gold, row.type))
+    if not questions:
+        raise InputFileError(str(path), "no question with a supporting paragraph in the context")
     return RetrievalData(name, passages, questions)
 
 

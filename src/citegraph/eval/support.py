@@ -45,8 +45,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from citegraph.errors import InputFileError, ModelOutputError
+from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_json
 from citegraph.models import Span
 from citegraph.verify.base import Stage
 from citegraph.verify.calibration import Calibration, Platt
@@ -77,6 +79,7 @@ class Pair:
     supported: bool
     group: int  #: the source line: pairs of one line share a split
     answer: str = ""  #: the answer alone (HaluEval, HotpotQA), kept for reports
+    source: str = ""  #: the sub-set a line comes from, where the data names one (AttributionBench's src_dataset)
 
 
 @dataclass(frozen=True)
@@ -95,60 +98,111 @@ def _claim(question: str, answer: str) -> str:
     return f'The answer to "{" ".join(question.split())}" is: {" ".join(answer.split())}'
 
 
+#: HaluEval's grounded tasks: (source field, claim fields for the right and the hallucinated output, name)
+_HALUEVAL = (
+    ("knowledge", ("right_answer", "hallucinated_answer"), "halueval_qa"),
+    ("knowledge", ("right_response", "hallucinated_response"), "halueval_dialogue"),
+    ("document", ("right_summary", "hallucinated_summary"), "halueval_summarization"),
+)
+
+
 def load_pairs(path: Path, limit: int, seed: int = 13) -> tuple[str, list[Pair]]:
-    """``(dataset name, pairs)`` for ``limit`` sampled lines (2 pairs per line), format detected from content."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(
-            str(path), f"cannot read: {exc.strerror or exc}", "pass --data a HaluEval, HotpotQA or AttributionBench file"
-        ) from exc
+    """``(dataset name, pairs)`` for ``limit`` sampled lines (2 pairs per line; AttributionBench 1), format
+    detected from content: HaluEval (QA, dialogue, summarization), AttributionBench, or multi-hop
+    questions in any layout :mod:`citegraph.eval.formats` reads (HotpotQA, 2WikiMultihopQA, MuSiQue)."""
     rng = random.Random(seed)
-    if text.lstrip().startswith("["):
-        rows = json.loads(text)
-        picked = rng.sample(range(len(rows)), min(limit, len(rows)))
-        return "hotpotqa", [p for i in picked for p in _hotpot_pairs(rows[i], i, rng)]
-    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    if lines and {"claim", "references", "attribution_label"} <= set(lines[0]):
-        picked = rng.sample(range(len(lines)), min(limit, len(lines)))
-        return "attributionbench", [_attribution_pair(lines[i], i) for i in picked]
-    if not lines or not {"knowledge", "question", "right_answer", "hallucinated_answer"} <= set(lines[0]):
+    rows = read_json(path)
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+        raise InputFileError(str(path), "no data: expected JSON objects, a list or one per line", _FORMATS)
+    first = rows[0]
+    picked = rng.sample(range(len(rows)), min(limit, len(rows)))
+    if is_multihop(first):
+        pairs = []
+        for i in picked:
+            pairs += _multihop_pairs(multihop_row(rows[i], i, str(path)), i, rng)
+        return ("hotpotqa" if "context" in first else "musique"), pairs
+    if {"claim", "references", "attribution_label"} <= set(first):
+        return "attributionbench", [_attribution_pair(rows[i], i, path) for i in picked]
+    for source, (right, wrong), name in _HALUEVAL:
+        if {source, right, wrong} <= set(first):
+            pairs = []
+            for i in picked:
+                row = rows[i]
+                needed = (source, right, wrong, "question") if name == "halueval_qa" else (source, right, wrong)
+                missing = [k for k in needed if not isinstance(row.get(k), str)]
+                if missing:
+                    raise InputFileError(f"{path}:{i + 1}", f"{name} line without text in {', '.join(missing)}", _FORMATS)
+                # a QA answer is a phrase: the claim states it with its question; a response or summary stands alone
+                claims = (
+                    (_claim(row["question"], row[right]), _claim(row["question"], row[wrong]))
+                    if name == "halueval_qa"
+                    else (row[right], row[wrong])
+                )
+                pairs.append(Pair(row[source], " ".join(claims[0].split()), True, i, row[right]))
+                pairs.append(Pair(row[source], " ".join(claims[1].split()), False, i, row[wrong]))
+            return name, pairs
+    if {"user_query", "chatgpt_response", "hallucination"} <= set(first):
         raise InputFileError(
-            str(path), "neither HaluEval QA lines, AttributionBench lines nor a HotpotQA list", "see citegraph eval support --help"
+            str(path),
+            "HaluEval's general set gives no source text to check an answer against (it measures open-domain factuality)",
+            "use its qa, dialogue or summarization files",
         )
-    picked = rng.sample(range(len(lines)), min(limit, len(lines)))
-    pairs = []
-    for i in picked:
-        row = lines[i]
-        pairs.append(Pair(row["knowledge"], _claim(row["question"], row["right_answer"]), True, i, row["right_answer"]))
-        pairs.append(Pair(row["knowledge"], _claim(row["question"], row["hallucinated_answer"]), False, i, row["hallucinated_answer"]))
-    return "halueval_qa", pairs
+    raise InputFileError(str(path), f"unknown data: the first object's fields are {sorted(first)[:12]}", _FORMATS)
 
 
-def _attribution_pair(row: dict, index: int) -> Pair:
+_FORMATS = (
+    "pass --data a HaluEval (qa, dialogue, summarization), AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue file; "
+    "see citegraph eval support --help"
+)
+
+
+def _attribution_pair(row: dict, index: int, path: Path) -> Pair:
     """One AttributionBench line: does ``references`` (joined) support ``claim``, as a person labelled it?"""
+    label = " ".join(str(row.get("attribution_label", "")).lower().replace("_", " ").split())
+    if label not in ("attributable", "not attributable") or not isinstance(row.get("references"), list):
+        raise InputFileError(
+            f"{path}:{index + 1}",
+            f"attribution_label {row.get('attribution_label')!r}, references {type(row.get('references')).__name__}",
+            "AttributionBench lines label 'attributable' or 'not attributable' and give references as a list",
+        )
     claim = " ".join(str(row["claim"]).split())
     premise = "\n\n".join(str(r).strip() for r in row["references"] if str(r).strip())
-    return Pair(premise, claim, row["attribution_label"] == "attributable", index, claim)
+    return Pair(premise, claim, label == "attributable", index, claim, str(row.get("src_dataset") or ""))
 
 
-def _hotpot_pairs(row: dict, index: int, rng: random.Random) -> list[Pair]:
-    titles, sentences = row["context"]["title"], row["context"]["sentences"]
-    gold = set(zip(row["supporting_facts"]["title"], row["supporting_facts"]["sent_id"], strict=True))
-    by_title = dict(zip(titles, sentences, strict=True))
-    support = [by_title[t][i].strip() for t, i in sorted(gold) if t in by_title and i < len(by_title[t])]
-    others = [
-        # sorted: a set's order changes with the interpreter's hash seed, and with it the sample
-        s.strip()
-        for t in sorted({t for t, _ in gold})
-        if t in by_title
-        for i, s in enumerate(by_title[t])
-        if (t, i) not in gold and s.strip()
-    ]
-    claim = _claim(row["question"], row["answer"])
-    pairs = [Pair(" ".join(support), claim, True, index, row["answer"])]
-    if others:
-        pairs.append(Pair(" ".join(rng.sample(others, min(len(support), len(others)))), claim, False, index, row["answer"]))
+def _multihop_pairs(row: MultiHopRow, index: int, rng: random.Random) -> list[Pair]:
+    """The question and its answer as the claim. Supported premise: the supporting sentences. Unsupported:
+    as many other sentences of the same paragraphs (HotpotQA, 2Wiki); for paragraph-level gold (MuSiQue)
+    the supporting paragraphs without the ones that state the answer, with as many distractor paragraphs
+    that do not state it either (no pair where every supporting paragraph states the answer)."""
+    claim = _claim(row.question, row.answer)
+    if row.sentence_gold:
+        gold = set(row.gold)
+        # in title order (then sentence order): the order the figures under docs/results were made with
+        title = [t for t, _ in row.paragraphs]
+        support = [row.paragraphs[p][1][i].strip() for p, i in sorted(gold, key=lambda g: (title[g[0]], g[1]))]
+        others = [
+            s.strip()
+            for p in sorted({p for p, _ in gold}, key=lambda p: title[p])
+            for i, s in enumerate(row.paragraphs[p][1])
+            if (p, i) not in gold and s.strip()
+        ]
+        if not support:
+            return []
+        pairs = [Pair(" ".join(support), claim, True, index, row.answer)]
+        if others:
+            pairs.append(Pair(" ".join(rng.sample(others, min(len(support), len(others)))), claim, False, index, row.answer))
+        return pairs
+    if not row.gold_paragraphs or not row.answer.strip():
+        return []  # MuSiQue's unanswerable questions
+    texts = [" ".join(s.strip() for s in row.paragraphs[p][1]) for p in range(len(row.paragraphs))]
+    states = [row.answer.strip().lower() in t.lower() for t in texts]
+    pairs = [Pair("\n\n".join(texts[p] for p in row.gold_paragraphs), claim, True, index, row.answer)]
+    kept = [texts[p] for p in row.gold_paragraphs if not states[p]]
+    removed = len(row.gold_paragraphs) - len(kept)
+    distractors = [texts[p] for p in range(len(texts)) if p not in row.gold_paragraphs and not states[p] and texts[p]]
+    if kept and removed:
+        pairs.append(Pair("\n\n".join(kept + rng.sample(distractors, min(removed, len(distractors)))), claim, False, index, row.answer))
     return pairs
 
 
@@ -411,6 +465,7 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
     )
     stages = _stages(test, threshold)
     guard_rates = _guard_rates(test)
+    by_source = _by_source(test, threshold)
     product_ece = _product_ece(test)
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -439,6 +494,21 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         "`the product's labels`: exactly what `CheckingVerifier` answered (judge at its own threshold; `unverified` counts as "
         "not supported; its ECE is that of the score it shows, over the pairs that have one).",
         "",
+        *(
+            [
+                "By source (test; the threshold is the one chosen on all of dev, none is fitted per source):",
+                "",
+                "| source | pairs | supported | balanced accuracy | the product's labels |",
+                "|---|---|---|---|---|",
+                *[
+                    f"| {k} | {v['pairs']} | {v['supported']} | {cell(v['balanced_accuracy'])} | {cell(v['product_balanced_accuracy'])} |"
+                    for k, v in by_source.items()
+                ],
+                "",
+            ]
+            if by_source
+            else []
+        ),
         "Stages on test (share of pairs each decides, and its accuracy on them):",
         "",
         "| stage | pairs | share | accuracy |",
@@ -477,6 +547,7 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         "conflicts_on_unsupported": conflict_uns,
         "guard_rates": guard_rates,
         "stages": stages,
+        "by_source": by_source,
         "platt": {"a": platt.a, "b": platt.b},
         "test_ece_calibrated": calibrated_test.ece,
         "test, product labels": {k: v for k, v in vars(product).items() if k != "bins"} | {"ece": product_ece},
@@ -492,6 +563,26 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     _plot(calibration(judged_test)[1], f"{name}: reliability on test ({verifier})", out_dir / f"{name}.png", calibrated_test.bins)
     return summary
+
+
+def _by_source(test: Sequence[Scored], threshold: float) -> dict[str, dict[str, Any]]:
+    """Test metrics per sub-set (AttributionBench's sources); balanced accuracy is None where one class is absent."""
+    groups: dict[str, list[Scored]] = {}
+    for s in test:
+        if s.pair.source:
+            groups.setdefault(s.pair.source, []).append(s)
+    out = {}
+    for source in sorted(groups):
+        members = groups[source]
+        supported = sum(1 for s in members if s.pair.supported)
+        both = 0 < supported < len(members)
+        out[source] = {
+            "pairs": len(members),
+            "supported": supported,
+            "balanced_accuracy": metrics(members, threshold).balanced_accuracy if both else None,
+            "product_balanced_accuracy": _label_metrics(members).balanced_accuracy if both else None,
+        }
+    return out
 
 
 def _label_metrics(scored: Sequence[Scored]) -> Metrics:
