@@ -16,6 +16,7 @@ from citegraph.errors import UserError
 from citegraph.output import answer_json
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.app import create_app
+from citegraph.serve.tables import POOL_SIZE
 from citegraph.serve.tokens import TokenStore
 from citegraph.store import SQLiteStore
 from citegraph.verify.judge import CheckingVerifier
@@ -440,6 +441,15 @@ def test_the_server_runs_on_a_postgres_store(postgres_cluster, splitter, larkspu
             assert "412 million" in client.post("/ask", json={"question": "When does the Zephyrion merger close?"}, headers=staff).text
             assert "412 million" not in client.post("/ask", json={"question": "When does the Zephyrion merger close?"}).text
             _error(client.get("/documents/merger.md"), 404, "not_found")
+            # every request reads its token; on PostgreSQL the connection comes from the process's pool
+            with tokens.tables.connect() as db:
+                pid = db.execute("SELECT pg_backend_pid()").fetchone()[0]
+            for _ in range(5):
+                assert client.get("/documents", headers=staff).status_code == 200
+            with tokens.tables.connect() as db:
+                assert db.execute("SELECT pg_backend_pid()").fetchone()[0] == pid  # one connection, lent again
+                opened = db.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()").fetchone()[0]
+            assert opened <= 1 + 1 + POOL_SIZE  # the store's own connection, the graph's, the pool at most
             tokens.revoke("staff")
             _error(client.get("/documents", headers=staff), 401, "unauthorised")
         graph.close()

@@ -1,15 +1,20 @@
 """The server's own tables (API tokens, upload jobs) in the store, on either backend.
 
 Both backends carry the ``api_tokens`` and ``upload_jobs`` tables (schema migrations 2 and 3). Each
-call takes a short autocommit connection of its own, so request threads, ingest threads and worker
-processes never share one. Statements are written once, with ``?`` placeholders; for PostgreSQL they
-become ``%s``.
+call takes an autocommit connection of its own, so request threads and ingest threads never share
+one: on SQLite a new one (opening a file costs microseconds); on PostgreSQL one lent by a pool
+(``psycopg_pool``) kept per process and per URL, since a new server connection costs milliseconds and
+every API request reads its token. A lent connection is checked before use, so a restarted server
+costs one retry, not an error. Worker processes each have their own pool. Statements are written
+once, with ``?`` placeholders; for PostgreSQL they become ``%s``.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +22,45 @@ from typing import Any
 from citegraph.settings import DEFAULTS
 from citegraph.store.urls import is_postgres_url
 
-__all__ = ["Tables"]
+__all__ = ["Tables", "close_pools"]
+
+POOL_SIZE = 8  #: connections one process keeps to one PostgreSQL server at most (a request holds one for a statement or two)
+_pools: dict[str, Any] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(url: str, timeout: float) -> Any:
+    """The process's connection pool for ``url``, opened at its first use."""
+    with _pools_lock:
+        pool = _pools.get(url)
+        if pool is None:
+            from psycopg_pool import ConnectionPool
+
+            # min_size 0: no connection is made, or remade in the background, before a call needs one (a
+            # dropped database or a stopped server costs nothing until the next call, which then fails)
+            pool = ConnectionPool(
+                url,
+                min_size=0,
+                max_size=POOL_SIZE,
+                kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
+                check=ConnectionPool.check_connection,
+                timeout=max(timeout, 1.0),
+                name="citegraph-tables",
+                open=True,
+            )
+            if not _pools:
+                atexit.register(close_pools)
+            _pools[url] = pool
+        return pool
+
+
+def close_pools() -> None:
+    """Close every pool this process opened (at exit; tests call it to stop a throwaway server)."""
+    with _pools_lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.close()
 
 
 class Tables:
@@ -34,13 +77,8 @@ class Tables:
     @contextlib.contextmanager
     def connect(self) -> Iterator[_Connection]:
         if self.postgres:
-            import psycopg
-
-            pg = psycopg.connect(self.location, autocommit=True, connect_timeout=max(1, int(self.lock_timeout)))
-            try:
+            with _pool(self.location, self.lock_timeout).connection() as pg:
                 yield _Connection(pg, "%s")
-            finally:
-                pg.close()
         else:
             db = sqlite3.connect(self.location, isolation_level=None, timeout=self.lock_timeout)
             try:
