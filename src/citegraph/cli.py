@@ -774,6 +774,59 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
         _print_json(summaries)
 
 
+@eval_.command("citations")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    multiple=True,
+    help="ALCE items {question, docs, output|answer}: a JSON list, {data: [...]} (ALCE's saved generations) or {demos: [...]} "
+    "(its prompt files) (repeatable)",
+)
+@_option(setting("verifier"))
+@_option(setting("support-threshold"))
+@_option(setting("timeout"))
+@click.option("--limit", type=int, help="only the first N answers of each file")
+@click.option(
+    "--list/--sentences",
+    "as_list",
+    default=None,
+    help="claims are the answer's comma-separated items, each prefixed by the question (ALCE's QAMPARI rule); "
+    "default: on for a file whose name says qampari",
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@_json
+def eval_citations(
+    data: tuple[Path, ...],
+    verifier: str,
+    support_threshold: float,
+    timeout: float,
+    limit: int | None,
+    as_list: bool | None,
+    out: Path,
+    as_json: bool,
+) -> None:
+    """ALCE's citation recall and precision of cited answers, each check made by citegraph's verifier."""
+    from citegraph.eval.citations import evaluate, load, report
+
+    checker = components.make_verifier(verifier, threshold=support_threshold, timeout=timeout)
+    summaries = []
+    try:
+        for path in data:
+            name, items = load(path, limit)
+            listed = as_list if as_list is not None else "qampari" in path.name.lower()
+            with output.progress(stderr, name) as advance:
+                scored = evaluate(items, checker, advance, as_list=listed)
+            summaries.append(report(name, verifier, scored, out))
+            if not as_json:
+                output.render_lines(stdout, (out / f"{name}.md").read_text(encoding="utf-8"))
+    finally:
+        checker.close()
+    if as_json:
+        _print_json(summaries)
+
+
 @eval_.command("retrieval")
 @click.option(
     "--data",
