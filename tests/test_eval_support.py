@@ -207,6 +207,10 @@ def test_hotpotqa_in_its_own_layout_gives_the_same_pairs(tmp_path: Path) -> None
     path = tmp_path / "hotpot_dev_distractor.jsonl"  # and as JSON lines
     path.write_text("".join(json.dumps(r) + "\n" for r in own), encoding="utf-8")
     assert load_pairs(path, limit=10) == load_pairs(DATA / "hotpot_sample.json", limit=10)
+    wiki = tmp_path / "2wiki_dev.json"  # 2WikiMultihopQA: the same layout, with its reasoning triples
+    wiki.write_text(json.dumps([dict(r, evidences=[["Larkspur", "made by", "Quillon Labs"]]) for r in own]), encoding="utf-8")
+    name, pairs = load_pairs(wiki, limit=10)
+    assert name == "2wikimultihopqa" and pairs == load_pairs(path, limit=10)[1]
 
 
 def test_musique_pairs_take_away_the_paragraph_that_states_the_answer() -> None:

@@ -120,7 +120,8 @@ def load_pairs(path: Path, limit: int, seed: int = 13) -> tuple[str, list[Pair]]
         pairs = []
         for i in picked:
             pairs += _multihop_pairs(multihop_row(rows[i], i, str(path)), i, rng)
-        return ("hotpotqa" if "context" in first else "musique"), pairs
+        # 2WikiMultihopQA shares HotpotQA's own layout and adds its reasoning triples, "evidences"
+        return ("musique" if "paragraphs" in first else "2wikimultihopqa" if "evidences" in first else "hotpotqa"), pairs
     if {"claim", "references", "attribution_label"} <= set(first):
         return "attributionbench", [_attribution_pair(rows[i], i, path) for i in picked]
     for source, (right, wrong), name in _HALUEVAL:
