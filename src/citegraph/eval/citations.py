@@ -200,6 +200,15 @@ def report(name: str, verifier: str, scored: Sequence[AnswerScore], out_dir: Pat
         "The stage that decided each joint check: "
         + (", ".join(f"{k} {v}" for k, v in summary["joint_checks_by_stage"].items()) or "none"),
         "",
+        *(
+            [
+                f"{summary['unverified_checks']} of {len(verdicts)} joint checks were left `unverified` (no stage settled them; "
+                "without a judge model only near-quotes and the screen can) and count as not entailed: the figures are a floor.",
+                "",
+            ]
+            if summary["unverified_checks"]
+            else []
+        ),
         "| answer | claims | recall | precision |",
         "|---|---|---|---|",
         *[f"| {a.item.id} | {len(a.claims)} | {a.recall:.2f} | {a.precision:.2f} |" for a in scored],
