@@ -114,6 +114,9 @@ class PostgresCluster:
         return self.url(name)
 
     def drop_database(self, url: str) -> None:
+        from citegraph.serve.tables import close_pools
+
+        close_pools()  # a server test's token and job tables keep pooled connections to the database
         self.admin(f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
 
 

@@ -47,6 +47,7 @@ from citegraph import output
 from citegraph.errors import BackendUnavailable, CitegraphError, NotFound, UserError
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.jobs import HEARTBEAT, JobStore
+from citegraph.serve.tables import close_pools
 from citegraph.serve.tokens import TokenStore, digest
 from citegraph.settings import DEFAULTS
 
@@ -195,6 +196,7 @@ def create_app(
         try:
             yield
         finally:
+            close_pools()  # the PostgreSQL connections the token and job tables borrowed (none on SQLite)
             if on_close is not None:
                 on_close()
 

@@ -5,7 +5,9 @@ call takes an autocommit connection of its own, so request threads and ingest th
 one: on SQLite a new one (opening a file costs microseconds); on PostgreSQL one lent by a pool
 (``psycopg_pool``) kept per process and per URL, since a new server connection costs milliseconds and
 every API request reads its token. A lent connection is checked before use, so a restarted server
-costs one retry, not an error. Worker processes each have their own pool. Statements are written
+costs one reconnection, not an error; a server that is down is named as such within
+:data:`POOL_WAIT` seconds. Worker processes each have their own pool; a server's app closes its
+process's pools at shutdown. Statements are written
 once, with ``?`` placeholders; for PostgreSQL they become ``%s``.
 """
 
@@ -25,26 +27,26 @@ from citegraph.store.urls import is_postgres_url
 __all__ = ["Tables", "close_pools"]
 
 POOL_SIZE = 8  #: connections one process keeps to one PostgreSQL server at most (a request holds one for a statement or two)
+POOL_WAIT = 5.0  #: seconds a call waits for a connection before the cause is looked for (all lent out, or no server)
 _pools: dict[str, Any] = {}
 _pools_lock = threading.Lock()
 
 
-def _pool(url: str, timeout: float) -> Any:
+def _pool(url: str) -> Any:
     """The process's connection pool for ``url``, opened at its first use."""
     with _pools_lock:
         pool = _pools.get(url)
         if pool is None:
             from psycopg_pool import ConnectionPool
 
-            # min_size 0: no connection is made, or remade in the background, before a call needs one (a
-            # dropped database or a stopped server costs nothing until the next call, which then fails)
+            # min_size 0: no connection is made, or remade in the background, before a call needs one
             pool = ConnectionPool(
                 url,
                 min_size=0,
                 max_size=POOL_SIZE,
-                kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
+                kwargs={"autocommit": True, "connect_timeout": int(POOL_WAIT)},
                 check=ConnectionPool.check_connection,
-                timeout=max(timeout, 1.0),
+                timeout=POOL_WAIT,
                 name="citegraph-tables",
                 open=True,
             )
@@ -55,12 +57,27 @@ def _pool(url: str, timeout: float) -> Any:
 
 
 def close_pools() -> None:
-    """Close every pool this process opened (at exit; tests call it to stop a throwaway server)."""
+    """Close every pool this process opened (at exit, when a server shuts down, before a test drops its database)."""
     with _pools_lock:
         pools = list(_pools.values())
         _pools.clear()
     for pool in pools:
         pool.close()
+
+
+def _no_connection(url: str, exc: Exception) -> Exception:
+    """Why no pooled connection came: connect once directly, so libpq names the cause (no server, no
+    database, a refused login) as the store's own errors do; if that works, every connection was lent."""
+    import psycopg
+
+    from citegraph.errors import StoreError, postgres_error
+    from citegraph.store.urls import redact_url
+
+    try:
+        psycopg.connect(url, connect_timeout=int(POOL_WAIT)).close()
+    except psycopg.Error as direct:
+        return postgres_error(redact_url(url), direct, connecting=True)
+    return StoreError(f"{redact_url(url)}: all {POOL_SIZE} pooled connections stayed busy for {POOL_WAIT:g} s ({exc})")
 
 
 class Tables:
@@ -77,8 +94,17 @@ class Tables:
     @contextlib.contextmanager
     def connect(self) -> Iterator[_Connection]:
         if self.postgres:
-            with _pool(self.location, self.lock_timeout).connection() as pg:
+            from psycopg_pool import PoolTimeout
+
+            pool = _pool(self.location)
+            try:
+                pg = pool.getconn()
+            except PoolTimeout as exc:
+                raise _no_connection(self.location, exc) from exc
+            try:
                 yield _Connection(pg, "%s")
+            finally:
+                pool.putconn(pg)
         else:
             db = sqlite3.connect(self.location, isolation_level=None, timeout=self.lock_timeout)
             try:
