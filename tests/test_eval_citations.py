@@ -61,9 +61,16 @@ def test_uncited_claims_and_invalid_markers_score_zero_recall() -> None:
     keyed = Keyed({"Alpha": ("alpha",), "Beta": ("beta",)})
     answer = score_answer(_item("Alpha holds [1]. Beta holds. Alpha again [1][4].", "alpha beta"), keyed)
     assert [c.recall for c in answer.claims] == [1.0, 0.0, 0.0]
-    assert answer.claims[2].invalid == (4,) and answer.claims[2].precise == (False,)
-    assert answer.recall == pytest.approx(1 / 3) and answer.precision == pytest.approx(1 / 2)
-    assert ("Alpha again", 1) not in keyed.calls  # a claim citing a missing document is not checked at all
+    assert answer.claims[2].invalid == (4,) and answer.claims[2].precise == ()  # as in ALCE: not in precision's count
+    assert answer.recall == pytest.approx(1 / 3) and answer.precision == 1.0
+    assert [claim for claim, _ in keyed.calls] == ["Alpha holds."]  # a claim citing a missing document is not checked at all
+
+
+def test_only_a_claims_first_three_citations_are_checked_and_counted() -> None:
+    keyed = Keyed({"Alpha": ("alpha",)})
+    answer = score_answer(_item("Alpha holds [4][1][2][3].", "x", "y", "z", "alpha"), keyed)
+    (claim,) = answer.claims
+    assert claim.markers == (4, 1, 2, 3) and claim.recall == 1.0 and len(claim.precise) == 3
 
 
 def test_list_answers_are_items_prefixed_by_the_question() -> None:
@@ -97,3 +104,18 @@ def test_a_file_without_cited_answers_is_refused(tmp_path: Path) -> None:
     bad.write_text(json.dumps([{"question": "q", "docs": [{"title": "t", "text": "x"}]}]), encoding="utf-8")
     with pytest.raises(InputFileError, match="item 0"):
         load(bad)
+    gold = tmp_path / "asqa_eval.json"  # ALCE's eval files: gold answers, no markers
+    gold.write_text(json.dumps([{"question": "q", "answer": "x", "docs": [{"title": "t", "text": "x"}]}]), encoding="utf-8")
+    with pytest.raises(InputFileError, match="no answer cites anything"):
+        load(gold)
+
+
+def test_two_files_of_one_name_keep_two_reports(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    copy = tmp_path / "a" / SAMPLE.name
+    copy.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["eval", "citations", "--data", str(SAMPLE), "--data", str(copy), "--verifier", "guards", "--out", str(out), "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert [s["data"] for s in json.loads(result.stdout)] == ["alce_sample", "alce_sample-a"]

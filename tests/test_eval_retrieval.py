@@ -59,7 +59,7 @@ def test_musique_paragraphs_are_documents_and_its_unanswerable_questions_are_lef
     # one title, two texts: the second is "Quillon Labs (2)"
     assert data.passages["Quillon Labs"] == "Quillon Labs is a software company founded in Tallinn in 2014."
     assert data.passages["Quillon Labs (2)"] == "Quillon Labs opened a second office in Lisbon in 2019."
-    assert len(data.passages) == 6
+    assert len(data.passages) == 7 and data.skipped == 1  # the unanswerable question, although one paragraph is flagged
     assert [(q.id, q.gold_titles, q.gold_sentences, q.type) for q in data.questions] == [
         ("2hop__1_2", ("Larkspur", "Quillon Labs"), (), "2hop"),
         ("3hop1__5_6_7", ("Quillon Labs", "Larkspur", "Data retention policy"), (), "3hop1"),
@@ -73,8 +73,27 @@ def test_a_malformed_question_is_named_with_its_field(tmp_path: Path) -> None:
     rows[1]["supporting_facts"] = {"title": ["Larkspur"], "sent_id": ["first"]}
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(rows), encoding="utf-8")
-    with pytest.raises(InputFileError, match="question 1: supporting_facts needs"):
+    with pytest.raises(InputFileError, match=r"question 2 \(of the file, from 1\): supporting_facts needs"):
         load(path)
+
+
+def test_a_fact_is_found_in_the_paragraph_of_its_title_that_has_the_sentence(tmp_path: Path) -> None:
+    rows = json.loads(HOTPOT.read_text(encoding="utf-8"))
+    row = rows[0]
+    gold_title = row["supporting_facts"]["title"][0]
+    # a shorter paragraph of the same title comes first: the fact's sentence number is only the second one's
+    row["context"]["title"].insert(0, gold_title)
+    row["context"]["sentences"].insert(0, ["A one-sentence stub."])
+    row["supporting_facts"]["sent_id"][0] = 1
+    row["supporting_facts"]["title"].append("No such paragraph")
+    row["supporting_facts"]["sent_id"].append(0)
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    data = load(path)
+    first = data.questions[0]
+    assert data.passages[gold_title] == "A one-sentence stub." and f"{gold_title} (2)" in data.passages
+    assert first.gold_titles[0] == f"{gold_title} (2)" and first.gold_sentences[0][0] == f"{gold_title} (2)"
+    assert data.unresolved == 1  # the fact naming a paragraph the context does not hold
 
 
 def test_metrics_count_distinct_passages_and_overlapping_sentences() -> None:

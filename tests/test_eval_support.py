@@ -222,7 +222,8 @@ def test_musique_pairs_take_away_the_paragraph_that_states_the_answer() -> None:
         "Larkspur is a project tracker made by Quillon Labs. It stores snapshots of every workspace.\n\n"
         "Quillon Labs is a software company founded in Tallinn in 2014."
     )
-    # Tallinn is stated by the second supporting paragraph (taken away) and by the "Tallinn" distractor (never added)
+    # Tallinn is stated by the second supporting paragraph (taken away) and by the "Tallinn" distractor, its old
+    # name Reval (an alias) by another: neither is added
     assert by[0, False].premise == (
         "Larkspur is a project tracker made by Quillon Labs. It stores snapshots of every workspace.\n\n"
         "Quillon Labs opened a second office in Lisbon in 2019."

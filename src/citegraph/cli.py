@@ -15,6 +15,7 @@ reads them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -742,6 +743,7 @@ def eval_() -> None:
 @_json
 def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: int, out: Path, fit: Path | None, as_json: bool) -> None:
     """Balanced accuracy, F1, calibration (ECE, reliability plot), stages and latency of the support check."""
+    from citegraph.eval import report_name
     from citegraph.eval.support import Scored, evaluate, fit_record, load_pairs, report
 
     judge = components.make_judge(verifier, timeout=timeout)
@@ -750,11 +752,11 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
     summaries = []
     every: list[list[Scored]] = []
     names: list[str] = []
+    taken: set[str] = set()
     try:
         for path in data:
             name, pairs = load_pairs(path, limit)
-            if name in names:  # two files of one family: each keeps its own report
-                name = f"{name}-{path.stem}"
+            name = report_name(name, taken, path)
             with output.progress(stderr, name) as advance:
                 # --fit: the record is fitted on raw scores, so the product's path runs uncalibrated here
                 scored = evaluate(pairs, judge, advance, calibration=fit is None)
@@ -808,13 +810,16 @@ def eval_citations(
     as_json: bool,
 ) -> None:
     """ALCE's citation recall and precision of cited answers, each check made by citegraph's verifier."""
+    from citegraph.eval import report_name
     from citegraph.eval.citations import evaluate, load, report
 
     checker = components.make_verifier(verifier, threshold=support_threshold, timeout=timeout)
     summaries = []
+    taken: set[str] = set()
     try:
         for path in data:
             name, items = load(path, limit)
+            name = report_name(name, taken, path)
             listed = as_list if as_list is not None else "qampari" in path.name.lower()
             with output.progress(stderr, name) as advance:
                 scored = evaluate(items, checker, advance, as_list=listed)
@@ -861,6 +866,7 @@ def eval_retrieval(
     """All-gold-retrieved, passage and sentence recall at k, context size and latency of each retrieval mode.
 
     The passages are ingested into OUT/NAME.db (reused when present); dev and test are halves of the questions."""
+    from citegraph.eval import report_name
     from citegraph.eval.retrieval import evaluate, load, prepare, ranker, report
     from citegraph.retrieve.modes import make_mode
 
@@ -868,8 +874,10 @@ def eval_retrieval(
     for mode in chosen:
         make_mode(mode)  # an unknown mode is refused before any work
     summaries = []
+    taken: set[str] = set()
     for path in data:
         dataset = load(path, corpus, limit)
+        dataset = dataclasses.replace(dataset, name=report_name(dataset.name, taken, path))
         out.mkdir(parents=True, exist_ok=True)
         db = out / f"{dataset.name}.db"
         with CiteGraph.open(db, embedder, extractor=extractor, context_size=context_size) as graph:

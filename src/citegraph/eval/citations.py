@@ -22,6 +22,12 @@ The scores, as ALCE defines them (its ``compute_autoais``, described in ``../sha
   precise citations over its citations that name a document (0 when it has none);
 * a data set's figures are the means over answers.
 
+Where this differs from ALCE's script: markers are read as citegraph reads them (``[1, 2]`` cites
+both, a repeated marker counts once; ALCE reads the first number of a group and counts repeats), the
+answer is not cut at its first line break, and QAMPARI's rule is chosen by ``--list`` or the file's
+name. As in ALCE, a claim that cites a missing document has recall 0 and adds nothing to precision,
+and only a claim's first :data:`MAX_CITATIONS` citations are checked and counted.
+
 "Entails" is citegraph's :class:`~citegraph.verify.judge.CheckingVerifier` (guards, near quote,
 screen, judge at its calibrated threshold) answering ``supported``, where ALCE asks T5-XXL TRUE. An
 ``unverified`` verdict (no stage settled it: no judge) counts as not entailed, and how many there were
@@ -38,14 +44,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from citegraph.answer.citations import parse_markers, split_claims
+from citegraph.answer.citations import MARKER, parse_markers, split_claims
 from citegraph.errors import InputFileError
 from citegraph.eval.formats import read_json
 from citegraph.models import Span, Support
 from citegraph.verify.base import Verifier
 
-__all__ = ["AnswerScore", "CitationItem", "ClaimScore", "evaluate", "load", "report", "score_answer"]
+__all__ = ["MAX_CITATIONS", "AnswerScore", "CitationItem", "ClaimScore", "evaluate", "load", "report", "score_answer"]
 
+MAX_CITATIONS = 3  #: citations of one claim checked and counted (ALCE's at_most_citations, and citegraph's own joint check)
 _FIX = "ALCE items {question, docs: [{title, text}], output or answer}, as a list, {data: [...]} or {demos: [...]}"
 
 
@@ -63,7 +70,7 @@ class ClaimScore:
     markers: tuple[int, ...]  #: as written, each once
     invalid: tuple[int, ...]  #: markers naming no document
     recall: float  #: 1.0 when the cited documents together entail the claim
-    precise: tuple[bool, ...]  #: per valid citation, in ``markers`` order
+    precise: tuple[bool, ...]  #: per counted citation (the first 3, none when a marker is invalid), in ``markers`` order
     joint: Support | None  #: the verdict on the cited documents together (None: nothing to check)
 
 
@@ -99,6 +106,12 @@ def load(path: Path, limit: int | None = None) -> tuple[str, list[CitationItem]]
             raise InputFileError(f"{path}: item {i}", "needs a cited answer ('output' or 'answer') and docs [{title, text}]", _FIX)
         pairs = tuple((str(d.get("title") or ""), str(d["text"])) for d in docs)
         items.append(CitationItem(str(row.get("id", row.get("qid", i))), str(row.get("question", "")), answer, pairs))
+    if not any(MARKER.search(item.answer) for item in items):
+        raise InputFileError(
+            str(path),
+            "no answer cites anything ([N] markers)",
+            "ALCE's eval files hold gold answers without citations: score a system's saved generations ('output')",
+        )
     return path.stem, items
 
 
@@ -124,8 +137,11 @@ def score_answer(item: CitationItem, verifier: Verifier, *, as_list: bool = Fals
         if not text:
             continue
         unique = tuple(dict.fromkeys(markers))
-        valid = tuple(m for m in unique if 1 <= m <= len(item.docs))
-        parsed.append((text, unique, tuple(m for m in unique if m not in valid), valid))
+        invalid = tuple(m for m in unique if not 1 <= m <= len(item.docs))
+        # ALCE: a claim citing a missing document is not entailed and adds no citation to precision;
+        # otherwise its first MAX_CITATIONS citations are the ones checked and counted
+        checked = () if invalid else unique[:MAX_CITATIONS]
+        parsed.append((text, unique, invalid, checked))
     # 1. the cited documents together, for every claim with citations that all name a document
     joint_jobs = [(text, [_span(item, m) for m in valid]) for text, unique, invalid, valid in parsed if unique and not invalid]
     joint = iter(verifier.verify_many(joint_jobs))

@@ -38,6 +38,7 @@ class MultiHopRow:
     gold: tuple[tuple[int, int], ...]  #: (paragraph position, sentence index) of each supporting sentence in the context
     sentence_gold: bool  #: the gold names sentences (HotpotQA, 2Wiki), not only paragraphs (MuSiQue)
     unresolved: int = 0  #: supporting facts naming a title or a sentence number the context does not hold
+    aliases: tuple[str, ...] = ()  #: other names of the answer (MuSiQue's answer_aliases)
 
 
 def is_multihop(row: Any) -> bool:
@@ -48,7 +49,7 @@ def is_multihop(row: Any) -> bool:
 def _fail(where: str, index: int, field: str, problem: str) -> InputFileError:
     return InputFileError(
         where,
-        f"question {index}: {field} {problem}",
+        f"question {index + 1} (of the file, from 1): {field} {problem}",
         "expected HotpotQA (either layout), 2WikiMultihopQA or MuSiQue rows",
     )
 
@@ -84,19 +85,21 @@ def multihop_row(row: Any, index: int, where: str) -> MultiHopRow:
     if facts is None or not all(isinstance(i, int) and not isinstance(i, bool) for _, i in facts):
         raise _fail(where, index, "supporting_facts", "needs {title: [...], sent_id: [...]} or [[title, sentence index], ...]")
     titled = [(_text(t), tuple(_text(s) for s in ss)) for t, ss in paragraphs]
-    position: dict[str, int] = {}
+    positions: dict[str, list[int]] = {}
     for i, (title, _) in enumerate(titled):
-        position.setdefault(title, i)
+        positions.setdefault(title, []).append(i)
     paragraphs_gold: dict[int, None] = {}
     gold, unresolved = [], 0
     for title, sentence in dict.fromkeys((_text(t), i) for t, i in facts):
-        p = position.get(title)
-        if p is not None:
-            paragraphs_gold[p] = None  # the paragraph is evidence even where its sentence number is off
-        if p is None or not 0 <= sentence < len(titled[p][1]):
-            unresolved += 1
+        # two paragraphs of one title: the fact is the first one's that has that sentence
+        held = [p for p in positions.get(title, []) if 0 <= sentence < len(titled[p][1])]
+        if held:
+            paragraphs_gold[held[0]] = None
+            gold.append((held[0], sentence))
         else:
-            gold.append((p, sentence))
+            unresolved += 1
+            if title in positions:
+                paragraphs_gold[positions[title][0]] = None  # the paragraph is evidence even where its sentence number is off
     kind = _text(row.get("type", ""))
     return MultiHopRow(qid, _text(row["question"]), answer, kind, tuple(titled), tuple(paragraphs_gold), tuple(gold), True, unresolved)
 
@@ -106,9 +109,13 @@ def _musique(row: dict[str, Any], index: int, where: str, qid: str, answer: str)
     if not isinstance(paragraphs, list) or not all(isinstance(p, dict) and "paragraph_text" in p for p in paragraphs):
         raise _fail(where, index, "paragraphs", "needs a list of objects with 'paragraph_text'")
     titled = tuple((_text(p.get("title")), (_text(p["paragraph_text"]),)) for p in paragraphs)
-    gold = tuple((i, 0) for i, p in enumerate(paragraphs) if p.get("is_supporting"))
+    # an unanswerable question (MuSiQue-Full) has no evidence, whatever its paragraphs are flagged
+    answerable = row.get("answerable", True) is not False
+    gold = tuple((i, 0) for i, p in enumerate(paragraphs) if p.get("is_supporting")) if answerable else ()
     kind = qid.split("__", 1)[0] if "__" in qid else ""  # MuSiQue ids start with the hop pattern, e.g. 2hop__123_456
-    return MultiHopRow(qid, _text(row["question"]), answer, kind, titled, tuple(p for p, _ in gold), gold, False)
+    aliases = row.get("answer_aliases")
+    others = tuple(_text(a) for a in aliases if _text(a).strip()) if isinstance(aliases, list) else ()
+    return MultiHopRow(qid, _text(row["question"]), answer, kind, titled, tuple(p for p, _ in gold), gold, False, 0, others)
 
 
 def read_json(path: Path) -> Any:

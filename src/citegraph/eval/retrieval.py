@@ -66,6 +66,8 @@ class RetrievalData:
     name: str
     passages: dict[str, str]  #: title -> text
     questions: list[Question]
+    unresolved: int = 0  #: supporting facts naming a title or sentence number their question's context lacks (left out)
+    skipped: int = 0  #: questions with no supporting paragraph in their context (MuSiQue's unanswerable ones), left out
 
 
 def load(path: Path, corpus: Path | None = None, limit: int | None = None) -> RetrievalData:
@@ -91,8 +93,10 @@ def _multihop(name: str, rows: list[Any], limit: int | None, path: Path) -> Retr
     passages: dict[str, str] = {}
     named: dict[tuple[str, str], str] = {}
     questions = []
+    unresolved = skipped = 0
     for index, raw in enumerate(rows[:limit]):
         row = multihop_row(raw, index, str(path))
+        unresolved += row.unresolved
         ids, offsets = [], []
         for title, sentences in row.paragraphs:
             text, spans = "", []
@@ -110,12 +114,13 @@ def _multihop(name: str, rows: list[Any], limit: int | None, path: Path) -> Retr
             ids.append(named[title, text])
             offsets.append(spans)
         if not row.gold_paragraphs:
-            continue  # MuSiQue's unanswerable questions: no evidence to retrieve
+            skipped += 1  # MuSiQue's unanswerable questions: no evidence to retrieve
+            continue
         gold = tuple((ids[p], *offsets[p][i]) for p, i in row.gold) if row.sentence_gold else ()
         questions.append(Question(row.id, row.question, tuple(ids[p] for p in row.gold_paragraphs), gold, row.type))
     if not questions:
         raise InputFileError(str(path), "no question with a supporting paragraph in the context")
-    return RetrievalData(name, passages, questions)
+    return RetrievalData(name, passages, questions, unresolved, skipped)
 
 
 def _plain(name: str, corpus: Any, rows: Any, limit: int | None, path: Path) -> RetrievalData:
@@ -229,7 +234,15 @@ def summarise(ranked: Sequence[Ranked], context_size: int) -> dict[str, Any]:
 def report(data: RetrievalData, results: Sequence[ModeResult], context_size: int, out_dir: Path, setup: dict[str, Any]) -> dict[str, Any]:
     """Write ``NAME.md``, ``NAME.json`` and ``NAME.png`` under ``out_dir``; return the summary."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    summary: dict[str, Any] = {"data": data.name, "passages": len(data.passages), "questions": len(data.questions), **setup, "modes": {}}
+    summary: dict[str, Any] = {
+        "data": data.name,
+        "passages": len(data.passages),
+        "questions": len(data.questions),
+        "questions_left_out": data.skipped,
+        "gold_facts_unresolved": data.unresolved,
+        **setup,
+        "modes": {},
+    }
     types = sorted({q.type for q in data.questions if q.type})
     for result in results:
         by_split = {s: [r for r in result.ranked if r.question.split == s] for s in ("dev", "test")}
@@ -270,6 +283,13 @@ def _markdown(summary: dict[str, Any], types: list[str]) -> str:
         f"context {summary.get('context_size')} sentences. Dev and test are halves of the questions by a hash of their id.",
         "",
     ]
+    if summary.get("questions_left_out") or summary.get("gold_facts_unresolved"):
+        lines += [
+            f"Left out: {summary.get('questions_left_out', 0)} questions without a supporting paragraph in their context "
+            f"(unanswerable), {summary.get('gold_facts_unresolved', 0)} supporting facts naming a title or sentence number "
+            "their context lacks.",
+            "",
+        ]
     for split in ("dev", "test"):
         lines += [
             f"## {split}",

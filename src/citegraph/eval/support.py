@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -174,8 +175,9 @@ def _attribution_pair(row: dict, index: int, path: Path) -> Pair:
 def _multihop_pairs(row: MultiHopRow, index: int, rng: random.Random) -> list[Pair]:
     """The question and its answer as the claim. Supported premise: the supporting sentences. Unsupported:
     as many other sentences of the same paragraphs (HotpotQA, 2Wiki); for paragraph-level gold (MuSiQue)
-    the supporting paragraphs without the ones that state the answer, with as many distractor paragraphs
-    that do not state it either (no pair where every supporting paragraph states the answer)."""
+    the supporting paragraphs without the ones that state the answer or one of its aliases (as whole
+    words), with as many distractor paragraphs that state neither (no pair where every supporting
+    paragraph states the answer). A row whose supporting sentences are all missing gives no pair."""
     claim = _claim(row.question, row.answer)
     if row.sentence_gold:
         gold = set(row.gold)
@@ -184,7 +186,7 @@ def _multihop_pairs(row: MultiHopRow, index: int, rng: random.Random) -> list[Pa
         support = [row.paragraphs[p][1][i].strip() for p, i in sorted(gold, key=lambda g: (title[g[0]], g[1]))]
         others = [
             s.strip()
-            for p in sorted({p for p, _ in gold}, key=lambda p: title[p])
+            for p in sorted(row.gold_paragraphs, key=lambda p: title[p])
             for i, s in enumerate(row.paragraphs[p][1])
             if (p, i) not in gold and s.strip()
         ]
@@ -197,7 +199,9 @@ def _multihop_pairs(row: MultiHopRow, index: int, rng: random.Random) -> list[Pa
     if not row.gold_paragraphs or not row.answer.strip():
         return []  # MuSiQue's unanswerable questions
     texts = [" ".join(s.strip() for s in row.paragraphs[p][1]) for p in range(len(row.paragraphs))]
-    states = [row.answer.strip().lower() in t.lower() for t in texts]
+    names = [n.strip() for n in (row.answer, *row.aliases) if n.strip()]
+    stated = re.compile("|".join(rf"(?<!\w){re.escape(n)}(?!\w)" for n in names), re.IGNORECASE)
+    states = [bool(stated.search(t)) for t in texts]
     pairs = [Pair("\n\n".join(texts[p] for p in row.gold_paragraphs), claim, True, index, row.answer)]
     kept = [texts[p] for p in row.gold_paragraphs if not states[p]]
     removed = len(row.gold_paragraphs) - len(kept)
