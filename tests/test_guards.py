@@ -76,6 +76,17 @@ def test_guards(claim: str, premise: str, codes: list[str]) -> None:
         ("The 1965 film starred Dean Jones.", "Dean Jones starred in the film. It was based on a 1963 novel by the Gordons.", []),
         ("Balance is important for health.", "Balance is not only important for health but for work.", []),  # "not only" asserts
         ("Not all regions are poor.", "All of the rich regions are outside the tropics.", []),
+        # a negation stops at its clause's edge (ALCE's QAMPARI demo): nothing here denies Patti LaBelle
+        (
+            "Patti LaBelle published music in 2006.",
+            'Her director told a skeptical LaBelle that "it\'s now or never, Patti." Patti LaBelle released the album in 2006.',
+            [],
+        ),
+        (
+            "Refunds are issued for partial months.",
+            "Refunds, the policy says, are not issued for partial months.",
+            ["negation conflict: the cited text negates 'issu…', the claim does not"],
+        ),
     ],
 )
 def test_only_a_proof_overrules(claim: str, premise: str, proofs: list[str]) -> None:

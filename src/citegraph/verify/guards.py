@@ -293,6 +293,22 @@ def _predicates(tokens: list[str]) -> tuple[set[str], set[str]]:
     return negated, plain
 
 
+# A negation does not reach past a clause's edge: "it's now or never, Patti" negates nothing of Patti.
+_CLAUSE_EDGE = re.compile(r"[,;:()\[\]\"“”«»—–]|\s-\s|[.!?](?:\s|$)")
+
+
+def _clause_predicates(text: str) -> tuple[set[str], set[str]]:
+    """:func:`_predicates` clause by clause, so a negator's scope stops at a comma, colon, bracket,
+    quotation mark, dash or sentence end."""
+    negated: set[str] = set()
+    plain: set[str] = set()
+    for clause in _CLAUSE_EDGE.split(text):
+        n, pl = _predicates(_tokens(clause))
+        negated |= n
+        plain |= pl
+    return negated, plain
+
+
 def _year_in_range(year: str, sentence: str) -> bool:
     """A sentence that gives two years or more ("from 1968 to 1982") covers the years between them."""
     years = [int(y) for y in _YEAR.findall(sentence)]
@@ -337,9 +353,9 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
                 Guard("date", f"the claim says {' or '.join(sorted(dates))}, the cited text {' or '.join(sorted(others))}", overrules=True)
             )
     claim_tokens = _tokens(claim)
-    claim_negated, claim_plain = _predicates(claim_tokens)
-    premise_negated = _predicates(premise_tokens)[0]
-    by_sentence = [(_predicates(_tokens(s)), _negated(_tokens(s))) for s in sentences]
+    claim_negated, claim_plain = _clause_predicates(claim)
+    premise_negated = _clause_predicates(premise)[0]
+    by_sentence = [(_clause_predicates(s), _negated(_tokens(s))) for s in sentences]
     # The claim negates a predicate that a related sentence states plainly (and the premise nowhere negates).
     plain_there = [stem for stem in sorted(claim_negated - premise_negated) if any(stem in pl and not neg for (_, pl), neg in by_sentence)]
     # The claim states plainly what a related sentence negates.
