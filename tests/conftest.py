@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import itertools
+import json
 import os
 import shlex
 import shutil
@@ -56,6 +57,24 @@ def graph(splitter: SentenceSplitter) -> Iterator[CiteGraph]:
 def minilm_graph(splitter: SentenceSplitter, minilm: MiniLMEmbedder) -> Iterator[CiteGraph]:
     with CiteGraph(SQLiteStore(":memory:"), minilm, splitter=splitter) as g:
         yield g
+
+
+@pytest.fixture(scope="session")
+def hotpot_own_layout() -> list[dict[str, object]]:
+    """tests/data/hotpot_sample.json (the hub's layout) in HotpotQA's own, which 2WikiMultihopQA shares:
+    ``_id``, and ``context`` / ``supporting_facts`` as lists of pairs."""
+    rows = json.loads((Path(__file__).parent / "data" / "hotpot_sample.json").read_text(encoding="utf-8"))
+    return [
+        {
+            "_id": r["id"],
+            "question": r["question"],
+            "answer": r["answer"],
+            "type": r["type"],
+            "supporting_facts": [list(f) for f in zip(r["supporting_facts"]["title"], r["supporting_facts"]["sent_id"], strict=True)],
+            "context": [list(c) for c in zip(r["context"]["title"], r["context"]["sentences"], strict=True)],
+        }
+        for r in rows
+    ]
 
 
 @pytest.fixture

@@ -30,20 +30,10 @@ def test_both_formats_load_to_the_same_passages_and_gold() -> None:
     assert {q.split for q in hotpot.questions} <= {"dev", "test"}
 
 
-def test_hotpotqa_s_own_layout_and_json_lines_load_alike(tmp_path: Path) -> None:
+def test_hotpotqa_s_own_layout_and_json_lines_load_alike(tmp_path: Path, hotpot_own_layout: list[dict[str, object]]) -> None:
     from dataclasses import astuple
 
-    rows = json.loads(HOTPOT.read_text(encoding="utf-8"))
-    own = [
-        {
-            "_id": r["id"],
-            "question": r["question"],
-            "type": r["type"],
-            "supporting_facts": [list(f) for f in zip(r["supporting_facts"]["title"], r["supporting_facts"]["sent_id"], strict=True)],
-            "context": [list(c) for c in zip(r["context"]["title"], r["context"]["sentences"], strict=True)],
-        }
-        for r in rows
-    ]
+    own = hotpot_own_layout
     as_list, as_lines = tmp_path / "own.json", tmp_path / "lines.json"  # JSON lines under .json, as 2Wiki's dumps come
     as_list.write_text(json.dumps(own), encoding="utf-8")
     as_lines.write_text("".join(json.dumps(r) + "\n" for r in own), encoding="utf-8")

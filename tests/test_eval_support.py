@@ -191,19 +191,8 @@ def test_halueval_dialogue_and_summarization_check_the_output_against_its_source
     }
 
 
-def test_hotpotqa_in_its_own_layout_gives_the_same_pairs(tmp_path: Path) -> None:
-    rows = json.loads((DATA / "hotpot_sample.json").read_text(encoding="utf-8"))
-    own = [
-        {
-            "_id": r["id"],
-            "question": r["question"],
-            "answer": r["answer"],
-            "type": r["type"],
-            "supporting_facts": [list(f) for f in zip(r["supporting_facts"]["title"], r["supporting_facts"]["sent_id"], strict=True)],
-            "context": [list(c) for c in zip(r["context"]["title"], r["context"]["sentences"], strict=True)],
-        }
-        for r in rows
-    ]
+def test_hotpotqa_in_its_own_layout_gives_the_same_pairs(tmp_path: Path, hotpot_own_layout: list[dict[str, object]]) -> None:
+    own = hotpot_own_layout
     path = tmp_path / "hotpot_dev_distractor.jsonl"  # and as JSON lines
     path.write_text("".join(json.dumps(r) + "\n" for r in own), encoding="utf-8")
     assert load_pairs(path, limit=10) == load_pairs(DATA / "hotpot_sample.json", limit=10)
