@@ -161,11 +161,12 @@ _FORMATS = (
 def _attribution_pair(row: dict, index: int, path: Path) -> Pair:
     """One AttributionBench line: does ``references`` (joined) support ``claim``, as a person labelled it?"""
     label = " ".join(str(row.get("attribution_label", "")).lower().replace("_", " ").split())
-    if label not in ("attributable", "not attributable") or not isinstance(row.get("references"), list):
+    if label not in ("attributable", "not attributable") or not isinstance(row.get("references"), list) or "claim" not in row:
         raise InputFileError(
             f"{path}:{index + 1}",
-            f"attribution_label {row.get('attribution_label')!r}, references {type(row.get('references')).__name__}",
-            "AttributionBench lines label 'attributable' or 'not attributable' and give references as a list",
+            f"attribution_label {row.get('attribution_label')!r}, references {type(row.get('references')).__name__}"
+            + ("" if "claim" in row else ", no claim"),
+            "AttributionBench lines give a claim, label it 'attributable' or 'not attributable' and give references as a list",
         )
     claim = " ".join(str(row["claim"]).split())
     premise = "\n\n".join(str(r).strip() for r in row["references"] if str(r).strip())
