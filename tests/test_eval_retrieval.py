@@ -147,3 +147,26 @@ def test_ppr_reaches_the_second_hop_passage_through_a_bridge_entity(minilm_graph
     assert {"Larkspur", "Quillon Labs"} <= set(documents[:3])
     quillon = next(e for e in retrieval.evidence if e.span.document == "Quillon Labs")
     assert quillon.found_by == "ppr" and quillon.entity is not None
+
+
+def test_a_passage_is_about_what_its_title_names(graph: CiteGraph) -> None:
+    """A passage that does not open with its subject is still found as the passage about it, by its title."""
+    from citegraph.retrieve.view import title_key
+
+    assert title_key("Patti LaBelle (album)") == "patti labelle"
+    assert title_key("policies/retention-policy.md") == "retention policy"
+    assert title_key("The Gospel According to Patti LaBelle") == "gospel according to patti labelle"
+    assert title_key("Quillon Labs (2)") == "quillon labs"
+    graph.ingest_texts(
+        [
+            TextInput("Quillon Labs", "The firm was founded in Tallinn in 2014. Quillon Labs makes Larkspur for small teams."),
+            TextInput("company-history", "The firm was founded in Tallinn in 2014. Quillon Labs opened a Lisbon office."),
+            TextInput("Larkspur", "Larkspur is a project tracker made by Quillon Labs."),
+        ],
+        access=("public",),
+    )
+    view = graph.retriever.view(["public"])
+    about = view.topic_passages.get(view.index["quillon labs"], [])
+    # "Larkspur" by its first sentence; "Quillon Labs" by its title (its first sentence names only Tallinn);
+    # "company-history" neither
+    assert sorted(view.passages[d][0] for d in about) == ["Larkspur", "Quillon Labs"]

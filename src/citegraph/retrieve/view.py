@@ -21,6 +21,7 @@ to this view's own sentences.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Sequence
 from functools import cached_property
@@ -33,6 +34,22 @@ from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, 
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
 from citegraph.store.base import GraphData, SpanHit
 from citegraph.store.columns import GraphColumns
+
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
+
+
+def title_key(document: str) -> str:
+    """A document id read as a name: its file name without folders or extension, "-" and "_" as
+    spaces, without a trailing "(album)" or "(2)", a leading "the", case folded ("Patti LaBelle
+    (album)" -> "patti labelle"; "policies/retention-policy.md" -> "retention policy")."""
+    name = document.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and ext.isalnum() and len(ext) <= 5 and not ext.isdigit():
+        name = stem
+    name = _DISAMBIGUATION.sub("", name.replace("_", " ").replace("-", " "))
+    words = " ".join(name.casefold().split())
+    return words[4:] if words.startswith("the ") else words
+
 
 __all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "StoreSpanIndex"]
 
@@ -287,10 +304,15 @@ class GraphView:
 
     @cached_property
     def topic(self) -> tuple[np.ndarray, np.ndarray]:
-        """Entity -> the passages whose first sentence mentions it (ascending), as a CSR pair."""
-        passages = np.arange(len(self.passages))
+        """Entity -> the passages about it, each once, ascending, as a CSR pair: those whose first
+        sentence mentions it, and those whose title (the document id read as a name, :func:`title_key`)
+        is its key, for a passage that does not open with its subject."""
         entities, owner = gather(self.span_ptr, self.span_ents, self.first_spans)
-        return csr(entities, passages[owner], self.n_entities)
+        pairs = set(zip(entities.tolist(), owner.tolist(), strict=True))
+        pairs |= {(self.index[k], d) for d, (doc, _v) in enumerate(self.passages) if (k := title_key(doc)) in self.index}
+        ordered = sorted(pairs, key=lambda p: (p[1], p[0]))
+        about = np.array([e for e, _ in ordered], dtype=np.int64)
+        return csr(about, np.array([d for _, d in ordered], dtype=np.int64), self.n_entities)
 
     @cached_property
     def topic_passages(self) -> dict[int, list[int]]:
