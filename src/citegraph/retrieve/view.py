@@ -307,16 +307,19 @@ class GraphView:
         """Entity -> the passages about it, each once, ascending, as a CSR pair: those whose first
         sentence mentions it, and those whose title (the document id read as a name, :func:`title_key`)
         is its key, for a passage that does not open with its subject."""
-        entities, owner = gather(self.span_ptr, self.span_ents, self.first_spans)
-        pairs = set(zip(entities.tolist(), owner.tolist(), strict=True))
-        pairs |= {(self.index[k], d) for d, (doc, _v) in enumerate(self.passages) if (k := title_key(doc)) in self.index}
-        ordered = sorted(pairs, key=lambda p: (p[1], p[0]))
-        about = np.array([e for e, _ in ordered], dtype=np.int64)
-        return csr(about, np.array([d for _, d in ordered], dtype=np.int64), self.n_entities)
+        entities, passages = gather(self.span_ptr, self.span_ents, self.first_spans)  # owner i is passage i
+        titled = [(self.index[k], d) for d, (doc, _v) in enumerate(self.passages) if (k := title_key(doc)) in self.index]
+        if titled:
+            pairs = np.array(titled, dtype=np.int64)
+            entities, passages = np.concatenate([entities, pairs[:, 0]]), np.concatenate([passages, pairs[:, 1]])
+        # each (entity, passage) once, entity by entity, passages ascending: one sort of a combined key
+        n = max(len(self.passages), 1)
+        key = np.unique(entities.astype(np.int64) * n + passages.astype(np.int64))
+        return csr(key // n, key % n, self.n_entities)
 
     @cached_property
     def topic_passages(self) -> dict[int, list[int]]:
-        """Entity index -> the passages whose first sentence mentions it: the passages *about* it."""
+        """Entity index -> the passages *about* it (:attr:`topic`, as lists)."""
         pointers, passages = self.topic
         return {e: passages[pointers[e] : pointers[e + 1]].tolist() for e in np.flatnonzero(np.diff(pointers)).tolist()}
 
