@@ -296,3 +296,18 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
         yield made
     finally:
         made.drop()
+
+
+@pytest.fixture
+def busy_cpus() -> Iterator[int]:
+    """Two CPU-bound processes beside the test (a machine busy with other work), ended after it.
+    Yields how many run. Tests of waiting (readers, writers, crashes) must hold under such load."""
+    import sys
+
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        yield len(busy)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()

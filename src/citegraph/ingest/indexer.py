@@ -13,16 +13,19 @@ The indexing rules live here, with no store code, so any process that holds the 
   ``failed``, with its reason, and nothing of it is written. Each outcome's line of the ingest
   report is made here (:meth:`IndexedDocument.report`, :func:`failed_report`).
 * **Bounded memory.** Small documents are indexed together (one spaCy stream, one embedding call).
-  A document longer than ``chunk_chars`` is indexed a run of blocks at a time, lazily, while the
-  store writes it in one transaction: the parses, vectors and rows held at once are bounded by the
-  chunk, not by the document. (A document with imported extractions is indexed whole: the import
+  A document longer than ``chunk_chars`` is indexed a run of blocks at a time, each run's rows
+  spooled to an anonymous temporary file, and only then written by the store in one short
+  transaction: the parses, vectors and rows held at once are bounded by the chunk, not by the
+  document, and no model work happens while the store's write lock is held. (A document with imported extractions is indexed whole: the import
   locates its sentences anywhere in the text.)
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Iterator, Sequence
+import pickle
+import tempfile
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,38 +138,49 @@ class _Rules:
 
 
 class IndexedDocument(DocumentStream):
-    """A document ready to be written: its parts (made now, or lazily while the store writes) and,
-    once they are read, its counts for the ingest report."""
+    """A document ready to be written: its parts and, once they are read, its counts for the ingest
+    report. A long document's parts are ``lazy`` (made as they are read); :meth:`spooled` or
+    :meth:`whole` makes them all before any write, so no model runs inside a store transaction."""
 
-    def __init__(self, document: Document, extractor: str, rules: _Rules, parts: Iterator[WritePart]) -> None:
+    def __init__(self, document: Document, extractor: str, rules: _Rules, parts: Iterator[WritePart], *, lazy: bool = False) -> None:
         self.document = document
         self.extractor = extractor
         self.rules = rules
         self._parts = parts
-        self.error: CitegraphError | None = None  #: what stopped the parts (the store rolled the document back)
+        self.lazy = lazy  #: the parts are made while they are read (parse, extract, embed)
 
     def parts(self) -> Iterator[WritePart]:
-        try:
-            yield from self._parts
-        except CitegraphError as exc:
-            self.error = exc
-            raise
+        return self._parts
 
     def outcome(self) -> tuple[str, tuple[Rejection, ...]]:
         return self.rules.status.value, tuple(self.rules.rejected)
 
     def whole(self) -> IndexedDocument | IndexFailure:
-        """This document with every part made now and no parser attached, so it can be sent to
-        another process (``ingest --workers``); a part that fails makes it an :class:`IndexFailure`,
-        as the same failure during the write would have."""
+        """This document with every part made now, in memory, and no parser attached, so it can be
+        sent to another process (``ingest --workers``); a part that fails makes it an
+        :class:`IndexFailure`, and nothing of it is written."""
+        made = self._make(list)
+        if isinstance(made, IndexedDocument):
+            self.rules.nlp = None
+        return made
+
+    def spooled(self) -> IndexedDocument | IndexFailure:
+        """This document with every part made now, before the store's transaction begins: the write
+        then holds the store's lock for the rows alone, not for the parsing, extraction and embedding
+        of a long document (minutes), so other writers interleave instead of waiting. The parts wait
+        in an anonymous temporary file (unlinked at creation, gone when read or when the process
+        ends), so memory stays bounded by one part while nothing of the text is left on disk."""
+        return self._make(_Spool)
+
+    def _make(self, keep: Callable[[Iterator[WritePart]], Iterable[WritePart]]) -> IndexedDocument | IndexFailure:
         try:
-            parts = list(self._parts)
+            kept = keep(self._parts)
         except BackendUnavailable as exc:
             return IndexFailure(self.document, str(exc), True)
         except CitegraphError as exc:
             return IndexFailure(self.document, f"extraction failed: {exc}")
-        self.rules.nlp = None
-        self._parts = iter(parts)
+        self._parts = iter(kept)
+        self.lazy = False
         return self
 
     @property
@@ -262,7 +276,7 @@ class Indexer:
             if i in large:
                 doc, extractor = large[i]
                 rules = _Rules(doc, self.dangling, self.nlp)
-                yield IndexedDocument(doc, extractor.name, rules, self._chunks(doc, extractor, rules))
+                yield IndexedDocument(doc, extractor.name, rules, self._chunks(doc, extractor, rules), lazy=True)
             else:
                 result = next(done)
                 yield result
@@ -332,6 +346,29 @@ class Indexer:
             if block is None:
                 return
             run, size = [block], block[1] - block[0]
+
+
+class _Spool:
+    """Parts pickled one by one into an anonymous temporary file as they are made, read back once."""
+
+    def __init__(self, parts: Iterator[WritePart]) -> None:
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 -- closed when read back (or with the process)
+        self.count = 0
+        try:
+            for part in parts:
+                pickle.dump(part, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+                self.count += 1
+        except BaseException:
+            self.file.close()
+            raise
+
+    def __iter__(self) -> Iterator[WritePart]:
+        try:
+            self.file.seek(0)
+            for _ in range(self.count):
+                yield pickle.load(self.file)
+        finally:
+            self.file.close()
 
 
 def _span_texts(sentences: Sequence[Sentence], extraction: Extraction) -> list[str]:

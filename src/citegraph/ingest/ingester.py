@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from citegraph.errors import AccessConflict, BackendUnavailable, CitegraphError, InputFileError, UserError
+from citegraph.errors import AccessConflict, InputFileError, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions
 from citegraph.ingest.base import FoundFile, UnsupportedFile, load_file
@@ -49,6 +49,9 @@ def access_labels(access: Iterable[str]) -> tuple[str, ...]:
     labels = tuple(sorted({a.strip() for item in access for a in item.split(",") if a.strip()}))
     if not labels:
         raise UserError("a document needs at least one access label (default: public)")
+    dashed = [label for label in labels if label.startswith("-")]
+    if dashed:
+        raise UserError(f"{dashed[0]!r} is not an access label: a label cannot start with '-' (it reads as a command-line option)")
     return labels
 
 
@@ -92,6 +95,7 @@ class Ingester:
         every document id. With ``indexing`` (worker processes), batches are indexed there, up to two
         per worker ahead of the writes, and written here in order; documents an import file
         (``imported``) covers are indexed here."""
+        self.store.refuse_if_damaged()
         found = list(found)
         if doc_id is not None:
             if len(found) != 1:
@@ -171,6 +175,7 @@ class Ingester:
         imported: ImportedExtractions | None = None,
         version_label: str | None = None,
     ) -> IngestReport:
+        self.store.refuse_if_damaged()
         run = _Run()
         reports = self._ingest_batch(list(items), access, imported, version_label, run)
         return IngestReport(tuple(reports), (), run.unavailable)
@@ -215,6 +220,8 @@ class Ingester:
     def _finish(self, batch: _Batch, results: Iterable[IndexedDocument | IndexFailure], run: _Run) -> list[DocumentReport]:
         """Write each indexed document (or report its failure), in order."""
         for result in results:
+            if isinstance(result, IndexedDocument) and result.lazy and not run.unavailable:
+                result = result.spooled()  # the model work of a long document, before its write's transaction
             doc = result.document
             if isinstance(result, IndexFailure) or run.unavailable:
                 reason = run.unavailable or (result.reason if isinstance(result, IndexFailure) else "")
@@ -222,7 +229,7 @@ class Ingester:
                     run.unavailable = run.unavailable or result.reason
                 batch.reports[doc.id] = failed_report(doc.id, doc.version, doc.source, reason)
                 continue
-            batch.reports[doc.id] = self._write(result, run)
+            batch.reports[doc.id] = self._write(result)
         return [batch.reports[item.id] for item in batch.items]
 
     def _restate(self, existing: Document) -> DocumentReport:
@@ -236,7 +243,7 @@ class Ingester:
             existing.id, existing.version, DocumentStatus.UNCHANGED, existing.source, reason=reason, superseded=superseded
         )
 
-    def _write(self, indexed: IndexedDocument, run: _Run) -> DocumentReport:
+    def _write(self, indexed: IndexedDocument) -> DocumentReport:
         doc = indexed.document
 
         def failed(reason: str) -> DocumentReport:
@@ -244,18 +251,10 @@ class Ingester:
 
         try:
             result = self.store.write_document(indexed)
-        except BackendUnavailable as exc:
-            if indexed.error is None:
-                raise
-            # A model went down while a long document was being indexed: it and the rest fail fast.
-            run.unavailable = str(exc)
-            return failed(run.unavailable)
         except AccessConflict as exc:  # another ingest stored this id with other labels meanwhile
             return failed(str(exc))
-        except CitegraphError as exc:
-            if indexed.error is exc:  # the extractor failed on this document: the others go on
-                return failed(f"extraction failed: {exc}")
-            raise  # the store itself failed (locked, read-only, damaged, full): the run stops; what was written stays
+        # Any other error is the store's own (locked, read-only, damaged, full): the run stops, and
+        # what was written stays. (Model work is over before the write: see IndexedDocument.spooled.)
         if self.store.embedder_name() is None:
             self.store.set_embedder_name(self.indexer.embedder.name)
         return indexed.report(result)

@@ -18,6 +18,7 @@ from typing import Any
 
 from citegraph.errors import NotFound, UserError
 from citegraph.serve.tables import Tables
+from citegraph.settings import DEFAULTS
 
 __all__ = ["Token", "TokenStore", "digest"]
 
@@ -37,8 +38,8 @@ class Token:
 class TokenStore:
     """The ``api_tokens`` table of a store (schema migration 2): a SQLite file or a ``postgresql://`` URL."""
 
-    def __init__(self, db: str | Path) -> None:
-        self.tables = Tables(db)
+    def __init__(self, db: str | Path, *, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
+        self.tables = Tables(db, lock_timeout=lock_timeout)
         self.path = self.tables.location  #: the store's location (a URL keeps its password: never print it)
 
     def _connect(self) -> contextlib.AbstractContextManager[Any]:

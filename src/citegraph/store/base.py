@@ -344,6 +344,12 @@ class Store(ABC):
     def check(self) -> list[Problem]:
         """Integrity: offsets slice to sentences, no dangling references, vectors match their rows."""
 
+    def refuse_if_damaged(self) -> None:
+        """Raise :class:`~citegraph.errors.StoreError` naming ``citegraph check`` if the store's files
+        are damaged, before an ingest writes into them (a write into a damaged file can spread the
+        damage, and an ingest that touched no damaged page would otherwise end well). A backend whose
+        server checks its own pages (PostgreSQL) has nothing to add."""
+
     @abstractmethod
     def documents(
         self, labels: Collection[str] | None, include_superseded: bool = True, doc_id: str | None = None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import tempfile
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
@@ -85,21 +87,28 @@ class SQLiteStore(Store):
             parent = Path(self.path).parent
             if not parent.is_dir():
                 raise UserError(f"{self.path}: folder {parent} does not exist (create it or choose another --db)")
+        if create and self.path != ":memory:" and not Path(self.path).exists():
+            self._create_file()
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=lock_timeout)
         except sqlite3.DatabaseError as exc:
             raise store_error(self.path, exc) from exc
         try:
+            # Opening an existing, current store writes nothing and takes no lock: these three pragmas
+            # set this connection alone, the journal mode is only read (a new store is made in WAL mode
+            # by _create_file), and the migration check is one SELECT. So a reader opening the store
+            # while a writer holds its write lock starts at once, on the last committed state.
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute(f"PRAGMA busy_timeout = {int(lock_timeout * 1000)}")
-            if not create and self.path != ":memory:" and self._schema_version_or_0() == 0:
-                raise UserError(f"{self.path}: not a citegraph store (it has no citegraph schema); ingest documents first or check --db")
             # Deleted rows are overwritten with zeros, so a removed document's text does not linger in
             # free pages of the file (``rm`` also checkpoints the WAL).
             self.db.execute("PRAGMA secure_delete = ON")
             if self.path != ":memory:":
-                self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")
+            if not create and self.path != ":memory:" and self._schema_version_or_0() == 0:
+                raise UserError(f"{self.path}: not a citegraph store (it has no citegraph schema); ingest documents first or check --db")
+            if self.path != ":memory:" and self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                self.db.execute("PRAGMA journal_mode = WAL")  # a store made before stores were made in WAL mode: once
             self._migrate()
         except sqlite3.DatabaseError as exc:
             self.db.close()
@@ -107,6 +116,41 @@ class SQLiteStore(Store):
         except BaseException:
             self.db.close()
             raise
+
+    def _create_file(self) -> None:
+        """Make a new store at ``path`` whole or not at all: the schema is written to a private file
+        beside it, which is then linked into place only if nothing is there yet. A reader never opens
+        a half-made store (one with no schema yet), and of two processes creating one store at once,
+        one file wins and the other's is dropped unread."""
+        target = Path(self.path)
+        try:
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".new", dir=target.parent)
+        except OSError as exc:
+            raise UserError(
+                f"{self.path}: cannot create the store ({exc.strerror or exc}); make the folder writable, or choose another --db"
+            ) from exc
+        os.close(fd)
+        draft = Path(name)
+        try:
+            db = sqlite3.connect(name, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                self.db = db
+                self._migrate()
+            finally:
+                db.close()  # the last connection: folds the WAL in and removes it
+            try:
+                os.link(draft, target)  # fails if another process created the store meanwhile: theirs stands
+            except FileExistsError:
+                pass
+            except OSError:  # a file system without hard links: a rename, unless the store appeared meanwhile
+                if not target.exists():
+                    os.replace(draft, target)
+        except sqlite3.DatabaseError as exc:
+            raise store_error(self.path, exc) from exc
+        finally:
+            for leftover in (draft, Path(name + "-wal"), Path(name + "-shm")):
+                leftover.unlink(missing_ok=True)
 
     # -- schema -----------------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -397,6 +441,27 @@ class SQLiteStore(Store):
                 )
             )
         return problems
+
+    def refuse_if_damaged(self) -> None:
+        # SQLite's quick_check reads every page once (no index-to-table cross-check): about a second
+        # per gigabyte, paid once per ingest run.
+        if self.path == ":memory:":
+            return
+        try:
+            with self._reading():
+                findings = [r[0] for r in self.db.execute("PRAGMA quick_check") if r[0] != "ok"]
+        except sqlite3.DatabaseError as exc:  # the damage stopped the check itself
+            findings = [str(exc)]
+        except StoreError as exc:
+            if isinstance(exc, StoreLocked):
+                raise
+            findings = [str(exc.__cause__ or exc)]
+        if findings:
+            raise StoreError(
+                f"{self.path}: the store is damaged ({findings[0]}); ingest will not write into it. "
+                f"`citegraph check --db {self.path}` lists what is damaged; restore the file from a backup, "
+                f"or recover what is readable with: sqlite3 {self.path} .recover"
+            )
 
     def _check(self, problems: list[Problem]) -> list[Problem]:
         with self._reading():
