@@ -498,3 +498,43 @@ def test_the_embedder_mismatch_names_the_flag_values(run, stored: Path, db: Path
         if name != "hashing-bow-256":
             assert f"built with --embedder {flag}; open it with that, not --embedder hashing\n" in run("documents", code=1).stderr
     conn.close()
+
+
+# -- found by the re-probe of issue 20 ------------------------------------------------------------------------
+def test_a_question_over_the_limit_is_refused_naming_the_setting(run, stored: Path) -> None:  # type: ignore[no-untyped-def]
+    error = _error(run("ask", "x" * 2001, "--json", code=1))
+    assert error["type"] == "LimitExceeded" and "2,001 characters" in error["message"] and "max-question-chars" in error["message"]
+    assert run("ask", "x" * 2001, "--max-question-chars", "3000", "--json").stdout  # the setting raises it
+
+
+def test_a_label_that_is_an_option_is_refused_and_no_store_is_made(run, write, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CITEGRAPH_DB")
+    folder = write("a.md", "Exports last 30 days.").parent
+    result = run("ingest", str(folder), "--access", "--db", "m.db", "--quiet", code=1)  # a usage error
+    assert "'--db' is not an access label" in result.stderr and "cannot start with '-'" in result.stderr
+    assert not (tmp_path / "citegraph.db").exists() and not (tmp_path / "m.db").exists()
+    with pytest.raises(UserError, match="cannot start with '-'"):
+        CiteGraph.open(str(tmp_path / "api.db"), "hashing").ingest([folder], access=["-x"])
+
+
+def test_an_id_printed_with_escapes_is_accepted_back(run, tmp_path: Path, db: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "new\nline.txt").write_text("Exports last 30 days.", encoding="utf-8")
+    (folder / "plain.txt").write_text("Snapshots last 90 days.", encoding="utf-8")
+    run("ingest", str(folder), "--quiet")
+    listed = run("documents").stdout
+    assert "new\\nline.txt" in listed and "new\nline.txt" not in listed
+    assert json.loads(run("history", "new\\nline.txt", "--json").stdout)[0]["id"] == "new\nline.txt"
+    run("relabel", "new\\nline.txt", "--access", "staff")
+    removed = json.loads(run("rm", "new\\nline.txt", "--json").stdout)
+    assert [r["doc_id"] for r in removed] == ["new\nline.txt"]
+    assert [d["id"] for d in json.loads(run("documents", "--json").stdout)] == ["plain.txt"]
+
+
+def test_ingest_into_a_store_with_a_damaged_page_refuses_naming_check(run, stored: Path, db: Path) -> None:  # type: ignore[no-untyped-def]
+    _corrupt_page_of(db, "rejections")  # a table an ingest of unchanged files never touches
+    result = run("ingest", str(stored), "--quiet", code=2)
+    assert f"{db}: the store is damaged" in result.stderr and f"citegraph check --db {db}" in result.stderr
+    assert _error(run("ingest", str(stored), "--quiet", "--json", code=2))["type"] == "StoreError"

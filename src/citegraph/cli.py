@@ -121,6 +121,13 @@ def _split_labels(ctx: click.Context, param: click.Parameter, values: tuple[str,
         for label in value.split(","):
             if not label.strip():
                 raise click.BadParameter(f"empty access label in {value!r}; give labels such as 'public' or 'staff,hr'", ctx, param)
+            if label.strip().startswith("-"):  # `--access --db m.db` would otherwise label documents '--db'
+                raise click.BadParameter(
+                    f"{label.strip()!r} is not an access label (a label cannot start with '-'); "
+                    f"give the labels after {param.opts[0] if param.opts else 'the option'}, e.g. public or staff,hr",
+                    ctx,
+                    param,
+                )
             labels.append(label.strip())
     return tuple(dict.fromkeys(labels))
 
@@ -343,6 +350,7 @@ def ingest(
 @_option(setting("support-threshold"))
 @_option(setting("max-answer-chars"))
 @_option(setting("max-claims"))
+@_option(setting("max-question-chars"))
 @click.option("--verify/--no-verify", default=True, show_default=True, help="check each citation with the verifier")
 @click.option(
     "--answer-file",
@@ -365,6 +373,7 @@ def ask(
     support_threshold: float,
     max_answer_chars: int,
     max_claims: int,
+    max_question_chars: int,
     verify: bool,
     answer_file: Path | None,
     include_superseded: bool,
@@ -375,7 +384,7 @@ def ask(
     options: dict[str, Any] = {"verifier": verifier if verify else "none", "support_threshold": support_threshold}
     if answer_file is None:  # an answer file needs no generator
         options["generator"] = generator
-    limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims}
+    limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims, "max_question_chars": max_question_chars}
     ranking = {"retrieval": retrieval, "hops": hops, "top_k": top_k, "context_size": context_size, "depth_penalty": depth_penalty}
     with open_graph(**ranking, **limits, **options) as graph:
         answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
@@ -453,6 +462,16 @@ def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_
         output.render_documents(stdout, docs)
 
 
+def _stored_id(graph: CiteGraph, doc_id: str) -> str:
+    """A document id as typed: itself if it is stored, else, if it was copied from citegraph's own
+    output (where a newline in an id prints as ``\\n``), the stored id it stands for."""
+    unescaped = output.unescape(doc_id)
+    if unescaped == doc_id:
+        return doc_id
+    known = {d for d, _version in graph.store.visible(None, include_superseded=True)}
+    return unescaped if doc_id not in known and unescaped in known else doc_id
+
+
 @main.command()
 @click.argument("doc_id")
 @_db
@@ -461,7 +480,7 @@ def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_
 def history(doc_id: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
     """Every stored version of one document: current first, then newest first."""
     with open_graph() as graph:
-        versions = graph.history(doc_id, labels=labels)
+        versions = graph.history(_stored_id(graph, doc_id), labels=labels)
     if as_json:
         _print_json(output.documents_json(versions))
     else:
@@ -475,7 +494,7 @@ def history(doc_id: str, open_graph: Callable[..., CiteGraph], labels: tuple[str
 def rm(doc_ids: tuple[str, ...], open_graph: _Opener, as_json: bool) -> None:
     """Delete documents (every version). Entities and relations stay only if another live span supports them."""
     with open_graph() as graph:
-        results = graph.remove(list(doc_ids))
+        results = graph.remove([_stored_id(graph, d) for d in doc_ids])
     if as_json:
         _print_json(output.removed_json(results))
     else:
@@ -494,8 +513,19 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @_option(setting("workers"))
 @_option(setting("max-file-mb"))
 @_option(setting("max-request-mb"))
+@_option(setting("max-query-kb"))
+@_option(setting("max-question-chars"))
 def serve(
-    open_graph: _Opener, generator: str, verifier: str, host: str, port: int, workers: int, max_file_mb: float, max_request_mb: float
+    open_graph: _Opener,
+    generator: str,
+    verifier: str,
+    host: str,
+    port: int,
+    workers: int,
+    max_file_mb: float,
+    max_request_mb: float,
+    max_query_kb: float,
+    max_question_chars: int,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs) and the page (/) over long-lived graphs.
 
@@ -513,13 +543,28 @@ def serve(
             f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
             "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
         )
-    options = {**open_graph.options(), "generator": generator, "verifier": verifier, "max_file_mb": max_file_mb}
-    limits = {"max_file_bytes": int(max_file_mb * 1048576), "max_request_bytes": int(max_request_mb * 1048576)}
+    options = {
+        **open_graph.options(),
+        "generator": generator,
+        "verifier": verifier,
+        "max_file_mb": max_file_mb,
+        "max_question_chars": max_question_chars,
+    }
+    limits = {
+        "max_file_bytes": int(max_file_mb * 1048576),
+        "max_request_bytes": int(max_request_mb * 1048576),
+        "max_query_bytes": int(max_query_kb * 1024),
+    }
     graph, writer = open_served(options)  # here first, so a bad flag or a missing model fails with its message
     if workers == 1:
         try:
             app = create_app(
-                graph, tokens, writer=writer, max_file_bytes=limits["max_file_bytes"], max_request_bytes=limits["max_request_bytes"]
+                graph,
+                tokens,
+                writer=writer,
+                max_file_bytes=limits["max_file_bytes"],
+                max_request_bytes=limits["max_request_bytes"],
+                max_query_bytes=limits["max_query_bytes"],
             )
             uvicorn.run(app, host=host, port=port, log_level="info")
         finally:
@@ -591,7 +636,7 @@ def relabel(doc_id: str, open_graph: Callable[..., CiteGraph], access: tuple[str
 
     The only way labels change: an ingest never relabels a stored document."""
     with open_graph() as graph:
-        result = graph.relabel(doc_id, access)
+        result = graph.relabel(_stored_id(graph, doc_id), access)
     if as_json:
         _print_json(output.relabel_json(result))
     else:

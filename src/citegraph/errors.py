@@ -6,6 +6,7 @@
     ├── UserError               the caller's mistake: bad path, bad flag, malformed input file  (exit 1)
     │   ├── InputFileError      a file the user gave cannot be used (names the file and the fix)
     │   ├── NotFound            a named entity, document or model does not exist
+    │   ├── LimitExceeded       an input over a configured limit (question, answer length), naming it
     │   └── AccessConflict      an ingest would change who may read a stored document
     ├── BackendUnavailable      a store, server or model that should answer does not             (exit 2)
     │   └── ModelUnavailable    a model file is missing, corrupt (sha256) or its runtime is absent
@@ -28,6 +29,7 @@ __all__ = [
     "BackendUnavailable",
     "CitegraphError",
     "InputFileError",
+    "LimitExceeded",
     "ModelOutputError",
     "ModelUnavailable",
     "NotFound",
@@ -78,6 +80,11 @@ class NotFound(UserError):
         import difflib
 
         return cls(what, name, difflib.get_close_matches(match or name, sorted(set(candidates)), n=3))
+
+
+class LimitExceeded(UserError):
+    """An input over one of the settings' limits (``max-question-chars``, ``max-answer-chars``,
+    ``max-claims``); the message names the setting and how to raise it."""
 
 
 class AccessConflict(UserError):

@@ -252,6 +252,20 @@ def safe(value: object, *, prose: bool = False) -> str:
     return _UNSAFE.sub(_escape_char, text)
 
 
+_ESCAPED = re.compile(r"\\(n|r|t|x[0-9a-f]{2}|u[0-9a-f]{4})")
+
+
+def unescape(text: str) -> str:
+    """What :func:`safe` printed, back as the value it escaped (``new\\nline.txt`` -> ``new``, newline,
+    ``line.txt``), so a name copied from the terminal can be given back to a command."""
+
+    def back(match: re.Match[str]) -> str:
+        code = match.group(1)
+        return {"n": "\n", "r": "\r", "t": "\t"}.get(code) or chr(int(code[1:], 16))
+
+    return _ESCAPED.sub(back, text)
+
+
 def line(*parts: str | tuple[str, str]) -> Text:
     """One line of output from ``text`` or ``(text, style)`` parts, each made :func:`safe`."""
     return Text.assemble(*((safe(p), "") if isinstance(p, str) else (safe(p[0]), p[1]) for p in parts))

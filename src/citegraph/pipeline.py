@@ -24,7 +24,7 @@ from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.relevance import check_relevance
 from citegraph.components import check_store_embedder, make_answerer, make_embedder, make_extractor, make_verifier
 from citegraph.embed.base import Embedder
-from citegraph.errors import CitegraphError, NotFound, UserError
+from citegraph.errors import CitegraphError, LimitExceeded, NotFound, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
@@ -76,13 +76,16 @@ class CiteGraph:
         max_file_mb: float = DEFAULTS.max_file_mb,
         max_answer_chars: int = DEFAULTS.max_answer_chars,
         max_claims: int = DEFAULTS.max_claims,
+        max_question_chars: int = DEFAULTS.max_question_chars,
     ) -> None:
         numbers = {"hops": hops, "top-k": top_k, "context-size": context_size, "depth-penalty": depth_penalty}
         numbers |= {"max-file-mb": max_file_mb, "max-answer-chars": max_answer_chars, "max-claims": max_claims}
+        numbers["max-question-chars"] = max_question_chars
         for name, value in numbers.items():
             check_setting(name, value)  # the ranges of the settings table
         self.max_answer_chars = max_answer_chars
         self.max_claims = max_claims
+        self.max_question_chars = max_question_chars
         self.store = store
         self.embedder = embedder
         self.splitter = splitter or SentenceSplitter()
@@ -284,6 +287,11 @@ class CiteGraph:
         """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations."""
         if not question.strip():
             raise UserError("the question is empty")
+        if len(question) > self.max_question_chars:  # before any parse or embedding: its cost is bounded here
+            raise LimitExceeded(
+                f"the question has {len(question):,} characters, over the limit of {self.max_question_chars:,}; "
+                "ask a shorter question, or raise the setting max-question-chars (--max-question-chars, CITEGRAPH_MAX_QUESTION_CHARS)"
+            )
         for name, value in (("hops", hops), ("top-k", top_k)):
             if value is not None:
                 check_setting(name, value)
@@ -318,13 +326,13 @@ class CiteGraph:
         """Refuse answer text over ``max_answer_chars`` or ``max_claims``: every claim costs checks, so
         the cost of one answer is bounded before any is run."""
         if len(text) > self.max_answer_chars:
-            raise UserError(
+            raise LimitExceeded(
                 f"the answer text has {len(text):,} characters, over the limit of {self.max_answer_chars:,}; "
                 "raise the setting max-answer-chars (--max-answer-chars, CITEGRAPH_MAX_ANSWER_CHARS) to check it"
             )
         claims = sum(1 for raw in split_claims(text) if parse_markers(raw)[0])
         if claims > self.max_claims:
-            raise UserError(
+            raise LimitExceeded(
                 f"the answer text has {claims:,} claims, over the limit of {self.max_claims:,}; "
                 "raise the setting max-claims (--max-claims, CITEGRAPH_MAX_CLAIMS) to check it"
             )

@@ -95,6 +95,13 @@ SETTINGS = (
         "answer text (generated or from --answer-file) longer than this many characters is refused before any check",
         minimum=1,
     ),
+    Setting(
+        "max-question-chars",
+        2000,
+        "a question longer than this many characters is refused before any work (CLI, HTTP API and agents alike)",
+        minimum=1,
+        maximum=100_000,
+    ),
     Setting("max-claims", 100, "an answer of more claims than this is refused before any check", minimum=1),
     Setting(
         "workers",
@@ -108,6 +115,14 @@ SETTINGS = (
         "max-request-mb",
         100.0,
         "`serve`: a request body larger than this many megabytes is refused (413) before it is read",
+        minimum=0,
+        above=True,
+    ),
+    Setting(
+        "max-query-kb",
+        256.0,
+        "`serve`: a request body to any endpoint but uploads (/ask, /verify) larger than this many kilobytes is refused (413) "
+        "before it is read",
         minimum=0,
         above=True,
     ),
@@ -140,10 +155,12 @@ class Defaults:
     context_size: int
     depth_penalty: float
     max_answer_chars: int
+    max_question_chars: int
     max_claims: int
     workers: int
     max_file_mb: float
     max_request_mb: float
+    max_query_kb: float
     dangling: str
 
 

@@ -9,9 +9,10 @@ calls, so the label filter is the CLI's, during traversal and again when buildin
 
 Errors have one shape, ``{"ok": false, "error": {"type", "message"}}``, with the status taken from
 the exception tree: 400 bad input, 401 no or bad token, 403 a write outside the token's labels,
-404 not found (or not readable by this caller: the same answer), 413 a file over ``max-file-mb`` or
-a request body over ``max-request-mb``,
-422 a malformed request, 503 a model or backend unavailable, 500 anything else (logged; the text
+404 not found (or not readable by this caller: the same answer), 413 a file over ``max-file-mb``, an
+upload body over ``max-request-mb`` or any other body over ``max-query-kb``, 422 a malformed request
+or an input over a limit (``max-question-chars``), 503 a model or backend unavailable or the store
+held by another writer past the lock timeout, 500 anything else (logged; the text
 of an exception citegraph did not raise itself is not sent, only its type).
 
 In one process, reads run one at a time under a lock (the view cache and the models are shared).
@@ -44,7 +45,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citegraph import output
-from citegraph.errors import BackendUnavailable, CitegraphError, NotFound, UserError
+from citegraph.errors import BackendUnavailable, CitegraphError, LimitExceeded, NotFound, StoreLocked, UserError
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.jobs import HEARTBEAT, JobStore
 from citegraph.serve.tables import close_pools
@@ -103,8 +104,10 @@ _STATUSES: tuple[tuple[type[CitegraphError], int, str], ...] = (
     (_Forbidden, 403, "forbidden"),
     (_TooLarge, 413, "too_large"),
     (NotFound, 404, "not_found"),
+    (LimitExceeded, 422, "too_long"),
     (UserError, 400, "bad_input"),
     (BackendUnavailable, 503, "unavailable"),
+    (StoreLocked, 503, "busy"),  # another writer held the store past the lock timeout: try again
 )
 
 
@@ -133,20 +136,30 @@ def _megabytes(value: float) -> int:
 
 
 class _BodyLimit:
-    """Refuses a request body over ``limit`` bytes with 413 before the app reads it: by its
-    Content-Length, or, for a chunked body, as soon as the bytes received pass the limit (the app's
-    read then fails and the error handler answers 413)."""
+    """Refuses a request body over its limit with 413 before the app reads it: by its Content-Length,
+    or, for a chunked body, as soon as the bytes received pass the limit (the app's read then fails
+    and the error handler answers 413). Uploads (``POST /documents``) may be as large as
+    ``upload_limit`` (megabytes); every other body (a question, an answer to check) only as large as
+    ``query_limit`` (kilobytes), so a huge question is refused before it is read or parsed."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: ASGIApp, upload_limit: int, query_limit: int) -> None:
+        self.app, self.upload_limit, self.query_limit = app, upload_limit, query_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        message = f"the request body is over the limit of {self.limit / 1048576:.1f} MB (max-request-mb); send fewer or smaller documents"
+        if scope.get("method") == "POST" and scope.get("path", "").rstrip("/") == "/documents":
+            limit = self.upload_limit
+            message = f"the request body is over the limit of {limit / 1048576:.1f} MB (max-request-mb); send fewer or smaller documents"
+        else:
+            limit = self.query_limit
+            message = (
+                f"the request body is over the limit of {limit / 1024:.0f} KB (max-query-kb); "
+                "a question or an answer to check is far smaller: send less, or raise max-query-kb"
+            )
         length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.limit:
+        if length is not None and length.isdigit() and int(length) > limit:
             await _error(413, "too_large", message)(scope, receive, send)
             return
         received = 0
@@ -156,12 +169,21 @@ class _BodyLimit:
             event = await receive()
             if event["type"] == "http.request":
                 received += len(event.get("body", b""))
-                if received > self.limit:
+                if received > limit:
                     scope["citegraph.too_large"] = message
                     raise _TooLarge(message)
             return event
 
         await self.app(scope, limited, send)
+
+
+def _upload_name(name: str) -> str:
+    """An uploaded file's name as its document id: no folders (the id is the file name), no control
+    characters (a NUL cannot be a file name, a newline would split a terminal row)."""
+    base = Path(name).name
+    if not base or base in {".", ".."} or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise UserError(f"document {name!r}: not a usable file name (give a name such as notes.md, without folders or control characters)")
+    return base
 
 
 def _writer(request: Request, labels: Labels, authorization: Annotated[str | None, Header()] = None) -> tuple[str, ...]:
@@ -183,13 +205,14 @@ def create_app(
     writer: CiteGraph | None = None,
     max_file_bytes: int | None = None,
     max_request_bytes: int | None = None,
+    max_query_bytes: int | None = None,
     on_close: Callable[[], None] | None = None,
 ) -> FastAPI:
     """The app over ``graph``. With ``writer`` (a second graph on the same store file: its own SQLite
     connection and spaCy pipeline), uploads and deletes run on it under their own lock, so readers
     go on answering from the last committed state while a write works; without it, writes take the
-    readers' lock. A request body over ``max_request_bytes`` (default ``max-request-mb``) is refused
-    (413) before it is read. ``on_close`` runs when the server shuts down."""
+    readers' lock. An upload's body over ``max_request_bytes`` (default ``max-request-mb``), or any
+    other body over ``max_query_bytes`` (default ``max-query-kb``), is refused (413) before it is read. ``on_close`` runs when the server shuts down."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -202,8 +225,11 @@ def create_app(
 
     app = FastAPI(title="citegraph", summary="Answers whose every claim points at the exact source sentence, checked.", lifespan=lifespan)
     app.state.tokens = tokens
-    limit = max_request_bytes if max_request_bytes is not None else _megabytes(DEFAULTS.max_request_mb)
-    app.add_middleware(_BodyLimit, limit=limit)
+    app.add_middleware(
+        _BodyLimit,
+        upload_limit=max_request_bytes if max_request_bytes is not None else _megabytes(DEFAULTS.max_request_mb),
+        query_limit=max_query_bytes if max_query_bytes is not None else int(DEFAULTS.max_query_kb * 1024),
+    )
     lock = threading.Lock()
     write_lock = threading.Lock() if writer is not None else lock
     target = writer if writer is not None else graph
@@ -374,12 +400,16 @@ def create_app(
         outside = [a for a in access if a not in labels]
         if outside:
             raise _Forbidden(f"this token cannot label documents {', '.join(outside)}: it holds {', '.join(labels)}")
+        # Each file in a folder of its own (two uploads of one name are reported as a duplicate id, not
+        # overwritten), ingested by path, so a name such as `.notes.txt` is read, not skipped as hidden.
+        # The folder goes whatever happens: nothing uploaded outlives its job in the temporary folder.
         folder = Path(tempfile.mkdtemp(prefix="citegraph-upload-"))
         try:
-            for item in body.documents:
-                name = Path(item.name).name  # no folders from the client: the id is the file name
-                if not name or name in {".", ".."} or (item.text is None) == (item.content_base64 is None):
-                    raise UserError(f"document {item.name!r}: give a file name and exactly one of text or content_base64")
+            paths = []
+            for n, item in enumerate(body.documents):
+                name = _upload_name(item.name)
+                if (item.text is None) == (item.content_base64 is None):
+                    raise UserError(f"document {item.name!r}: give exactly one of text or content_base64")
                 try:
                     data = (
                         item.text.encode("utf-8") if item.text is not None else base64.b64decode(item.content_base64 or "", validate=True)
@@ -390,11 +420,14 @@ def create_app(
                     raise _TooLarge(
                         f"document {item.name!r} is {len(data) / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.1f} MB (max-file-mb)"
                     )
-                (folder / name).write_bytes(data)
+                path = folder / str(n) / name
+                path.parent.mkdir()
+                path.write_bytes(data)
+                paths.append(path)
+            job = jobs.create(digest(authorization), len(body.documents))
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
-        job = jobs.create(digest(authorization), len(body.documents))
 
         def work() -> None:
             def progress(done: int, total: int, current: str) -> None:
@@ -414,7 +447,7 @@ def create_app(
             threading.Thread(target=heartbeat, name=f"beat-{job.id[:8]}", daemon=True).start()
             try:
                 jobs.save(job)
-                report = write(lambda: target.ingest([folder], access=access, prefix=body.prefix, progress=progress))
+                report = write(lambda: target.ingest(paths, access=access, prefix=body.prefix, progress=progress))
                 job.report, job.state, job.done = output.ingest_json(report), "done", job.total
             except Exception as exc:  # the job says why; the server goes on
                 log.exception("upload job %s", job.id)

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from citegraph.errors import store_error
 from citegraph.settings import DEFAULTS
 from citegraph.store.urls import is_postgres_url
 
@@ -94,7 +95,11 @@ class Tables:
     @contextlib.contextmanager
     def connect(self) -> Iterator[_Connection]:
         if self.postgres:
+            import psycopg
             from psycopg_pool import PoolTimeout
+
+            from citegraph.errors import postgres_error
+            from citegraph.store.urls import redact_url
 
             pool = _pool(self.location)
             try:
@@ -103,12 +108,21 @@ class Tables:
                 raise _no_connection(self.location, exc) from exc
             try:
                 yield _Connection(pg, "%s")
+            except psycopg.Error as exc:  # as the store's own errors: a lock is StoreLocked, a lost server BackendUnavailable
+                raise postgres_error(redact_url(self.location), exc, waited=self.lock_timeout) from exc
             finally:
                 pool.putconn(pg)
         else:
-            db = sqlite3.connect(self.location, isolation_level=None, timeout=self.lock_timeout)
+            try:
+                db = sqlite3.connect(self.location, isolation_level=None, timeout=self.lock_timeout)
+            except sqlite3.Error as exc:
+                raise store_error(self.location, exc, waited=self.lock_timeout) from exc
             try:
                 yield _Connection(db, "?")
+            except sqlite3.Error as exc:  # a write that waited past the lock timeout is StoreLocked, not a raw OperationalError
+                if isinstance(exc, sqlite3.IntegrityError):
+                    raise  # a taken name: the caller tells it apart (is_duplicate)
+                raise store_error(self.location, exc, waited=self.lock_timeout) from exc
             finally:
                 db.close()
 

@@ -1,0 +1,125 @@
+"""The HTTP API against a hostile or unlucky caller: a huge question, a huge body, an upload while
+another process writes, names no file system takes. Each test reproduces a break a re-probe found."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from citegraph.embed import HashingEmbedder
+from citegraph.pipeline import CiteGraph
+from citegraph.serve.app import create_app
+from citegraph.serve.tokens import TokenStore
+from citegraph.store import SQLiteStore
+
+
+@pytest.fixture
+def upload_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The system's temporary folder for this test alone, to see what an upload leaves there."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.fixture
+def app(tmp_path: Path, splitter, larkspur: Path) -> Iterator[tuple[TestClient, str, str]]:  # type: ignore[no-untyped-def]
+    """A server over a SQLite store whose writes wait at most 0.3 s for the lock; a staff token."""
+    db = str(tmp_path / "serve.db")
+    graph = CiteGraph(SQLiteStore(db, lock_timeout=0.3), HashingEmbedder(), splitter=splitter)
+    graph.ingest([larkspur], access=["public"])
+    writer = CiteGraph(SQLiteStore(db, lock_timeout=0.3), HashingEmbedder(), splitter=splitter)
+    tokens = TokenStore(db, lock_timeout=0.3)
+    token = tokens.add("staff", ("staff", "public"))
+    with TestClient(create_app(graph, tokens, writer=writer)) as client:
+        yield client, token, db
+    writer.close()
+    graph.close()
+
+
+def _wait(client: TestClient, job: str, token: str) -> dict:  # type: ignore[type-arg]
+    for _ in range(600):
+        state = client.get(f"/jobs/{job}", headers={"Authorization": f"Bearer {token}"}).json()
+        if state["state"] in ("done", "failed"):
+            return state  # type: ignore[no-any-return]
+        time.sleep(0.05)
+    raise AssertionError(f"job {job} did not end")
+
+
+def test_a_question_over_the_limit_is_refused_with_422_naming_it(app) -> None:  # type: ignore[no-untyped-def]
+    client, _token, _db = app
+    for path, extra in (("/ask", {}), ("/verify", {"answer_text": "Exports last 30 days [1]."})):
+        response = client.post(path, json={"question": "x" * 2001, **extra})
+        assert response.status_code == 422, response.text
+        error = response.json()["error"]
+        assert error["type"] == "too_long" and "2,001 characters" in error["message"] and "max-question-chars" in error["message"]
+    assert client.post("/ask", json={"question": "How long do exports stay available? " * 50}).status_code == 200  # 1,850 characters
+
+
+def test_a_query_body_has_a_cap_of_kilobytes_and_an_upload_keeps_megabytes(app) -> None:  # type: ignore[no-untyped-def]
+    client, token, _db = app
+    huge = client.post("/ask", json={"question": "q", "answer_text": "word " * 100_000})  # 500 KB, over max-query-kb 256
+    assert huge.status_code == 413 and "max-query-kb" in huge.json()["error"]["message"]
+    upload = {"documents": [{"name": "big.md", "text": "Exports stay available for 30 days. " * 10_000}]}  # 360 KB
+    accepted = client.post("/documents", json=upload, headers={"Authorization": f"Bearer {token}"})
+    assert accepted.status_code == 202, accepted.text
+    assert _wait(client, accepted.json()["job"], token)["state"] == "done"
+
+
+def test_an_upload_while_another_process_writes_is_a_503_and_leaves_no_text_behind(app, upload_tmp: Path) -> None:  # type: ignore[no-untyped-def]
+    client, token, db = app
+    staff = {"Authorization": f"Bearer {token}"}
+    body = {"documents": [{"name": "merger.md", "text": "The Zephyrion merger closes on 14 March."}], "access": ["staff"]}
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # a CLI ingest's transaction, elsewhere
+    try:
+        busy = client.post("/documents", json=body, headers=staff)
+        assert busy.status_code == 503, busy.text
+        assert busy.json()["error"]["type"] == "busy" and "write lock" in busy.json()["error"]["message"]
+        assert list(upload_tmp.iterdir()) == []
+        assert client.get("/documents").status_code == 200  # readers answer meanwhile
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    accepted = client.post("/documents", json=body, headers=staff)
+    assert accepted.status_code == 202, accepted.text
+    assert _wait(client, accepted.json()["job"], token)["state"] == "done"
+    assert list(upload_tmp.iterdir()) == []  # after success too
+
+
+def test_an_upload_that_fails_in_its_job_leaves_no_text_behind(app, upload_tmp: Path) -> None:  # type: ignore[no-untyped-def]
+    client, token, _db = app
+    staff = {"Authorization": f"Bearer {token}"}
+    # Stored as public by the fixture: an upload asking for staff is refused in the job (an ingest never relabels).
+    body = {"documents": [{"name": "billing.md", "text": "Billing ends at once."}], "access": ["staff"]}
+    accepted = client.post("/documents", json=body, headers=staff)
+    report = _wait(client, accepted.json()["job"], token)
+    assert report["state"] == "done" and report["report"]["documents"][0]["status"] == "failed"
+    assert list(upload_tmp.iterdir()) == []
+
+
+def test_upload_names_a_file_system_cannot_take_are_refused_and_dot_files_are_read(app, upload_tmp: Path) -> None:  # type: ignore[no-untyped-def]
+    client, token, _db = app
+    staff = {"Authorization": f"Bearer {token}"}
+    for name in ("bad\x00name.md", "line\nbreak.md", ".."):
+        refused = client.post("/documents", json={"documents": [{"name": name, "text": "Text."}]}, headers=staff)
+        assert refused.status_code == 400, (name, refused.text)
+        assert refused.json()["error"]["type"] == "bad_input" and "file name" in refused.json()["error"]["message"]
+    assert list(upload_tmp.iterdir()) == []
+    accepted = client.post(
+        "/documents", json={"documents": [{"name": ".hidden.txt", "text": "Hidden notes are kept for 7 days."}]}, headers=staff
+    )
+    report = _wait(client, accepted.json()["job"], token)["report"]
+    assert [(d["id"], d["status"]) for d in report["documents"]] == [(".hidden.txt", "ok")]
+    twice = {"documents": [{"name": "a.md", "text": "Exports last 30 days."}, {"name": "a.md", "text": "Exports last 9 days."}]}
+    report = _wait(client, client.post("/documents", json=twice, headers=staff).json()["job"], token)["report"]
+    assert sorted((d["status"], d["reason"]) for d in report["documents"]) == [
+        ("failed", "duplicate document id in this ingest"),
+        ("ok", ""),
+    ]
