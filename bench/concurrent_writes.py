@@ -102,7 +102,9 @@ def main() -> None:
         long_doc.write_text(_long_text(args.megabytes), encoding="utf-8")
         err.print(f"long ingest of {long_doc.stat().st_size / 1e6:.2f} MB started; the others run after {args.settle:g} s")
         started = time.perf_counter()
-        process = subprocess.Popen(_cli("ingest", str(long_doc), "--db", str(db), "--quiet"), stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            _cli("ingest", str(long_doc), "--db", str(db), "--quiet"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         time.sleep(args.settle)
         if process.poll() is not None:
             raise SystemExit("the long ingest ended before the others ran: raise --megabytes")
