@@ -93,6 +93,35 @@ def test_a_long_document_being_indexed_holds_no_lock(stores: Stores, splitter: S
     long_writer.close()
 
 
+def test_an_entity_removed_while_a_document_is_indexed_is_embedded_again(stores: Stores, splitter: SentenceSplitter) -> None:
+    """Writers interleave, so an entity a document's indexing found stored (and did not embed) can be
+    removed by an ``rm`` before the document's write: the write notices (StaleWrite, rolled back) and
+    the document is indexed again, not lost and not stored without the entity's vector."""
+    db = stores.location()
+    with CiteGraph(stores.open(db), HashingEmbedder(), splitter=splitter) as seed:
+        seed.ingest_texts([TextInput("old.md", "The Larkspur export runs every night.")])
+    pausing = PausingEmbedder(pause_at=1)  # after the store was asked which keys it lacks
+    writer = CiteGraph(stores.open(db), pausing, splitter=splitter)
+    reports: list = []
+    thread = threading.Thread(
+        target=lambda: reports.append(writer.ingest_texts([TextInput("new.md", "The Larkspur export keeps snapshots for 30 days.")]))
+    )
+    thread.start()
+    try:
+        assert pausing.reached.wait(60)
+        with CiteGraph(stores.open(db), HashingEmbedder(), splitter=splitter) as other:
+            other.remove(["old.md"])  # its entities go with it: 'export' and 'larkspur' among them
+    finally:
+        pausing.release.set()
+        thread.join(120)
+    (report,) = reports[0].documents
+    assert report.status == DocumentStatus.OK, report
+    assert pausing.calls == 2  # indexed twice: the second time the removed keys were embedded
+    assert writer.check() == []
+    assert {m.span.document for m in writer.entity("export", labels=None).mentions} == {"new.md"}
+    writer.close()
+
+
 def test_a_model_that_fails_mid_document_stores_nothing_of_it(splitter: SentenceSplitter, tmp_path: Path) -> None:
     """The spool's failure path: a model that goes down in the middle of a long document's work
     fails that document (and the rest of the run), and nothing of it is written."""

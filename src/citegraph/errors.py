@@ -12,7 +12,8 @@
     │   └── ModelUnavailable    a model file is missing, corrupt (sha256) or its runtime is absent
     ├── ModelOutputError        a model answered, but not in the shape asked for
     └── StoreError              the store is unreadable or from an unknown schema version        (exit 2)
-        └── StoreLocked         another process holds the store's write lock
+        ├── StoreLocked         another process holds the store's write lock
+        └── StaleWrite          a write's rows rest on stored state another writer removed meanwhile
 
 "Model unavailable" is an error; "the documents contain nothing" is a result (an ``empty``
 document status), and the two never mix. Edges (CLI, HTTP) translate these exactly once;
@@ -33,6 +34,7 @@ __all__ = [
     "ModelOutputError",
     "ModelUnavailable",
     "NotFound",
+    "StaleWrite",
     "StoreError",
     "StoreLocked",
     "UserError",
@@ -127,6 +129,17 @@ class StoreLocked(StoreError):
             f"{path}: another process holds the store's write lock{waited_text}; run this again when it has finished, "
             "or wait longer with --lock-timeout SECONDS"
         )
+
+
+class StaleWrite(StoreError):
+    """A document indexed while an entity key it uses was stored, written after another writer
+    (``rm``) removed that entity: its vector was never computed. The ingest indexes the document
+    again (the transaction rolled back, nothing of it was written)."""
+
+    def __init__(self, doc_id: str, key: str) -> None:
+        self.doc_id = doc_id
+        self.key = key
+        super().__init__(f"{doc_id}: entity {key!r} was removed by another writer while this document was indexed; run the ingest again")
 
 
 def store_error(path: str, exc: Exception, *, waited: float | None = None) -> CitegraphError:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from citegraph.errors import AccessConflict, InputFileError, UserError
+from citegraph.errors import AccessConflict, InputFileError, StaleWrite, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions
 from citegraph.ingest.base import FoundFile, UnsupportedFile, load_file
@@ -193,7 +193,7 @@ class Ingester:
         def extractor_for(doc: Document) -> Extractor | None:
             return imported.extractor_for(doc.id, self.indexer.nlp) if imported else None
 
-        return self._finish(batch, self.indexer.index(batch.documents, extractor_for), run)
+        return self._finish(batch, self.indexer.index(batch.documents, extractor_for), run, extractor_for)
 
     def _prepare(self, items: list[TextInput], access: tuple[str, ...], version_label: str | None, run: _Run) -> _Batch:
         """The checks before any work: the labels, identical content; the documents left to index."""
@@ -217,11 +217,27 @@ class Ingester:
                 )
         return batch
 
-    def _finish(self, batch: _Batch, results: Iterable[IndexedDocument | IndexFailure], run: _Run) -> list[DocumentReport]:
-        """Write each indexed document (or report its failure), in order."""
+    def _finish(
+        self,
+        batch: _Batch,
+        results: Iterable[IndexedDocument | IndexFailure],
+        run: _Run,
+        extractor_for: Callable[[Document], Extractor | None] | None = None,
+    ) -> list[DocumentReport]:
+        """Write each indexed document (or report its failure), in order. A document whose write
+        found an entity it relied on removed meanwhile (:class:`StaleWrite`) is indexed once more,
+        with the same extractor (``extractor_for``), and written again."""
         for result in results:
             if isinstance(result, IndexedDocument) and result.lazy and not run.unavailable:
                 result = result.spooled()  # the model work of a long document, before its write's transaction
+            if isinstance(result, IndexedDocument) and not run.unavailable:
+                try:
+                    batch.reports[result.document.id] = self._write(result)
+                    continue
+                except StaleWrite:
+                    (result,) = self.indexer.index([result.document], extractor_for or (lambda _doc: None))
+                    if isinstance(result, IndexedDocument) and result.lazy:
+                        result = result.spooled()
             doc = result.document
             if isinstance(result, IndexFailure) or run.unavailable:
                 reason = run.unavailable or (result.reason if isinstance(result, IndexFailure) else "")

@@ -70,7 +70,7 @@ import psycopg
 from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict
 
-from citegraph.errors import AccessConflict, NotFound, StoreError, UserError, postgres_error
+from citegraph.errors import AccessConflict, NotFound, StaleWrite, StoreError, UserError, postgres_error
 from citegraph.models import Document
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import (
@@ -575,7 +575,7 @@ class PostgresStore(Store):
             for key in missing:
                 vector = part.key_vectors.get(key)
                 if vector is None:
-                    raise StoreError(f"{doc.id}: no vector for new entity key {key!r}")
+                    raise StaleWrite(doc.id, key)  # deemed stored when indexed, removed since
                 vectors.append(_f32(vector))
             # A key another writer is inserting right now: this waits for it, then does nothing.
             self.conn.execute(

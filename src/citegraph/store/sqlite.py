@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from citegraph.errors import AccessConflict, NotFound, StoreError, StoreLocked, UserError, store_error
+from citegraph.errors import AccessConflict, NotFound, StaleWrite, StoreError, StoreLocked, UserError, store_error
 from citegraph.models import Document
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import (
@@ -325,7 +325,7 @@ class SQLiteStore(Store):
         for key in sorted(self.missing_keys(keys)):
             vector = part.key_vectors.get(key)
             if vector is None:
-                raise StoreError(f"{doc.id}: no vector for new entity key {key!r}")
+                raise StaleWrite(doc.id, key)  # deemed stored when indexed, removed since
             self.db.execute("INSERT INTO entities (key, key_vector) VALUES (?, ?)", (key, np.asarray(vector, np.float32).tobytes()))
         entity_ids = dict(
             self.db.execute("SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(sorted(keys)),))
