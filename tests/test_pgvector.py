@@ -146,3 +146,21 @@ def test_the_approximate_path_asks_the_store_and_sees_only_the_callers_spans(fil
         readable = store.visible(labels)
         assert all((e.span.document, e.span.version) in readable for e in found.evidence)
         assert [(e.span, e.found_by) for e in found.evidence] == exact
+
+
+def test_opening_a_store_with_pgvector_takes_no_lock(pgv: Stores, splitter: SentenceSplitter) -> None:
+    """A reader opens an existing store with pgvector while a writer holds the schema lock (a
+    migration, or the pgvector copy being made): it waits for nothing (lock timeout 0) and reads."""
+    import psycopg
+
+    from citegraph.store.postgres import _SCHEMA_LOCK
+
+    url = pgv.location()
+    with CiteGraph(pgv.open(url), HashingEmbedder(), splitter=splitter) as graph:
+        _ingest(graph)
+    with psycopg.connect(url, autocommit=True) as holder:
+        holder.execute("BEGIN")
+        holder.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
+        reader = pgv.open(url, create=False, lock_timeout=0)
+        assert reader.pgvector and len(reader.documents(None)) == 13
+        holder.execute("ROLLBACK")

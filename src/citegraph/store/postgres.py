@@ -276,15 +276,18 @@ class PostgresStore(Store):
 
     # -- pgvector ---------------------------------------------------------------------------------
     def _setup_pgvector(self) -> None:
-        """Create the extension; for a store that holds spans but no pgvector copy yet, make the copy."""
-        try:
-            with self._writing():
-                self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
-                self.conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        except UserError:  # insufficient privilege, or a read-only server
-            if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
-                self.pgvector = False  # e.g. a role that may not create extensions: bytea and numpy only
-                return
+        """Create the extension; for a store that holds spans but no pgvector copy yet, make the copy.
+        On a store that has both (every open but the first), this only reads: no lock is taken, so a
+        reader opening the store never waits for a writer."""
+        if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            try:
+                with self._writing():
+                    self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
+                    self.conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except UserError:  # insufficient privilege, or a read-only server
+                if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+                    self.pgvector = False  # e.g. a role that may not create extensions: bytea and numpy only
+                    return
         if self._embeddings_dim() is None:
             row = self.conn.execute("SELECT length(vector) / 4 FROM spans LIMIT 1").fetchone()
             if row is not None:
