@@ -36,8 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from citegraph.ingest.sentences import load_spacy
 from citegraph.models import Span
+from citegraph.sentences import load_spacy
 from common import environment, read_questions, write_report
 
 BUILT = ("number", "date", "negation", "swap")

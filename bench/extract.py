@@ -6,7 +6,7 @@ The first N unique context paragraphs of a HotpotQA distractor sample (by title,
 text = ``"".join(sentences)``) become :class:`~citegraph.models.Document` records (id = title,
 version ``v1``). All of them are cut into sentences once, by one ``SentenceSplitter().split_many``
 call; that split is timed and reported on its own, and is in neither extractor's time. Both
-extractors then get exactly the same :class:`~citegraph.ingest.sentences.Sentence` lists, one
+extractors then get exactly the same :class:`~citegraph.sentences.Sentence` lists, one
 ``extract`` call per paragraph:
 
 * ``SpacyExtractor``: NER, noun chunks and the dependency parse. It reuses the parse the splitter
@@ -60,8 +60,8 @@ from citegraph.errors import ModelOutputError
 from citegraph.extract.base import Extractor
 from citegraph.extract.llm_extractor import LLMExtractor
 from citegraph.extract.spacy_extractor import SpacyExtractor
-from citegraph.ingest.sentences import Sentence, SentenceSplitter
 from citegraph.models import Document, Extraction
+from citegraph.sentences import Sentence, SentenceSplitter
 from common import environment, load_before_run, load_figures, read_questions, write_figures
 
 DEFAULT_MODEL = "gguf:qwen2.5-coder-1.5b"

@@ -64,9 +64,9 @@ from rich.table import Table
 
 from citegraph.embed.minilm import MiniLMEmbedder
 from citegraph.extract.spacy_extractor import SpacyExtractor
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import Document, DocumentStatus
 from citegraph.pipeline import CiteGraph, TextInput
+from citegraph.sentences import SentenceSplitter
 from common import environment, load_before_run, load_figures, read_questions, write_figures
 
 TARGET_RATIO = 2.0

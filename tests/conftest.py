@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from citegraph.embed import HashingEmbedder, MiniLMEmbedder
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.pipeline import CiteGraph
+from citegraph.sentences import SentenceSplitter
 from citegraph.store import SQLiteStore, Store, open_store
 
 LARKSPUR = Path(__file__).resolve().parents[1] / "src" / "citegraph" / "demo" / "larkspur"

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from citegraph.embed import HashingEmbedder
 from citegraph.errors import NotFound
 from citegraph.extract.base import Extractor
-from citegraph.ingest.sentences import Sentence, SentenceSplitter
 from citegraph.models import Document, DocumentStatus, ExtractedEntity, ExtractedRelation, Extraction
 from citegraph.output import answer_json, documents_json, entity_json, nodes_json, relations_json
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.modes import MODES
+from citegraph.sentences import Sentence, SentenceSplitter
 from tests.conftest import Stores
 
 PUBLIC = "Exports use the latest snapshot. Snapshot exports stay available for 30 days after cancellation."

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.embed import HashingEmbedder
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.output import documents_json
 from citegraph.pipeline import CiteGraph
+from citegraph.sentences import SentenceSplitter
 from citegraph.store import open_store
 from tests.conftest import Stores
 

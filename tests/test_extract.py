@@ -8,8 +8,8 @@ import pytest
 from citegraph.errors import InputFileError
 from citegraph.extract import SpacyExtractor, entity_key, load_extractions
 from citegraph.extract.imported import locate
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import Document
+from citegraph.sentences import SentenceSplitter
 
 
 def _extract(splitter: SentenceSplitter, text: str):  # type: ignore[no-untyped-def]

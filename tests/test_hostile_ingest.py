@@ -11,9 +11,9 @@ from pathlib import Path
 
 from citegraph.embed import HashingEmbedder
 from citegraph.ingest.indexer import Indexer
-from citegraph.ingest.sentences import MAX_SENTENCE_CHARS, SentenceSplitter
 from citegraph.models import DocumentStatus
 from citegraph.pipeline import CiteGraph, TextInput
+from citegraph.sentences import MAX_SENTENCE_CHARS, SentenceSplitter
 from citegraph.store import SQLiteStore
 
 POLICY = (

@@ -14,10 +14,10 @@ import pytest
 
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.embed import HashingEmbedder
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.llm import FakeChatModel, Message
 from citegraph.models import Answer, AnswerStatus, ClaimStatus, ContextItem, Evidence, Span
 from citegraph.pipeline import CiteGraph
+from citegraph.sentences import SentenceSplitter
 from citegraph.store import SQLiteStore
 from citegraph.verify.assertion import FrameKind, asserts, frames, instruction_frame, unkept_frames
 from citegraph.verify.conflicts import content_words, find_conflicts, rule_conflict

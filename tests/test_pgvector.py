@@ -17,9 +17,9 @@ import pytest
 
 from citegraph.embed import HashingEmbedder
 from citegraph.embed.base import ExactIndex
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.view import StoreSpanIndex
+from citegraph.sentences import SentenceSplitter
 from citegraph.store.postgres import PostgresStore
 from tests.conftest import PostgresCluster, Stores
 

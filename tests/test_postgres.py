@@ -21,9 +21,9 @@ from click.testing import CliRunner
 from citegraph.cli import main
 from citegraph.embed import HashingEmbedder
 from citegraph.errors import BackendUnavailable, NotFound, UserError
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.output import answer_json, documents_json
 from citegraph.pipeline import CiteGraph, TextInput
+from citegraph.sentences import SentenceSplitter
 from citegraph.store import SQLiteStore, open_store
 from tests.conftest import PostgresCluster, Stores, _free_port
 

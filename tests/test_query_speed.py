@@ -20,8 +20,7 @@ from citegraph.models import Span
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.traversal import multi_source_bfs
 from citegraph.retrieve.view import GraphView
-from citegraph.store.base import GraphData
-from citegraph.store.columns import GraphColumns
+from citegraph.store.columns import GraphColumns, GraphData
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = [f"n{i}" for i in range(8)]

@@ -24,9 +24,9 @@ import numpy as np
 
 from citegraph.embed import HashingEmbedder
 from citegraph.ingest.indexer import TextInput
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.models import DocumentStatus
 from citegraph.pipeline import CiteGraph
+from citegraph.sentences import SentenceSplitter
 from citegraph.serve.tokens import TokenStore
 from citegraph.store import open_store
 from tests.conftest import Stores

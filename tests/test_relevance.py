@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from citegraph.answer.relevance import check_relevance, expected_type
-from citegraph.ingest.sentences import load_spacy
 from citegraph.models import AnswerStatus, ClaimStatus
 from citegraph.output import answer_json, render_answer
 from citegraph.pipeline import CiteGraph
+from citegraph.sentences import load_spacy
 from citegraph.store import SQLiteStore
 from citegraph.verify.judge import CheckingVerifier
 

@@ -7,7 +7,7 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citegraph.ingest.sentences import SentenceSplitter, split_blocks
+from citegraph.sentences import SentenceSplitter, split_blocks
 
 # Arbitrary unicode (no lone surrogates: those cannot come out of a UTF-8 file), with extra weight on
 # the whitespace, punctuation and markup characters that move sentence boundaries.

@@ -168,7 +168,7 @@ class SharedParts:
         """New parts, or (for citegraph's own run) the ones its pipeline already holds."""
         from citegraph.embed.minilm import MiniLMEmbedder
         from citegraph.extract.spacy_extractor import SpacyExtractor
-        from citegraph.ingest.sentences import SentenceSplitter
+        from citegraph.sentences import SentenceSplitter
 
         self.embedder = embedder or MiniLMEmbedder()
         self._embed = self.embedder.embed  # the unwrapped method, should a caller wrap the instance

@@ -602,9 +602,9 @@ def token_list(open_graph: _Opener, as_json: bool) -> None:
     """Tokens by name, with their labels and whether they are revoked (never the tokens themselves)."""
     from citegraph.serve.tokens import TokenStore
 
-    listed = TokenStore(open_graph.db).list()
+    listed = [t.to_json() for t in TokenStore(open_graph.db).list()]
     if as_json:
-        _print_json(output.tokens_json(listed))
+        _print_json(listed)
     else:
         click.echo(output.tokens_text(listed), nl=False)
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from citegraph.answer.base import Answerer
     from citegraph.embed.base import Embedder
     from citegraph.extract.base import Extractor
-    from citegraph.ingest.sentences import SentenceSplitter
     from citegraph.llm.base import ChatModel
+    from citegraph.sentences import SentenceSplitter
     from citegraph.verify.base import Verifier
     from citegraph.verify.judge import LLMJudge
 

@@ -22,7 +22,6 @@ from citegraph.store.base import DeleteResult, Problem, RelabelResult, StoredDoc
 
 if TYPE_CHECKING:
     from citegraph.components import ModelsReport
-    from citegraph.serve.tokens import Token
 
 __all__ = [
     "answer_json",
@@ -54,7 +53,6 @@ __all__ = [
     "render_token_revoked",
     "safe",
     "say",
-    "tokens_json",
     "tokens_text",
     "traverse_json",
 ]
@@ -581,17 +579,13 @@ def render_lines(console: Console, text: str) -> None:
         say(console, row)
 
 
-def tokens_json(tokens: Sequence[Token]) -> list[dict[str, Any]]:
-    """``citegraph token list --json``: names, labels and dates, never the tokens themselves."""
-    return [{"name": t.name, "labels": list(t.labels), "created_at": t.created_at, "revoked_at": t.revoked_at} for t in tokens]
-
-
-def tokens_text(tokens: Sequence[Token]) -> str:
-    """``citegraph token list``: one tab-separated line per token (name, labels, state), for scripts."""
+def tokens_text(tokens: Sequence[dict[str, Any]]) -> str:
+    """``citegraph token list``: one tab-separated line per token (name, labels, state), for scripts;
+    ``tokens`` as ``Token.to_json`` gives them."""
     rows = []
     for t in tokens:
-        state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
-        rows.append(f"{safe(t.name)}\t{safe(','.join(t.labels))}\t{state}\n")
+        state = f"revoked {t['revoked_at']}" if t["revoked_at"] else "active"
+        rows.append(f"{safe(t['name'])}\t{safe(','.join(t['labels']))}\t{state}\n")
     return "".join(rows)
 
 

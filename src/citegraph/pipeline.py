@@ -31,7 +31,6 @@ from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.ingest.base import discover
 from citegraph.ingest.indexer import IndexedDocument, Indexer, IndexFailure, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
-from citegraph.ingest.sentences import SentenceSplitter
 from citegraph.ingest.workers import EXECUTORS, IndexerSpec, Indexing, ProcessIndexing, RayIndexing, default_threads, whole
 from citegraph.models import (
     Answer,
@@ -45,6 +44,7 @@ from citegraph.models import (
     Relevance,
 )
 from citegraph.retrieve.retriever import Retriever
+from citegraph.sentences import SentenceSplitter
 from citegraph.settings import DEFAULTS, check_setting
 from citegraph.store import open_store
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument

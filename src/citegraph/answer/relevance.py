@@ -66,7 +66,7 @@ _lock = threading.Lock()
 
 
 def _nlp() -> Any | None:
-    from citegraph.ingest.sentences import load_spacy
+    from citegraph.sentences import load_spacy
 
     try:
         return load_spacy()

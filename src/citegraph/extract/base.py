@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from citegraph.extract.keys import entity_key
-from citegraph.ingest.sentences import Sentence
 from citegraph.models import Document, Extraction
+from citegraph.sentences import Sentence
 
 __all__ = ["Extractor", "occurs_in", "sentence_lemmas"]
 

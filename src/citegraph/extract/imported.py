@@ -24,8 +24,8 @@ from typing import Any
 from citegraph.errors import InputFileError
 from citegraph.extract.base import Extractor
 from citegraph.extract.keys import entity_key
-from citegraph.ingest.sentences import Sentence
 from citegraph.models import Document, ExtractedEntity, ExtractedRelation, Extraction, Rejection, Span
+from citegraph.sentences import Sentence
 
 __all__ = ["MAX_NAME_CHARS", "ImportedExtractions", "ImportedExtractor", "load_extractions", "locate"]
 

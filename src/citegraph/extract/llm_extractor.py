@@ -21,10 +21,10 @@ from typing import Any
 from citegraph.errors import ModelOutputError
 from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
 from citegraph.extract.keys import entity_key
-from citegraph.ingest.sentences import Sentence
 from citegraph.llm.base import ChatModel, Message
 from citegraph.models import Document, ExtractedEntity, ExtractedRelation, Extraction, Rejection, Span
 from citegraph.prompts import load_prompt, render
+from citegraph.sentences import Sentence
 
 __all__ = ["EXTRACTION_SCHEMA", "LLMExtractor", "parse_extraction"]
 

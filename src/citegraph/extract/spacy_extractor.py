@@ -24,8 +24,8 @@ from typing import Any
 
 from citegraph.extract.base import Extractor
 from citegraph.extract.keys import key_from_tokens
-from citegraph.ingest.sentences import Sentence, SentenceSplitter
 from citegraph.models import Document, ExtractedEntity, ExtractedRelation, Extraction
+from citegraph.sentences import Sentence, SentenceSplitter
 
 __all__ = ["SpacyExtractor"]
 

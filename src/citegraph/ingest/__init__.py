@@ -1,6 +1,7 @@
-"""Stage 1: read files into document text, and split that text into sentences with exact offsets."""
+"""Stage 1: read files into document text, index it (sentences, extraction, embeddings) and write it
+to a store. Sentence splitting itself is on the ground floor (:mod:`citegraph.sentences`), since
+extraction, verification and answering use it too."""
 
 from citegraph.ingest.base import LoadedText, discover, load_file
-from citegraph.ingest.sentences import Sentence, SentenceSplitter, split_blocks
 
-__all__ = ["LoadedText", "Sentence", "SentenceSplitter", "discover", "load_file", "split_blocks"]
+__all__ = ["LoadedText", "discover", "load_file"]

@@ -34,8 +34,8 @@ import numpy as np
 from citegraph.embed.base import Embedder
 from citegraph.errors import BackendUnavailable, CitegraphError, UserError
 from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
-from citegraph.ingest.sentences import Sentence, SentenceSplitter, split_blocks
 from citegraph.models import Document, DocumentReport, DocumentStatus, Extraction, Rejection, Span
+from citegraph.sentences import Sentence, SentenceSplitter, split_blocks
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import DocumentStream, MentionRow, WritePart, WriteResult
 

@@ -63,7 +63,7 @@ def build_indexer(spec: IndexerSpec) -> Indexer:
     every key and the writer keeps the vectors of those still missing."""
     from citegraph.components import make_embedder, make_extractor
     from citegraph.errors import CitegraphError
-    from citegraph.ingest.sentences import SentenceSplitter
+    from citegraph.sentences import SentenceSplitter
     from citegraph.store import open_store
 
     splitter = SentenceSplitter()

@@ -31,9 +31,10 @@ import numpy as np
 
 from citegraph.embed.base import ExactIndex, IVFIndex, VectorIndex, normalise, top_indices
 from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, Span
+from citegraph.retrieve import scoring
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
-from citegraph.store.base import GraphData, SpanHit
-from citegraph.store.columns import GraphColumns
+from citegraph.store.base import SpanHit
+from citegraph.store.columns import GraphColumns, GraphData
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 
@@ -255,10 +256,8 @@ class GraphView:
 
     @cached_property
     def ppr_matrix(self) -> Any:
-        from citegraph.retrieve.modes import ppr_matrix
-
         c = self.columns
-        return ppr_matrix(
+        return scoring.ppr_matrix(
             self.n_entities,
             self.n_spans,
             len(self.passages),
@@ -269,9 +268,7 @@ class GraphView:
 
     @cached_property
     def _bm25(self) -> Any:
-        from citegraph.retrieve.modes import BM25
-
-        return BM25.build(self.columns.span_text)
+        return scoring.BM25.build(self.columns.span_text)
 
     def bm25(self, query: str) -> np.ndarray:
         return self._bm25.scores(query)  # type: ignore[no-any-return]

@@ -491,7 +491,7 @@ def open_served(options: dict[str, Any]) -> tuple[CiteGraph, CiteGraph]:
     """The two graphs one server process runs on, opened with ``CiteGraph.open(**options)`` on an
     existing store: one for reads, and one for writes with its own SQLite connection and spaCy
     pipeline, so readers keep answering while an upload runs."""
-    from citegraph.ingest.sentences import SentenceSplitter, fresh_spacy
+    from citegraph.sentences import SentenceSplitter, fresh_spacy
 
     reads = {k: v for k, v in options.items() if k != "splitter"}
     graph = CiteGraph.open(create=False, **reads)

@@ -34,6 +34,10 @@ class Token:
     created_at: str
     revoked_at: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """``citegraph token list --json``'s row: name, labels and dates, never the token itself."""
+        return {"name": self.name, "labels": list(self.labels), "created_at": self.created_at, "revoked_at": self.revoked_at}
+
 
 class TokenStore:
     """The ``api_tokens`` table of a store (schema migration 2): a SQLite file or a ``postgresql://`` URL."""

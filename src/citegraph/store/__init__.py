@@ -11,7 +11,8 @@ from pathlib import Path
 
 from citegraph.errors import BackendUnavailable
 from citegraph.settings import DEFAULTS
-from citegraph.store.base import DocumentWrite, GraphData, MentionRow, Store, StoredDocument
+from citegraph.store.base import DocumentWrite, MentionRow, Store, StoredDocument
+from citegraph.store.columns import GraphData
 from citegraph.store.sqlite import SQLiteStore
 from citegraph.store.urls import is_postgres_url, redact_url
 

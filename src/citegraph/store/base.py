@@ -23,22 +23,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from citegraph.models import Document, ExtractedRelation, Rejection, Span
-
-if TYPE_CHECKING:
-    from citegraph.store.columns import GraphColumns
+from citegraph.store.columns import GraphColumns, GraphData
 
 __all__ = [
     "DeleteResult",
     "DocumentStream",
     "DocumentWrite",
-    "GraphData",
-    "GraphMention",
-    "GraphRelation",
     "MentionRow",
     "Problem",
     "RelabelResult",
@@ -234,15 +229,6 @@ class StoredDocument:
     rejections: int
 
 
-class GraphMention(NamedTuple):
-    """One mention row of :class:`GraphData`: an entity named in a span."""
-
-    entity: int  #: index into ``keys``
-    span: int  #: index into ``spans``
-    surface: str  #: the words as written
-    inferred: bool  #: added by the dangling rule, not extracted
-
-
 class SpanHit(NamedTuple):
     """One sentence found by :meth:`Store.nearest_spans`: the store's span id, where it is, its cosine score."""
 
@@ -252,29 +238,6 @@ class SpanHit(NamedTuple):
     start: int
     end: int
     score: float
-
-
-class GraphRelation(NamedTuple):
-    """One relation row of :class:`GraphData`: a typed edge asserted by one span."""
-
-    id: int  #: the store's relation id
-    source: int  #: index into ``keys``
-    target: int  #: index into ``keys``
-    type: str
-    span: int  #: index into ``spans``: the sentence that asserts it
-
-
-@dataclass(frozen=True)
-class GraphData:
-    """The part of the graph one caller may see, one record per row (indices are list positions)."""
-
-    spans: list[Span]
-    span_vectors: np.ndarray
-    span_current: list[bool]
-    keys: list[str]
-    key_vectors: np.ndarray
-    mentions: list[GraphMention]
-    relations: list[GraphRelation]
 
 
 class Store(ABC):
@@ -360,14 +323,13 @@ class Store(ABC):
         """``(document id, version)`` of every document version the caller may read."""
 
     @abstractmethod
-    def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData: ...
-
     def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
-        """What :meth:`graph` returns, as arrays: retrieval's read. This converts :meth:`graph`; a
-        backend that can read columns directly (no Python object per row) overrides it."""
-        from citegraph.store.columns import GraphColumns
+        """The part of the graph the caller may see, as arrays (no Python object per row), read in
+        one snapshot: retrieval's read."""
 
-        return GraphColumns.from_graph_data(self.graph(labels, include_superseded))
+    def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
+        """What :meth:`graph_columns` returns, one record per row (export, tests, the crash reader)."""
+        return self.graph_columns(labels, include_superseded).to_graph_data()
 
     def visible_among(
         self, labels: Collection[str] | None, include_superseded: bool, versions: Collection[tuple[str, str]]

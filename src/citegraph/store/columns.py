@@ -1,11 +1,12 @@
-"""The caller's graph as columns: what :class:`~citegraph.store.base.GraphData` holds, as arrays.
+"""The caller's graph as columns, and as rows: :class:`GraphColumns` and :class:`GraphData`.
 
 Retrieval reads a store of a million sentences; a Python object per span, mention and relation
 (what ``GraphData`` holds) costs seconds and gigabytes before the first question. ``GraphColumns``
 keeps one numpy array per field instead, and the texts as one list; ``GraphData`` is made from it
-on demand (``to_graph_data``) for the commands that list rows (``show``, ``export``), and any
-store's ``GraphData`` converts to it (``from_graph_data``), so a backend without a columnar read
-still works. A SQL backend reads its rows in batches straight into the arrays (``from_rows``).
+on demand (``to_graph_data``) for the commands that list rows (``show``, ``export``), and rows
+convert back (``from_graph_data``: a view built from rows). A SQL backend reads its rows in
+batches straight into the arrays (``from_rows``). Below :mod:`citegraph.store.base`, which reads
+these records, so the two never import each other.
 
 Indices are positions in these arrays: spans in ``(document, version, start, end)`` order, entities
 in key order, mentions and relations in the store's row order, exactly as ``GraphData`` numbers them.
@@ -15,15 +16,46 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from citegraph.errors import StoreError
 from citegraph.models import Span
-from citegraph.store.base import GraphData, GraphMention, GraphRelation
 
-__all__ = ["GraphColumns"]
+__all__ = ["GraphColumns", "GraphData", "GraphMention", "GraphRelation"]
+
+
+class GraphMention(NamedTuple):
+    """One mention row of :class:`GraphData`: an entity named in a span."""
+
+    entity: int  #: index into ``keys``
+    span: int  #: index into ``spans``
+    surface: str  #: the words as written
+    inferred: bool  #: added by the dangling rule, not extracted
+
+
+class GraphRelation(NamedTuple):
+    """One relation row of :class:`GraphData`: a typed edge asserted by one span."""
+
+    id: int  #: the store's relation id
+    source: int  #: index into ``keys``
+    target: int  #: index into ``keys``
+    type: str
+    span: int  #: index into ``spans``: the sentence that asserts it
+
+
+@dataclass(frozen=True)
+class GraphData:
+    """The part of the graph one caller may see, one record per row (indices are list positions)."""
+
+    spans: list[Span]
+    span_vectors: np.ndarray
+    span_current: list[bool]
+    keys: list[str]
+    key_vectors: np.ndarray
+    mentions: list[GraphMention]
+    relations: list[GraphRelation]
 
 
 @dataclass(frozen=True, eq=False)

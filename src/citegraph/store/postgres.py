@@ -76,7 +76,6 @@ from citegraph.settings import DEFAULTS
 from citegraph.store.base import (
     DeleteResult,
     DocumentStream,
-    GraphData,
     Problem,
     RelabelResult,
     SpanHit,
@@ -767,9 +766,6 @@ class PostgresStore(Store):
                 {**self._params(labels, include_superseded), "docs": [w[0] for w in wanted], "versions": [w[1] for w in wanted]},
             )
             return {(r[0], r[1]) for r in rows}
-
-    def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
-        return self.graph_columns(labels, include_superseded).to_graph_data()
 
     def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
         """What :meth:`graph` returns, as arrays (no Python object per row): retrieval's read."""

@@ -17,7 +17,6 @@ from citegraph.settings import DEFAULTS
 from citegraph.store.base import (
     DeleteResult,
     DocumentStream,
-    GraphData,
     Problem,
     RelabelResult,
     Store,
@@ -549,10 +548,6 @@ class SQLiteStore(Store):
             {**self._params(labels, include_superseded), "wanted": json.dumps(sorted(set(versions)))},
         )
         return {(r[0], r[1]) for r in rows}
-
-    def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
-        with self._reading():
-            return self._graph_columns(labels, include_superseded).to_graph_data()
 
     def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
         """What :meth:`graph` returns, as arrays (no Python object per row): retrieval's read."""

@@ -126,7 +126,7 @@ _lock = threading.Lock()
 
 
 def _parse(text: str) -> Any:
-    from citegraph.ingest.sentences import load_spacy
+    from citegraph.sentences import load_spacy
 
     nlp = load_spacy()
     with _lock:
