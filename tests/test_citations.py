@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, split_claims
-from citegraph.models import AnswerStatus, ClaimStatus, ContextItem, Evidence, Span
+from citegraph.models import AnswerStatus, ClaimStatus, ContextItem, Evidence, Span, Verdict
 from citegraph.verify.base import UncheckedVerifier
 
 
@@ -66,7 +66,7 @@ def test_a_single_citation_is_checked_once() -> None:
 
         def verify(self, claim: str, spans) -> Support:  # type: ignore[no-untyped-def]
             self.calls.append(len(spans))
-            return Support("supported", 0.9, self.name)
+            return Support(Verdict.SUPPORTED, 0.9, self.name)
 
     verifier = Counting()
     claims, _ = resolve_claims("One [1]. Two [1][2].", _context(2), verifier)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from citegraph.cli import main
 from citegraph.errors import InputFileError
 from citegraph.eval.citations import CitationItem, load, score_answer
-from citegraph.models import Span, Support
+from citegraph.models import Span, Stage, Support, Verdict
 from citegraph.verify.base import Verifier
 
 SAMPLE = Path(__file__).parent / "data" / "alce_sample.json"
@@ -33,7 +33,7 @@ class Keyed(Verifier):
         text = " ".join(s.text for s in spans)
         needed = next((k for c, k in self.keys.items() if c in claim), ("\0",))
         ok = all(word in text for word in needed)
-        return Support("supported" if ok else "not_supported", 1.0 if ok else 0.0, self.name, stage="judge")
+        return Support(Verdict.SUPPORTED if ok else Verdict.NOT_SUPPORTED, 1.0 if ok else 0.0, self.name, stage=Stage.JUDGE)
 
 
 def _item(answer: str, *docs: str, question: str = "q") -> CitationItem:

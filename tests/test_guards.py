@@ -4,8 +4,9 @@ import pytest
 
 from citegraph.llm import FakeChatModel
 from citegraph.models import Span
+from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.guards import check_guards, is_near_quote, signals
-from citegraph.verify.judge import CheckingVerifier, LLMJudge, p_yes
+from citegraph.verify.judge import LLMJudge, p_yes
 
 POLICY = "Snapshot exports stay available for 30 days after cancellation."
 BILLING = "Cancelling ends billing at the end of the period."

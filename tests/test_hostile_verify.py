@@ -20,8 +20,9 @@ from citegraph.pipeline import CiteGraph
 from citegraph.sentences import SentenceSplitter
 from citegraph.store import SQLiteStore
 from citegraph.verify.assertion import FrameKind, asserts, frames, instruction_frame, unkept_frames
+from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.conflicts import content_words, find_conflicts, rule_conflict
-from citegraph.verify.judge import CheckingVerifier, LLMJudge
+from citegraph.verify.judge import LLMJudge
 
 RUMOUR = "A rumour claimed that the Billing API leaks customer data, which the audit disproved."
 ALLEGATION = "Critics falsely allege that Larkspur sells customer data."

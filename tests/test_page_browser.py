@@ -30,7 +30,7 @@ def server(tmp_path: Path, splitter, larkspur: Path, write) -> Iterator[tuple[st
     from citegraph.serve.app import create_app
     from citegraph.serve.tokens import TokenStore
     from citegraph.store import SQLiteStore
-    from citegraph.verify.judge import CheckingVerifier
+    from citegraph.verify.cascade import CheckingVerifier
 
     db = tmp_path / "page.db"
     graph = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())

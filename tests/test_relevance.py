@@ -13,7 +13,7 @@ from citegraph.output import answer_json, render_answer
 from citegraph.pipeline import CiteGraph
 from citegraph.sentences import load_spacy
 from citegraph.store import SQLiteStore
-from citegraph.verify.judge import CheckingVerifier
+from citegraph.verify.cascade import CheckingVerifier
 
 LOTHAIR = "When did Lothair II's mother die?"
 

@@ -13,7 +13,8 @@ import pytest
 from citegraph.errors import ModelUnavailable
 from citegraph.llm import FakeChatModel
 from citegraph.models import Span
-from citegraph.verify.judge import CheckingVerifier, LLMJudge
+from citegraph.verify.cascade import CheckingVerifier
+from citegraph.verify.judge import LLMJudge
 from citegraph.verify.screen import FEATURES, SCREEN_PATH, SCREEN_SHA256, Screen, ScreenModel, ScreenResult, features, load_screen
 
 POLICY = "Snapshot exports stay available for 30 days after cancellation."

@@ -18,7 +18,7 @@ from citegraph.pipeline import CiteGraph
 from citegraph.serve.app import create_app
 from citegraph.serve.tokens import TokenStore
 from citegraph.store import SQLiteStore
-from citegraph.verify.judge import CheckingVerifier
+from citegraph.verify.cascade import CheckingVerifier
 
 QUESTION = "How long do exports stay available after cancellation?"
 SECRET = "The Zephyrion merger closes on 14 March with a price of 412 million."

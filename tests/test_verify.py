@@ -15,7 +15,8 @@ from citegraph.llm import FakeChatModel, Message
 from citegraph.models import AnswerStatus, ClaimStatus
 from citegraph.pipeline import CiteGraph
 from citegraph.store import SQLiteStore
-from citegraph.verify.judge import CheckingVerifier, LLMJudge
+from citegraph.verify.cascade import CheckingVerifier
+from citegraph.verify.judge import LLMJudge
 
 QUESTION = "How long do exports stay available after cancellation?"
 CLAIM = "Exports stay available for 30 days after cancellation"

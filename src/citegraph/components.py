@@ -128,7 +128,8 @@ def make_answerer(spec: str, *, timeout: float = DEFAULTS.timeout) -> Answerer:
 
 def make_verifier(spec: str, *, threshold: float = DEFAULTS.support_threshold, timeout: float = DEFAULTS.timeout) -> Verifier:
     """``none`` (label everything unverified), ``guards`` (no model), or a judge model spec."""
-    from citegraph.verify.judge import CheckingVerifier, LLMJudge
+    from citegraph.verify.cascade import CheckingVerifier
+    from citegraph.verify.judge import LLMJudge
 
     if spec == "none":
         from citegraph.verify.base import UncheckedVerifier

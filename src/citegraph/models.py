@@ -39,7 +39,9 @@ __all__ = [
     "Relation",
     "Retrieval",
     "Span",
+    "Stage",
     "Support",
+    "Verdict",
 ]
 
 
@@ -61,6 +63,25 @@ class ClaimStatus(StrEnum):
     UNCITED = "uncited"
     UNVERIFIED = "unverified"
     INVALID_MARKER = "invalid_marker"
+
+
+class Verdict(StrEnum):
+    """A verifier's label for one citation (``Support.label``)."""
+
+    SUPPORTED = "supported"  #: the cited text entails the claim
+    NOT_SUPPORTED = "not_supported"  #: it does not (or is about something else)
+    CONTRADICTED = "contradicted"  #: it states the opposite, or another value for the same thing
+    UNVERIFIED = "unverified"  #: nothing could settle it (no model, a model that failed)
+
+
+class Stage(StrEnum):
+    """The check that decided a verdict (``Support.stage``), in the order they run."""
+
+    GUARDS = "guards"  #: a proven conflict (another number, date or polarity for the same thing)
+    QUOTE = "quote"  #: a near-quote of a sentence that asserts it
+    SCREEN = "screen"  #: the small classifier, sure enough to settle it
+    JUDGE = "judge"  #: a language model
+    NONE = "none"  #: nothing settled it
 
 
 class AnswerStatus(StrEnum):
@@ -250,11 +271,11 @@ class Support:
     there is no score, False for a judge's raw P(yes) when no calibration record is configured for it.
     """
 
-    label: str  #: ``supported`` | ``not_supported`` | ``contradicted`` | ``unverified``
+    label: Verdict
     score: float | None
     verifier: str
     guards: tuple[str, ...] = ()  #: the guards that fired (proofs and signals) and the other checks' notes
-    stage: str = "none"  #: ``guards`` | ``quote`` | ``screen`` | ``judge`` | ``none``
+    stage: Stage = Stage.NONE
     calibrated: bool | None = None
 
 

@@ -28,7 +28,7 @@ answer is not cut at its first line break, and QAMPARI's rule is chosen by ``--l
 name. As in ALCE, a claim that cites a missing document has recall 0 and adds nothing to precision,
 and only a claim's first :data:`MAX_CITATIONS` citations are checked and counted.
 
-"Entails" is citegraph's :class:`~citegraph.verify.judge.CheckingVerifier` (guards, near quote,
+"Entails" is citegraph's :class:`~citegraph.verify.cascade.CheckingVerifier` (guards, near quote,
 screen, judge at its calibrated threshold) answering ``supported``, where ALCE asks T5-XXL TRUE. An
 ``unverified`` verdict (no stage settled it: no judge) counts as not entailed, and how many there were
 is reported. Nothing is fitted or chosen on these files, so there is no dev/test split here.

@@ -18,7 +18,7 @@ whatever ``--limit`` samples, so the screen, trained on dev lines, never sees a 
 decision threshold is chosen on dev (the one that maximises balanced accuracy) and only then applied
 to test.
 
-Every pair goes through the product's own path, :class:`~citegraph.verify.judge.CheckingVerifier`:
+Every pair goes through the product's own path, :class:`~citegraph.verify.cascade.CheckingVerifier`:
 guards, near-quote (without a judge), the screen, the judge. Its label, score and deciding stage are
 recorded; the judge is also asked about the pairs an earlier stage settled (``judge_all``), outside
 the timing, so the judge alone can be compared with the cascade. Reported: balanced accuracy, F1 of
@@ -50,11 +50,11 @@ from typing import Any
 
 from citegraph.errors import InputFileError, ModelOutputError
 from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_json
-from citegraph.models import Span
-from citegraph.verify.base import Stage
+from citegraph.models import Span, Stage
 from citegraph.verify.calibration import Calibration, Platt
+from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.guards import check_guards
-from citegraph.verify.judge import CheckingVerifier, LLMJudge
+from citegraph.verify.judge import LLMJudge
 from citegraph.verify.screen import Screen
 
 __all__ = [

@@ -37,7 +37,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from citegraph.verify.guards import _has_phrase, _tokens
+from citegraph.verify.text import has_phrase, tokenize
 
 __all__ = [
     "NEVER_QUOTED",
@@ -179,10 +179,10 @@ def frames(sentence: str) -> tuple[Frame, ...]:
             if not any(c.dep_ in _SUBJECTS and c.lower_ != "you" for h in heads for c in h.children):
                 _add(found, FrameKind.INSTRUCTION, f"{word} that")
     for phrase in _REPORT_PHRASES:
-        if _has_phrase(words, phrase):
+        if has_phrase(words, phrase):
             _add(found, FrameKind.REPORTED, phrase)
     for phrase in _DENIAL_PHRASES:
-        if _has_phrase(words, phrase):
+        if has_phrase(words, phrase):
             _add(found, FrameKind.DENIED, phrase)
     for sent in doc.sents:
         imperative = _imperative(sent)
@@ -209,7 +209,7 @@ def instruction_frame(sentence: str) -> Frame | None:
 def _claim_words(claim: str) -> list[str]:
     """The claim's words, spelled as the premise's markers are: "n't" and "cannot" carry "not"."""
     words: list[str] = []
-    for w in _tokens(claim):
+    for w in tokenize(claim):
         words.extend(("can", "not") if w == "cannot" else ("not",) if w == "n't" else (w,))
     return words
 
@@ -222,13 +222,13 @@ def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
     for premise in premises:
         premise_frames = frames(premise)
         reported = [f for f in premise_frames if f.kind is FrameKind.REPORTED]
-        reports_the_report = bool(reported) and all(_has_phrase(words, m) for f in reported for m in f.markers)
+        reports_the_report = bool(reported) and all(has_phrase(words, m) for f in reported for m in f.markers)
         for frame in premise_frames:
             if frame.kind in NEVER_QUOTED:
                 found.append(frame)
             elif frame.kind is FrameKind.DENIED and reports_the_report:
                 continue
-            elif not all(_has_phrase(words, m) for m in frame.markers):
+            elif not all(has_phrase(words, m) for m in frame.markers):
                 found.append(frame)
     return tuple(dict.fromkeys(found))
 

@@ -12,22 +12,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import NamedTuple
 
-from citegraph.models import Span, Support
+from citegraph.models import Span, Stage, Support, Verdict
 
-__all__ = ["PairCheck", "Stage", "UncheckedVerifier", "Verifier"]
-
-
-class Stage(StrEnum):
-    """The check that decided a verdict (``Support.stage``), in the order they run."""
-
-    GUARDS = "guards"  #: a proven conflict (another number, date or polarity for the same thing)
-    QUOTE = "quote"  #: a near-quote of a sentence that asserts it
-    SCREEN = "screen"  #: the small classifier, sure enough to settle it
-    JUDGE = "judge"  #: a language model
-    NONE = "none"  #: nothing settled it
+__all__ = ["PairCheck", "UncheckedVerifier", "Verifier"]
 
 
 class PairCheck(NamedTuple):
@@ -60,4 +49,4 @@ class UncheckedVerifier(Verifier):
     name = "none"
 
     def verify(self, claim: str, spans: Sequence[Span]) -> Support:
-        return Support("unverified", None, self.name, stage=Stage.NONE)
+        return Support(Verdict.UNVERIFIED, None, self.name, stage=Stage.NONE)

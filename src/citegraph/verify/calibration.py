@@ -6,7 +6,7 @@ sets Qwen2.5-Coder-1.5B puts truly supported pairs at 0.3-0.45 (ECE 0.25-0.32). 
 A :class:`Calibration` is that map together with where it came from: the judge model and the version
 of its prompt, the data, split and number of pairs it was fitted on, the threshold chosen on dev (on
 the calibrated scale) and the ECE it reached on test. ``citegraph eval support --fit FILE`` writes
-one; :class:`~citegraph.verify.judge.CheckingVerifier` applies it, so the ``score`` a user sees is
+one; :class:`~citegraph.verify.cascade.CheckingVerifier` applies it, so the ``score`` a user sees is
 the calibrated probability, and says ``calibrated: false`` when it has none.
 
 A record applies only to the judge and prompt it was fitted for: a record whose ``prompt`` differs

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from citegraph.verify.base import Verifier
-from citegraph.verify.guards import _dates, _negated, _quantities, _show, _tokens, content_words
+from citegraph.verify.text import content_words, dates_by_kind, has_negation, quantities, show_values, tokenize
 
 __all__ = ["MAX_COMPARED_CLAIMS", "MAX_JUDGED_PAIRS", "Conflict", "ConflictCheck", "content_words", "find_conflicts", "rule_conflict"]
 
@@ -62,15 +62,15 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     """``(kind, detail)`` when claims ``a`` and ``b`` share their subject and state different values."""
     if not _same_subject(content_words(a), content_words(b)):
         return None
-    qa, qb = _quantities(a), _quantities(b)
+    qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
         if not qa[unit] & qb[unit]:
-            return "number", f"{_show(qa[unit], unit)} vs {_show(qb[unit], unit)}"
-    da, db = _dates(a), _dates(b)
+            return "number", f"{show_values(qa[unit], unit)} vs {show_values(qb[unit], unit)}"
+    da, db = dates_by_kind(a), dates_by_kind(b)
     for kind in ("day", "month", "year", "weekday"):
         if kind in da and kind in db and not da[kind] & db[kind]:
             return "date", f"{' or '.join(sorted(da[kind]))} vs {' or '.join(sorted(db[kind]))}"
-    na, nb = _negated(_tokens(a)), _negated(_tokens(b))
+    na, nb = has_negation(tokenize(a)), has_negation(tokenize(b))
     if na != nb:
         return "polarity", "negated in one, not in the other"
     return None

@@ -36,50 +36,39 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citegraph.verify.text import (
+    DATE_KINDS,
+    DAYS,
+    FUNCTION_WORDS,
+    MONTHS,
+    QUANTIFIER_WORDS,
+    QUANTIFIERS,
+    TOKEN,
+    VALUE_WORDS,
+    YEAR,
+    content_words,
+    date_matches,
+    dates_by_kind,
+    has_negation,
+    has_phrase,
+    numbers_in,
+    premise_sentences,
+    quantities,
+    related,
+    show_values,
+    singular,
+    tokenize,
+)
+
 __all__ = [
     "Guard",
     "check_guards",
     "conflicts",
-    "content_words",
     "is_near_quote",
     "overruling",
-    "premise_sentences",
-    "related",
     "signals",
     "unrelated",
 ]
-
-_NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-    "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000, "dozen": 12, "single": 1, "once": 1, "twice": 2,
-}  # fmt: skip
-_UNITS = {
-    "second", "minute", "hour", "day", "week", "month", "year", "decade", "century", "percent", "%", "gb", "mb", "tb", "kb",
-    "user", "seat", "dollar", "euro", "pound", "time", "km", "mile", "kg", "meter", "metre",
-}  # fmt: skip
-_MONTHS = "january february march april may june july august september october november december".split()
-_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "n't"}
-_QUANTIFIERS = (
-    "at least",
-    "at most",
-    "more than",
-    "less than",
-    "fewer than",
-    "up to",
-    "exactly",
-    "only",
-    "all",
-    "every",
-    "always",
-    "none",
-    "never",
-)
-
-# "aren't" is "are" + "n't" (as spaCy splits it), so a contracted negation counts as one.
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+(?=n't)|n't|[a-z%]+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -94,154 +83,21 @@ class Guard:
         return f"{self.code}: {self.detail}"
 
 
-def _tokens(text: str) -> list[str]:
-    text = text.replace("’", "'")
-    return [t.lower() for t in _TOKEN.findall(text)]
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def _numbers(tokens: list[str]) -> list[tuple[float, str | None]]:
-    """(value, unit) for every number, in digits or words; unit is the next word when it is one."""
-    out = []
-    for i, tok in enumerate(tokens):
-        value: float | None = None
-        if tok[0].isdigit():
-            try:
-                value = float(tok.replace(",", ""))
-            except ValueError:
-                continue
-        elif tok in _NUMBER_WORDS and not (tok == "one" and i + 1 < len(tokens) and tokens[i + 1] in {"of", "another"}):
-            value = float(_NUMBER_WORDS[tok])
-        if value is None:
-            continue
-        unit = _singular(tokens[i + 1]) if i + 1 < len(tokens) and _singular(tokens[i + 1]) in _UNITS else None
-        out.append((value, unit))
-    return out
-
-
-def _negated(tokens: list[str]) -> bool:
-    return any(t in _NEGATIONS for t in tokens)
-
-
-def _has_phrase(tokens: list[str], phrase: str) -> bool:
-    words = phrase.split()
-    return any(tokens[i : i + len(words)] == words for i in range(len(tokens) - len(words) + 1))
-
-
-# -- what a text is about ---------------------------------------------------------------------------
-_FUNCTION_WORDS = frozenset(
-    """a an the of to in on at for by with and or is are was were be been being it its this that these those as from
-    has have had do does did done can could will would shall should may might must i you he she we they them their our your
-    my me us his her there here also so than then which who whom whose what when where how if but into onto per each any some
-    such other same own very just about over under out up down off via""".split()
-)
-_VALUE_WORDS = frozenset(_NEGATIONS) | frozenset(_NUMBER_WORDS) | frozenset(_UNITS) | frozenset(_MONTHS) | frozenset(_DAYS)
-_QUANTIFIER_WORDS = frozenset(w for q in _QUANTIFIERS for w in q.split())
-
-
-def content_words(text: str) -> frozenset[str]:
-    """What a text is about: its words minus function words and the values it states."""
-    out = set()
-    for token in _tokens(text):
-        if token[0].isdigit() or token in _FUNCTION_WORDS or token in _VALUE_WORDS or token in _QUANTIFIER_WORDS:
-            continue
-        word = _singular(token)
-        if word not in _VALUE_WORDS and len(word) > 1:
-            out.add(word)
-    return frozenset(out)
-
-
-def related(claim_words: frozenset[str], sentence_words: frozenset[str]) -> bool:
-    """The sentence is about what the claim is about: it shares at least two of the claim's content
-    words, and at least half of them."""
-    shared = len(claim_words & sentence_words)
-    return shared >= 2 and 2 * shared >= len(claim_words)
-
-
-# A sentence ends at . ! ? followed by space and a capital, or glued to a capital ("…century.First for
-# Women"), or at a line break. Cheap and good enough to find the sentence that states a value.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[a-z0-9)][.!?])(?=[A-Z])|\s*\n\s*")
-
-
-def premise_sentences(premise: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(premise) if s and s.strip()]
-
-
-# -- dates ------------------------------------------------------------------------------------------
-_MONTH_NAMES = "January February March April May June July August September October November December".split()
-_MONTH_RE = "|".join(_MONTH_NAMES)  # capitalised only: "may" the modal is not a month
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
-_MONTH_ALONE = re.compile(rf"\b({_MONTH_RE})\b")
-_YEAR = re.compile(r"\b(1[89]\d\d|2[01]\d\d)\b")
-_WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b")
-_DATE_KINDS = ("day", "month", "year", "weekday")
-
-
-def _quantities(text: str) -> dict[str, set[float]]:
-    out: dict[str, set[float]] = {}
-    for value, unit in _numbers(_tokens(text)):
-        if unit:
-            out.setdefault(unit, set()).add(value)
-    return out
-
-
-def _date_matches(text: str) -> list[tuple[str, str, int, int]]:
-    """``(kind, value, start, end)`` for every date in ``text``: ``day`` (``March 3``), ``month``, ``year``, ``weekday``."""
-    out: list[tuple[str, str, int, int]] = []
-    months_with_day: set[int] = set()
-    for m in _ISO.finditer(text):
-        year, month, day = m.groups()
-        out.append(("day", f"{_MONTH_NAMES[int(month) - 1]} {int(day)}" if 1 <= int(month) <= 12 else f"{month}-{day}", m.start(), m.end()))
-        out.append(("year", year, m.start(), m.end()))
-    for m in _MONTH_DAY.finditer(text):
-        out.append(("day", f"{m.group(1)} {int(m.group(2))}", m.start(), m.end()))
-        months_with_day.add(m.start(1))
-    for m in _DAY_MONTH.finditer(text):
-        out.append(("day", f"{m.group(2)} {int(m.group(1))}", m.start(), m.end()))
-        months_with_day.add(m.start(2))
-    for m in _MONTH_ALONE.finditer(text):
-        if m.start(1) not in months_with_day:
-            out.append(("month", m.group(1), m.start(), m.end()))
-    without_iso = _ISO.sub(lambda m: " " * len(m.group()), text)
-    for m in _YEAR.finditer(without_iso):
-        out.append(("year", m.group(1), m.start(), m.end()))
-    for m in _WEEKDAY.finditer(text):
-        out.append(("weekday", m.group(1), m.start(), m.end()))
-    return out
-
-
-def _dates(text: str) -> dict[str, set[str]]:
-    """Date values by kind: ``day`` (``March 3``), ``month``, ``year``, ``weekday``."""
-    out: dict[str, set[str]] = {}
-    for kind, value, _start, _end in _date_matches(text):
-        out.setdefault(kind, set()).add(value)
-    return out
-
-
 _NEAR = 2  #: tokens either side of a date that say what it is the date of
 
 
 def _date_contexts(text: str) -> dict[tuple[str, str], set[str]]:
     """For each ``(kind, value)`` date of ``text``, the content words within :data:`_NEAR` tokens of it:
     what the date is the date of ("born in 1950", "the 1963 novel")."""
-    tokens = [(m.start(), m.end(), m.group().lower()) for m in _TOKEN.finditer(text.replace("’", "'"))]
+    tokens = [(m.start(), m.end(), m.group().lower()) for m in TOKEN.finditer(text.replace("’", "'"))]
     out: dict[tuple[str, str], set[str]] = {}
-    for kind, value, start, end in _date_matches(text):
+    for kind, value, start, end in date_matches(text):
         inside = [i for i, (s, e, _) in enumerate(tokens) if s < end and e > start]
         if not inside:
             continue
         near = tokens[max(inside[0] - _NEAR, 0) : inside[-1] + _NEAR + 1]
         out.setdefault((kind, value), set()).update(content_words(" ".join(t for _, _, t in near)))
     return out
-
-
-def _show(values: set[float], unit: str) -> str:
-    return " or ".join(f"{v:g} {unit}" for v in sorted(values))
 
 
 # -- polarity of one predicate ------------------------------------------------------------------------
@@ -265,9 +121,9 @@ def _stem(word: str) -> str:
 
 def _content(token: str) -> bool:
     return not (
-        token in _FUNCTION_WORDS
-        or token in _VALUE_WORDS
-        or token in _QUANTIFIER_WORDS
+        token in FUNCTION_WORDS
+        or token in VALUE_WORDS
+        or token in QUANTIFIER_WORDS
         or token in _SKIPPED
         or token[0].isdigit()
         or len(token) < 3
@@ -303,7 +159,7 @@ def _clause_predicates(text: str) -> tuple[set[str], set[str]]:
     negated: set[str] = set()
     plain: set[str] = set()
     for clause in _CLAUSE_EDGE.split(text):
-        n, pl = _predicates(_tokens(clause))
+        n, pl = _predicates(tokenize(clause))
         negated |= n
         plain |= pl
     return negated, plain
@@ -311,7 +167,7 @@ def _clause_predicates(text: str) -> tuple[set[str], set[str]]:
 
 def _year_in_range(year: str, sentence: str) -> bool:
     """A sentence that gives two years or more ("from 1968 to 1982") covers the years between them."""
-    years = [int(y) for y in _YEAR.findall(sentence)]
+    years = [int(y) for y in YEAR.findall(sentence)]
     return len(years) >= 2 and min(years) <= int(year) <= max(years)
 
 
@@ -324,18 +180,20 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
     if not sentences:
         return []
     found: list[Guard] = []
-    premise_tokens = _tokens(premise)
-    stated = {tok for tok in premise_tokens if tok[0].isdigit()} | {f"{v:g}" for v, _ in _numbers(premise_tokens)}
-    premise_quantities = _quantities(premise)
-    for unit, values in sorted(_quantities(claim).items()):
+    premise_tokens = tokenize(premise)
+    stated = {tok for tok in premise_tokens if tok[0].isdigit()} | {f"{v:g}" for v, _ in numbers_in(premise_tokens)}
+    premise_quantities = quantities(premise)
+    for unit, values in sorted(quantities(claim).items()):
         if values & premise_quantities.get(unit, set()) or any(f"{v:g}" in stated for v in values):
             continue
-        other = {v for s in sentences for v in _quantities(s).get(unit, set())}
+        other = {v for s in sentences for v in quantities(s).get(unit, set())}
         if other:
-            found.append(Guard("number", f"the claim says {_show(values, unit)}, the cited text {_show(other, unit)}", overrules=True))
-    premise_dates = _dates(premise)
+            found.append(
+                Guard("number", f"the claim says {show_values(values, unit)}, the cited text {show_values(other, unit)}", overrules=True)
+            )
+    premise_dates = dates_by_kind(premise)
     claim_dates = _date_contexts(claim)
-    for kind in _DATE_KINDS:
+    for kind in DATE_KINDS:
         dates = {v for k, v in claim_dates if k == kind}
         if not dates or dates & premise_dates.get(kind, set()) or (kind == "year" and any(d in premise for d in dates)):
             continue
@@ -352,15 +210,15 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
             found.append(
                 Guard("date", f"the claim says {' or '.join(sorted(dates))}, the cited text {' or '.join(sorted(others))}", overrules=True)
             )
-    claim_tokens = _tokens(claim)
+    claim_tokens = tokenize(claim)
     claim_negated, claim_plain = _clause_predicates(claim)
     premise_negated = _clause_predicates(premise)[0]
-    by_sentence = [(_clause_predicates(s), _negated(_tokens(s))) for s in sentences]
+    by_sentence = [(_clause_predicates(s), has_negation(tokenize(s))) for s in sentences]
     # The claim negates a predicate that a related sentence states plainly (and the premise nowhere negates).
     plain_there = [stem for stem in sorted(claim_negated - premise_negated) if any(stem in pl and not neg for (_, pl), neg in by_sentence)]
     # The claim states plainly what a related sentence negates.
     negated_there = (
-        [] if _negated(claim_tokens) else [stem for stem in sorted(claim_plain) if any(stem in ng for (ng, _), _ in by_sentence)]
+        [] if has_negation(claim_tokens) else [stem for stem in sorted(claim_plain) if any(stem in ng for (ng, _), _ in by_sentence)]
     )
     if plain_there:
         found.append(Guard("negation", f"the claim negates '{plain_there[0]}…', the cited text states it", overrules=True))
@@ -372,28 +230,28 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
 def signals(claim: str, premise: str) -> list[Guard]:
     """Every number (with its unit), date word, negation and strong quantifier of ``claim`` that
     ``premise`` does not repeat: reported, weighed by the screen, never a verdict by itself."""
-    c, p = _tokens(claim), _tokens(premise)
+    c, p = tokenize(claim), tokenize(premise)
     fired: list[Guard] = []
-    premise_numbers = _numbers(p)
-    for value, unit in _numbers(c):
+    premise_numbers = numbers_in(p)
+    for value, unit in numbers_in(c):
         same_value = [u for v, u in premise_numbers if v == value]
         shown = f"{value:g}" + (f" {unit}" if unit else "")
         if not same_value:
             fired.append(Guard("number", f"{shown} is not in the cited text"))
         elif unit and unit not in same_value and any(u for u in same_value):
             fired.append(Guard("number", f"{shown} appears with another unit ({', '.join(sorted({u for u in same_value if u}))})"))
-    for word in [*_MONTHS, *_DAYS]:
+    for word in [*MONTHS, *DAYS]:
         if word in c and word not in p:
             fired.append(Guard("date", f"{word} is not in the cited text"))
-    if _negated(c) != _negated(p):
+    if has_negation(c) != has_negation(p):
         fired.append(
             Guard(
                 "negation",
-                "the claim is negated and the cited text is not" if _negated(c) else "the cited text is negated and the claim is not",
+                "the claim is negated and the cited text is not" if has_negation(c) else "the cited text is negated and the claim is not",
             )
         )
-    for quantifier in _QUANTIFIERS:
-        if _has_phrase(c, quantifier) and not _has_phrase(p, quantifier):
+    for quantifier in QUANTIFIERS:
+        if has_phrase(c, quantifier) and not has_phrase(p, quantifier):
             fired.append(Guard("quantifier", f"'{quantifier}' is not in the cited text"))
     return fired
 
@@ -402,8 +260,8 @@ def unrelated(claim: str, premise: str) -> list[Guard]:
     """The claim states a number; the cited text states none and shares not one content word with the
     claim. It is about something else and cannot give the claim's value ("Exports stay available for 30
     days" citing "Cancelling ends billing at the end of the period."): proven, it overrules."""
-    claim_numbers = _numbers(_tokens(claim))
-    if not claim_numbers or _numbers(_tokens(premise)) or content_words(claim) & content_words(premise):
+    claim_numbers = numbers_in(tokenize(claim))
+    if not claim_numbers or numbers_in(tokenize(premise)) or content_words(claim) & content_words(premise):
         return []
     shown = ", ".join(dict.fromkeys(f"{v:g}" + (f" {u}" if u else "") for v, u in claim_numbers))
     return [Guard("unrelated", f"the claim states {shown}; the cited text states no number and shares no word with it", overrules=True)]
@@ -427,10 +285,10 @@ _STOP = frozenset("a an the of to in on at for by with and or is are was were be
 
 def is_near_quote(claim: str, premise: str) -> bool:
     """Every content word of the claim occurs in the premise, in the same order (a quote, trimmed)."""
-    words = [_singular(t) for t in _tokens(claim) if t not in _STOP]
+    words = [singular(t) for t in tokenize(claim) if t not in _STOP]
     if not words:
         return False
-    premise_words = [_singular(t) for t in _tokens(premise)]
+    premise_words = [singular(t) for t in tokenize(premise)]
     at = 0
     for word in words:
         try:

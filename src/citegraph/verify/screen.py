@@ -50,7 +50,8 @@ import numpy as np
 
 from citegraph.errors import ModelUnavailable
 from citegraph.verify.assertion import NOT_ASSERTED, FrameKind, unkept_frames
-from citegraph.verify.guards import _FUNCTION_WORDS, _negated, _numbers, _singular, _tokens, content_words, premise_sentences, signals
+from citegraph.verify.guards import signals
+from citegraph.verify.text import FUNCTION_WORDS, content_words, has_negation, numbers_in, premise_sentences, singular, tokenize
 
 if TYPE_CHECKING:
     from citegraph.embed.base import Embedder
@@ -95,7 +96,7 @@ def _prefixes(words: frozenset[str]) -> set[str]:
 
 
 def _bigrams(tokens: list[str]) -> set[tuple[str, str]]:
-    return {(a, b) for a, b in pairwise(tokens) if not (a in _FUNCTION_WORDS and b in _FUNCTION_WORDS)}
+    return {(a, b) for a, b in pairwise(tokens) if not (a in FUNCTION_WORDS and b in FUNCTION_WORDS)}
 
 
 def _names(text: str) -> set[str]:
@@ -104,7 +105,7 @@ def _names(text: str) -> set[str]:
     for m in _WORD.finditer(text):
         word = m.group()
         before = text[: m.start()].rstrip(" \"'“‘(")
-        if word[0].isupper() and before and before[-1] not in ".!?:" and word.lower() not in _FUNCTION_WORDS:
+        if word[0].isupper() and before and before[-1] not in ".!?:" and word.lower() not in FUNCTION_WORDS:
             out.add(word.lower().strip("'’"))
     return out
 
@@ -118,8 +119,8 @@ def _novel_run(claim_tokens: list[str], premise_prefixes: set[str]) -> int:
     phrase the source never says ("was started first", a hallucinated name)."""
     longest = run = 0
     for token in claim_tokens:
-        word = token if token[0].isdigit() else _singular(token)[:5]
-        if token in _FUNCTION_WORDS or len(word) < 2:
+        word = token if token[0].isdigit() else singular(token)[:5]
+        if token in FUNCTION_WORDS or len(word) < 2:
             continue
         if word in premise_prefixes:
             run = 0
@@ -138,12 +139,12 @@ def features(claim: str, premise: str, embedder: Embedder) -> dict[str, float]:
     sentence_prefixes = [_prefixes(content_words(s)) for s in sentences]
     shared = [len(claim_prefixes & p) for p in sentence_prefixes]
     order = sorted(range(len(sentences)), key=lambda i: (-shared[i], i))[:_CANDIDATES]
-    claim_tokens, premise_tokens = _tokens(claim), _tokens(premise)
+    claim_tokens, premise_tokens = tokenize(claim), tokenize(premise)
     claim_bigrams = _bigrams(claim_tokens)
     names = _names(claim)
     premise_lower = {w.lower().strip("'’") for w in _WORD.findall(premise)}
-    numbers = {v for v, _ in _numbers(claim_tokens)}
-    premise_numbers = {v for v, _ in _numbers(premise_tokens)}
+    numbers = {v for v, _ in numbers_in(claim_tokens)}
+    premise_numbers = {v for v, _ in numbers_in(premise_tokens)}
     vectors = embedder.embed([claim, *(sentences[i][:_MAX_SENTENCE_CHARS] for i in order)])
     cosines = vectors[1:] @ vectors[0]
     best = order[int(np.argmax(cosines))]
@@ -160,10 +161,10 @@ def features(claim: str, premise: str, embedder: Embedder) -> dict[str, float]:
         "missing_names": math.log1p(len(names - premise_lower)),
         "numbers": _share(len(numbers & premise_numbers), len(numbers)),
         "has_numbers": float(bool(numbers)),
-        "novel_run": math.log1p(_novel_run(claim_tokens, {t if t[0].isdigit() else _singular(t)[:5] for t in premise_tokens})),
+        "novel_run": math.log1p(_novel_run(claim_tokens, {t if t[0].isdigit() else singular(t)[:5] for t in premise_tokens})),
         "cos_best": float(cosines.max()),
-        "claim_negated": float(_negated(claim_tokens)),
-        "negation_mismatch": float(_negated(claim_tokens) != _negated(_tokens(best_sentence))),
+        "claim_negated": float(has_negation(claim_tokens)),
+        "negation_mismatch": float(has_negation(claim_tokens) != has_negation(tokenize(best_sentence))),
         "signal_number": float("number" in fired),
         "signal_date": float("date" in fired),
         "signal_negation": float("negation" in fired),
