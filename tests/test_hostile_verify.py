@@ -328,8 +328,10 @@ def test_a_failed_pair_check_is_reported() -> None:
     assert check.conflicts == () and len(check.incomplete) == 1 and "neither yes nor no" in check.incomplete[0]
 
 
-def test_the_readme_names_every_status_and_new_warning_code() -> None:
+def test_the_docs_name_every_status_and_new_warning_code() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert all(f"| `{s.value}` |" in readme for s in AnswerStatus)  # the README's table, in plain words
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "json.md").read_text(encoding="utf-8")
     statuses = readme[readme.index("- `status` (answer):") : readme.index("- `claims[].status`")]
     assert all(f"`{s.value}`" in statuses for s in AnswerStatus)
     codes = readme[readme.index("- `warnings[].code`:") :]
