@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-__all__ = ["report_name"]
+__all__ = ["Bars", "no_bars", "report_name"]
+
+#: ``bars(label)`` opens a progress display for one data set and yields its ``advance(done, total)``:
+#: how a harness's ``run`` shows progress without knowing the terminal (the CLI passes its bars).
+Bars = Callable[[str], AbstractContextManager[Callable[..., None]]]
+
+
+@contextlib.contextmanager
+def no_bars(_label: str) -> Iterator[Callable[..., None]]:
+    yield lambda *_args: None
 
 
 def report_name(name: str, taken: set[str], path: Path) -> str:

@@ -46,6 +46,7 @@ from typing import Any
 
 from citegraph.answer.citations import MARKER, parse_markers, split_claims
 from citegraph.errors import InputFileError
+from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.formats import read_json
 from citegraph.models import Span, Support
 from citegraph.verify.base import Verifier
@@ -257,3 +258,37 @@ def report(name: str, verifier: str, scored: Sequence[AnswerScore], out_dir: Pat
     }
     (out_dir / f"{name}.json").write_text(json.dumps(detail, indent=2, ensure_ascii=False), encoding="utf-8")
     return summary
+
+
+def run(
+    paths: Sequence[Path],
+    verifier: str,
+    *,
+    threshold: float,
+    timeout: float,
+    limit: int | None,
+    as_list: bool | None,
+    out: Path,
+    bars: Bars = no_bars,
+    each: Callable[[Path], None] = lambda report: None,
+) -> list[dict[str, Any]]:
+    """``citegraph eval citations``: each file's cited answers scored with the verifier ``verifier``
+    names, one report per file under ``out``. ``as_list`` None applies ALCE's list rule to a file
+    whose name says qampari. Returns the reports' summaries."""
+    from citegraph.components import make_verifier
+
+    checker = make_verifier(verifier, threshold=threshold, timeout=timeout)
+    summaries = []
+    taken: set[str] = set()
+    try:
+        for path in paths:
+            name, items = load(path, limit)
+            name = report_name(name, taken, path)
+            listed = as_list if as_list is not None else "qampari" in path.name.lower()
+            with bars(name) as advance:
+                scored = evaluate(items, checker, advance, as_list=listed)
+            summaries.append(report(name, verifier, scored, out))
+            each(out / f"{name}.md")
+    finally:
+        checker.close()
+    return summaries

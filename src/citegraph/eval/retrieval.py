@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.errors import InputFileError
+from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.formats import is_multihop, multihop_row, read_json
 
 __all__ = ["BUDGETS", "Question", "RetrievalData", "evaluate", "load", "report"]
@@ -376,3 +377,49 @@ def ranker(graph: Any, limit: int = 200) -> Callable[[str, str], list[tuple[str,
         return [(e.span.document, e.span.start, e.span.end) for e in retrieval.evidence]
 
     return rank
+
+
+def run(
+    paths: Sequence[Path],
+    *,
+    corpus: Path | None,
+    modes: Sequence[str],
+    limit: int | None,
+    out: Path,
+    context_size: int,
+    open_graph: Callable[[Path], Any],
+    bars: Bars = no_bars,
+    each: Callable[[Path], None] = lambda report: None,
+) -> list[dict[str, Any]]:
+    """``citegraph eval retrieval``: each data set's passages ingested into ``out/NAME.db`` (reused
+    when present; ``open_graph(path)`` opens it with the embedder and extractor to use), every
+    question through every mode, one report per data set. Returns the reports' summaries."""
+    import dataclasses
+
+    from citegraph.retrieve.modes import MODES, make_mode
+
+    chosen = list(modes) or list(MODES)
+    for mode in chosen:
+        make_mode(mode)  # an unknown mode is refused before any work
+    summaries = []
+    taken: set[str] = set()
+    for path in paths:
+        dataset = load(path, corpus, limit)
+        dataset = dataclasses.replace(dataset, name=report_name(dataset.name, taken, path))
+        out.mkdir(parents=True, exist_ok=True)
+        db = out / f"{dataset.name}.db"
+        with open_graph(db) as graph:
+            with bars(f"{dataset.name}: ingest") as advance:
+                counts = prepare(dataset, graph, advance)
+            with bars(f"{dataset.name}: questions") as advance:
+                results = evaluate(dataset.questions, chosen, ranker(graph), advance)
+            setup = {
+                "store": str(db),
+                "ingest": counts,
+                "embedder": graph.embedder.name,
+                "extractor": graph.extractor.name,
+                "context_size": context_size,
+            }
+            summaries.append(report(dataset, results, context_size, out, setup))
+        each(out / f"{dataset.name}.md")
+    return summaries

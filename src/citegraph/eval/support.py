@@ -48,7 +48,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from citegraph.errors import InputFileError, ModelOutputError
+from citegraph.errors import InputFileError, ModelOutputError, UserError
+from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_json
 from citegraph.models import Span, Stage
 from citegraph.verify.calibration import Calibration, Platt
@@ -640,3 +641,49 @@ def _plot(bins: list[tuple[float, float, int]], title: str, path: Path, after: l
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def run(
+    paths: Sequence[Path],
+    verifier: str,
+    *,
+    timeout: float,
+    limit: int,
+    out: Path,
+    fit: Path | None = None,
+    bars: Bars = no_bars,
+    each: Callable[[Path], None] = lambda report: None,
+    say: Callable[[str], None] = lambda message: None,
+) -> list[dict]:
+    """``citegraph eval support``: every file's pairs through the product's check with the judge
+    ``verifier`` names, one report per file under ``out`` (``each`` is told each report's Markdown
+    file as it is written); with ``fit``, the judge's calibration record, fitted on the dev halves of
+    every file, is written there. Returns the reports' summaries."""
+    from citegraph.components import DEMO_MODEL, make_judge
+
+    judge = make_judge(verifier, timeout=timeout)
+    if fit is not None and judge is None:
+        raise UserError(f"--fit needs a judge model: pass --verifier SPEC (e.g. gguf:{DEMO_MODEL})")
+    summaries: list[dict] = []
+    every: list[list[Scored]] = []
+    names: list[str] = []
+    taken: set[str] = set()
+    try:
+        for path in paths:
+            name, pairs = load_pairs(path, limit)
+            name = report_name(name, taken, path)
+            with bars(name) as advance:
+                # --fit: the record is fitted on raw scores, so the product's path runs uncalibrated here
+                scored = evaluate(pairs, judge, advance, calibration=fit is None)
+            summaries.append(report(name, verifier, scored, out))
+            every.append(scored)
+            names.append(name)
+            each(out / f"{name}.md")
+    finally:
+        if judge is not None:
+            judge.model.close()
+    if fit is not None and judge is not None:
+        record = fit_record(every, judge, "+".join(names))
+        record.save(fit)
+        say(f"calibration record for {record.judge} ({record.split}, n={record.n}) written to {fit}")
+    return summaries

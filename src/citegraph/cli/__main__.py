@@ -1,0 +1,5 @@
+"""``python -m citegraph.cli``: the ``citegraph`` command."""
+
+from citegraph.cli import main
+
+main()

@@ -1,0 +1,173 @@
+"""`citegraph eval`: the evaluation harnesses (data paths are arguments)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from citegraph import output
+from citegraph.cli.base import (
+    json_option,
+    main,
+    option,
+    print_json,
+    stderr,
+    stdout,
+)
+from citegraph.pipeline import CiteGraph
+from citegraph.settings import setting
+
+
+def _bars(label: str) -> Any:
+    return output.progress(stderr, label)
+
+
+def _show(as_json: bool) -> Callable[[Path], None]:
+    """Print each report's Markdown as it is written (not with --json: the summaries are the output)."""
+    return (lambda _path: None) if as_json else (lambda path: output.render_lines(stdout, path.read_text(encoding="utf-8")))
+
+
+@main.group("eval")
+def eval_() -> None:
+    """Evaluation harnesses (data paths are arguments)."""
+
+
+@eval_.command("support")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    multiple=True,
+    help="HaluEval qa/dialogue/summarization, AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue files, JSON or JSON "
+    "lines, format detected from the fields (repeatable)",
+)
+@option(setting("verifier"))
+@option(setting("timeout"))
+@click.option(
+    "--limit", default=500, show_default=True, help="source lines sampled per file (2 pairs each, 1 for AttributionBench), seed 13"
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@click.option(
+    "--fit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="write the judge's calibration record (Platt scaling fitted on the dev halves, its threshold and test ECE) here",
+)
+@json_option
+def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: int, out: Path, fit: Path | None, as_json: bool) -> None:
+    """Balanced accuracy, F1, calibration (ECE, reliability plot), stages and latency of the support check."""
+    from citegraph.eval.support import run
+
+    summaries = run(
+        data, verifier, timeout=timeout, limit=limit, out=out, fit=fit, bars=_bars, each=_show(as_json), say=lambda m: output.say(stderr, m)
+    )
+    if as_json:
+        print_json(summaries)
+
+
+@eval_.command("citations")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    multiple=True,
+    help="ALCE items {question, docs, output|answer}: a JSON list, {data: [...]} (ALCE's saved generations) or {demos: [...]} "
+    "(its prompt files) (repeatable)",
+)
+@option(setting("verifier"))
+@option(setting("support-threshold"))
+@option(setting("timeout"))
+@click.option("--limit", type=int, help="only the first N answers of each file")
+@click.option(
+    "--list/--sentences",
+    "as_list",
+    default=None,
+    help="claims are the answer's comma-separated items, each prefixed by the question (ALCE's QAMPARI rule); "
+    "default: on for a file whose name says qampari",
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@json_option
+def eval_citations(
+    data: tuple[Path, ...],
+    verifier: str,
+    support_threshold: float,
+    timeout: float,
+    limit: int | None,
+    as_list: bool | None,
+    out: Path,
+    as_json: bool,
+) -> None:
+    """ALCE's citation recall and precision of cited answers, each check made by citegraph's verifier."""
+    from citegraph.eval.citations import run
+
+    summaries = run(
+        data,
+        verifier,
+        threshold=support_threshold,
+        timeout=timeout,
+        limit=limit,
+        as_list=as_list,
+        out=out,
+        bars=_bars,
+        each=_show(as_json),
+    )
+    if as_json:
+        print_json(summaries)
+
+
+@eval_.command("retrieval")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, path_type=Path),
+    required=True,
+    multiple=True,
+    help="HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions (JSON or JSON lines), or the plain format: "
+    "{corpus, questions} JSON, a folder with corpus.json and questions.json, or a questions file with --corpus (repeatable)",
+)
+@click.option(
+    "--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="passages [{title, text}] for a plain questions file"
+)
+@click.option("--mode", "modes", multiple=True, help="retrieval modes to compare (repeatable; default: all)")
+@option(setting("embedder"))
+@option(setting("extractor"))
+@option(setting("context-size"))
+@click.option("--limit", type=int, help="only the first N questions of each data set")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@json_option
+def eval_retrieval(
+    data: tuple[Path, ...],
+    corpus: Path | None,
+    modes: tuple[str, ...],
+    embedder: str,
+    extractor: str,
+    context_size: int,
+    limit: int | None,
+    out: Path,
+    as_json: bool,
+) -> None:
+    """All-gold-retrieved, passage and sentence recall at k, context size and latency of each retrieval mode.
+
+    The passages are ingested into OUT/NAME.db (reused when present); dev and test are halves of the questions."""
+    from citegraph.eval.retrieval import run
+
+    def open_graph(db: Path) -> CiteGraph:
+        return CiteGraph.open(db, embedder, extractor=extractor, context_size=context_size)
+
+    summaries = run(
+        data,
+        corpus=corpus,
+        modes=modes,
+        limit=limit,
+        out=out,
+        context_size=context_size,
+        open_graph=open_graph,
+        bars=_bars,
+        each=_show(as_json),
+    )
+    if as_json:
+        print_json(summaries)

@@ -1,0 +1,140 @@
+"""`citegraph serve` and the API tokens it reads."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+from citegraph import output
+from citegraph.cli.base import (
+    Opener,
+    db_options,
+    json_option,
+    main,
+    option,
+    print_json,
+    split_labels,
+    stderr,
+)
+from citegraph.errors import UserError
+from citegraph.settings import setting
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+@main.command()
+@db_options
+@option(setting("generator"))
+@option(setting("verifier"))
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option("--port", default=8321, show_default=True, type=click.IntRange(1, 65535), help="port to listen on")
+@option(setting("workers"))
+@option(setting("max-file-mb"))
+@option(setting("max-request-mb"))
+@option(setting("max-query-kb"))
+@option(setting("max-question-chars"))
+def serve(
+    open_graph: Opener,
+    generator: str,
+    verifier: str,
+    host: str,
+    port: int,
+    workers: int,
+    max_file_mb: float,
+    max_request_mb: float,
+    max_query_kb: float,
+    max_question_chars: int,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs) and the page (/) over long-lived graphs.
+
+    Without a token a request reads as 'public'; `citegraph token add` makes tokens for other labels.
+    Listening on an address other than loopback is refused until a token exists. With --workers N,
+    N processes answer at once; upload jobs live in the store, so any of them reports any job."""
+    import uvicorn
+
+    from citegraph.serve.app import OPTIONS_ENV, create_app, open_served
+    from citegraph.serve.tokens import TokenStore
+
+    tokens = TokenStore(open_graph.db)
+    if host not in _LOOPBACK and not tokens.any_active():
+        raise UserError(
+            f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
+            "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
+        )
+    options = {
+        **open_graph.options(),
+        "generator": generator,
+        "verifier": verifier,
+        "max_file_mb": max_file_mb,
+        "max_question_chars": max_question_chars,
+    }
+    limits = {
+        "max_file_bytes": int(max_file_mb * 1048576),
+        "max_request_bytes": int(max_request_mb * 1048576),
+        "max_query_bytes": int(max_query_kb * 1024),
+    }
+    graph, writer = open_served(options)  # here first, so a bad flag or a missing model fails with its message
+    if workers == 1:
+        try:
+            app = create_app(
+                graph,
+                tokens,
+                writer=writer,
+                max_file_bytes=limits["max_file_bytes"],
+                max_request_bytes=limits["max_request_bytes"],
+                max_query_bytes=limits["max_query_bytes"],
+            )
+            uvicorn.run(app, host=host, port=port, log_level="info")
+        finally:
+            writer.close()
+            graph.close()
+        return
+    writer.close()
+    graph.close()
+    os.environ[OPTIONS_ENV] = json.dumps({"graph": options, "app": limits})  # each worker opens its own graphs from these
+    uvicorn.run("citegraph.serve.app:app_from_env", factory=True, workers=workers, host=host, port=port, log_level="info")
+
+
+@main.group()
+def token() -> None:
+    """API tokens for `citegraph serve`: each maps to a set of access labels."""
+
+
+@token.command("add")
+@click.argument("name")
+@db_options
+@click.option("--labels", multiple=True, required=True, callback=split_labels, help="access labels the token grants (comma-separated)")
+def token_add(name: str, open_graph: Opener, labels: tuple[str, ...]) -> None:
+    """Make a token NAME granting LABELS; it is printed once and only its hash is stored."""
+    from citegraph.serve.tokens import TokenStore
+
+    value = TokenStore(open_graph.db).add(name, labels)
+    output.render_token_added(stderr, name, labels)
+    click.echo(value)
+
+
+@token.command("list")
+@db_options
+@json_option
+def token_list(open_graph: Opener, as_json: bool) -> None:
+    """Tokens by name, with their labels and whether they are revoked (never the tokens themselves)."""
+    from citegraph.serve.tokens import TokenStore
+
+    listed = [t.to_json() for t in TokenStore(open_graph.db).list()]
+    if as_json:
+        print_json(listed)
+    else:
+        click.echo(output.tokens_text(listed), nl=False)
+
+
+@token.command("revoke")
+@click.argument("name")
+@db_options
+def token_revoke(name: str, open_graph: Opener) -> None:
+    """Revoke token NAME: requests with it are refused from now on."""
+    from citegraph.serve.tokens import TokenStore
+
+    TokenStore(open_graph.db).revoke(name)
+    output.render_token_revoked(stderr, name)
