@@ -192,7 +192,7 @@ def test_delete_needs_a_token_holding_every_label_of_the_document(served, write)
     both = {"Authorization": f"Bearer {tokens.add('both', ('staff', 'hr'))}"}
     _error(client.delete("/documents/merger.md"), 401, "unauthorised")
     _error(client.delete("/documents/billing.md", headers=staff), 404, "not_found")  # public doc, but this token cannot read it
-    assert "labels this token does not hold" in _error(client.delete("/documents/joint.md", headers=staff), 403, "forbidden")
+    assert "labels this caller does not hold" in _error(client.delete("/documents/joint.md", headers=staff), 403, "forbidden")
     removed = client.delete("/documents/merger.md", headers=staff).json()
     assert removed[0]["doc_id"] == "merger.md"
     _error(client.get("/documents/merger.md", headers=staff), 404, "not_found")

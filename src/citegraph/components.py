@@ -168,6 +168,7 @@ class KnownModelFile:
     pulled: bool
     path: str
     note: str
+    calibrated: bool  #: a calibration record ships for it as a judge (its scores are fitted probabilities)
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ def check_models(roles: Mapping[str, str], *, timeout: float = DEFAULTS.timeout,
     known = []
     for model in KNOWN_MODELS.values():
         path = cache_dir() / model.file_name
-        known.append(KnownModelFile(model.name, f"gguf:{model.name}", path.is_file(), str(path), model.note))
+        known.append(KnownModelFile(model.name, f"gguf:{model.name}", path.is_file(), str(path), model.note, model.calibration is not None))
     return ModelsReport(tuple(configured), tuple(known), str(cache_dir()))
 
 

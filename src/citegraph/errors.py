@@ -7,7 +7,8 @@
     │   ├── InputFileError      a file the user gave cannot be used (names the file and the fix)
     │   ├── NotFound            a named entity, document or model does not exist
     │   ├── LimitExceeded       an input over a configured limit (question, answer length), naming it
-    │   └── AccessConflict      an ingest would change who may read a stored document
+    │   ├── AccessConflict      an ingest would change who may read a stored document
+    │   └── AccessDenied        a caller may read a document but not change it (it lacks one of its labels)
     ├── BackendUnavailable      a store, server or model that should answer does not             (exit 2)
     │   └── ModelUnavailable    a model file is missing, corrupt (sha256) or its runtime is absent
     ├── ModelOutputError        a model answered, but not in the shape asked for
@@ -27,6 +28,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "AccessConflict",
+    "AccessDenied",
     "BackendUnavailable",
     "CitegraphError",
     "InputFileError",
@@ -103,6 +105,10 @@ class AccessConflict(UserError):
             f"`citegraph relabel {doc_id} --access {','.join(asked)}`; to keep both, ingest under other ids "
             "(--prefix NAME/, or --id for one file)"
         )
+
+
+class AccessDenied(UserError):
+    """A caller asked to change a document it may read but whose every label it does not hold."""
 
 
 class BackendUnavailable(CitegraphError):

@@ -24,7 +24,7 @@ from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.relevance import check_relevance
 from citegraph.components import check_store_embedder, make_answerer, make_embedder, make_extractor, make_verifier
 from citegraph.embed.base import Embedder
-from citegraph.errors import CitegraphError, LimitExceeded, NotFound, UserError
+from citegraph.errors import AccessDenied, CitegraphError, LimitExceeded, NotFound, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
@@ -343,6 +343,11 @@ class CiteGraph:
         seeds = self.retriever.resolve(names, view)
         return self.retriever.traverse(view, seeds, self.retriever.hops if hops is None else hops)
 
+    def reach(self, question: str, *, labels: Collection[str] | None = ("public",), hops: int | None = None) -> list[ReachedNode]:
+        """The entities a question's retrieval reaches from its seeds, nearest first, each with the
+        relation that reached it: the graph the page draws."""
+        return list(self.retriever.retrieve(question, labels, hops=hops).nodes)
+
     def entity(self, name: str, *, labels: Collection[str] | None = ("public",)) -> Entity:
         """Every visible mention of one entity, current and superseded (flagged), each with its span."""
         view = self.retriever.view(labels, include_superseded=True)
@@ -365,16 +370,22 @@ class CiteGraph:
         return versions
 
     # -- lifecycle --------------------------------------------------------------------------------
-    def remove(self, doc_ids: Sequence[str]) -> list[DeleteResult]:
+    def remove(self, doc_ids: Sequence[str], *, labels: Collection[str] | None = None) -> list[DeleteResult]:
         """Delete documents, every version; entities and relations survive only with a live span.
 
         Each document goes in its own transaction; an unknown id raises NotFound before anything is
-        deleted. No model is called: provenance rows say what each span supported.
+        deleted. No model is called: provenance rows say what each span supported. With ``labels``
+        (a token's), a document must be readable with them (else NotFound, as for any read) and
+        carry no label outside them (else :class:`AccessDenied`): a caller deletes only what it
+        could have written.
         """
-        known = {doc_id for doc_id, _version in self.store.visible(None, include_superseded=True)}
+        known = {doc_id for doc_id, _version in self.store.visible(labels, include_superseded=True)}
         for doc_id in doc_ids:
             if doc_id not in known:
                 raise NotFound.among("document", doc_id, known)
+            held = self.store.document_access(doc_id) or ()
+            if labels is not None and not set(held) <= set(labels):
+                raise AccessDenied(f"document {doc_id!r} also carries labels this caller does not hold; it cannot delete it")
         results = [self.store.delete_document(doc_id) for doc_id in dict.fromkeys(doc_ids)]
         self.retriever.clear_cache()  # no view built before the delete stays in memory
         return results

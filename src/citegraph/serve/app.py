@@ -25,12 +25,8 @@ when the store's change token moves. Several readers at once are several process
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import logging
-import shutil
-import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -45,11 +41,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citegraph import output
-from citegraph.errors import BackendUnavailable, CitegraphError, LimitExceeded, NotFound, StoreLocked, UserError
+from citegraph.errors import AccessDenied, BackendUnavailable, CitegraphError, LimitExceeded, NotFound, StoreLocked, UserError
 from citegraph.pipeline import CiteGraph
-from citegraph.serve.jobs import HEARTBEAT, JobStore
+from citegraph.serve.jobs import JobStore
 from citegraph.serve.tables import close_pools
 from citegraph.serve.tokens import TokenStore, digest
+from citegraph.serve.uploads import TooLarge as _TooLarge
+from citegraph.serve.uploads import Uploads
 from citegraph.settings import DEFAULTS
 
 __all__ = ["OPTIONS_ENV", "AskRequest", "app_from_env", "create_app", "open_served"]
@@ -94,14 +92,11 @@ class _Forbidden(CitegraphError):
     pass
 
 
-class _TooLarge(CitegraphError):
-    pass
-
-
 # The HTTP status of each error, most specific class first (NotFound is a UserError).
 _STATUSES: tuple[tuple[type[CitegraphError], int, str], ...] = (
     (_Unauthorised, 401, "unauthorised"),
     (_Forbidden, 403, "forbidden"),
+    (AccessDenied, 403, "forbidden"),
     (_TooLarge, 413, "too_large"),
     (NotFound, 404, "not_found"),
     (LimitExceeded, 422, "too_long"),
@@ -175,15 +170,6 @@ class _BodyLimit:
             return event
 
         await self.app(scope, limited, send)
-
-
-def _upload_name(name: str) -> str:
-    """An uploaded file's name as its document id: no folders (the id is the file name), no control
-    characters (a NUL cannot be a file name, a newline would split a terminal row)."""
-    base = Path(name).name
-    if not base or base in {".", ".."} or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise UserError(f"document {name!r}: not a usable file name (give a name such as notes.md, without folders or control characters)")
-    return base
 
 
 def _writer(request: Request, labels: Labels, authorization: Annotated[str | None, Header()] = None) -> tuple[str, ...]:
@@ -346,18 +332,10 @@ def create_app(
     @app.get("/models")
     def models() -> dict[str, Any]:
         """The models in use, and the known local models: pulled or not, and whether a calibration record ships."""
-        from citegraph.llm.registry import KNOWN_MODELS, cache_dir
+        from citegraph.components import check_models
 
-        known = [
-            {
-                "name": m.name,
-                "spec": f"gguf:{m.name}",
-                "pulled": (cache_dir() / m.file_name).is_file(),
-                "calibrated": m.calibration is not None,
-                "note": m.note,
-            }
-            for m in KNOWN_MODELS.values()
-        ]
+        # citegraph models' own report, less where the server keeps its files
+        known = [{k: v for k, v in vars(m).items() if k != "path"} for m in check_models({}, check=False).known]
         return {"in_use": dict(graph.models()), "known": known}
 
     @app.get("/graph")
@@ -376,7 +354,7 @@ def create_app(
         if entity is not None:
             nodes = run(lambda: graph.traverse(entity, labels=labels, hops=hops))
         else:
-            nodes = list(run(lambda: graph.retriever.retrieve(question or "", labels, hops=hops).nodes))
+            nodes = run(lambda: graph.reach(question or "", labels=labels, hops=hops))
         shown = nodes[:limit]
         edges = []
         for n in shown:
@@ -391,7 +369,7 @@ def create_app(
         }
 
     jobs = JobStore(tokens.path, lock_timeout=getattr(target.store, "lock_timeout", DEFAULTS.lock_timeout))
-    max_bytes = max_file_bytes if max_file_bytes is not None else _megabytes(DEFAULTS.max_file_mb)
+    uploads = Uploads(jobs, max_file_bytes if max_file_bytes is not None else _megabytes(DEFAULTS.max_file_mb))
 
     @app.post("/documents", status_code=202)
     def upload(body: UploadRequest, labels: Writer, authorization: Annotated[str, Header()]) -> dict[str, Any]:
@@ -400,67 +378,11 @@ def create_app(
         outside = [a for a in access if a not in labels]
         if outside:
             raise _Forbidden(f"this token cannot label documents {', '.join(outside)}: it holds {', '.join(labels)}")
-        # Each file in a folder of its own (two uploads of one name are reported as a duplicate id, not
-        # overwritten), ingested by path, so a name such as `.notes.txt` is read, not skipped as hidden.
-        # The folder goes whatever happens: nothing uploaded outlives its job in the temporary folder.
-        folder = Path(tempfile.mkdtemp(prefix="citegraph-upload-"))
-        try:
-            paths = []
-            for n, item in enumerate(body.documents):
-                name = _upload_name(item.name)
-                if (item.text is None) == (item.content_base64 is None):
-                    raise UserError(f"document {item.name!r}: give exactly one of text or content_base64")
-                try:
-                    data = (
-                        item.text.encode("utf-8") if item.text is not None else base64.b64decode(item.content_base64 or "", validate=True)
-                    )
-                except binascii.Error as exc:
-                    raise UserError(f"document {item.name!r}: content_base64 is not base64 ({exc})") from exc
-                if len(data) > max_bytes:
-                    raise _TooLarge(
-                        f"document {item.name!r} is {len(data) / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.1f} MB (max-file-mb)"
-                    )
-                path = folder / str(n) / name
-                path.parent.mkdir()
-                path.write_bytes(data)
-                paths.append(path)
-            job = jobs.create(digest(authorization), len(body.documents))
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-
-        def work() -> None:
-            def progress(done: int, total: int, current: str) -> None:
-                job.done, job.total, job.current = done, total, current
-                jobs.save(job, force=False)
-
-            job.state = "running"
-            stop = threading.Event()
-
-            def heartbeat() -> None:  # GET /jobs/{id} sees that this process is still at it
-                while not stop.wait(HEARTBEAT):
-                    try:
-                        jobs.beat(job)
-                    except Exception:  # a missed beat is retried at the next one
-                        log.exception("upload job %s: heartbeat", job.id)
-
-            threading.Thread(target=heartbeat, name=f"beat-{job.id[:8]}", daemon=True).start()
-            try:
-                jobs.save(job)
-                report = write(lambda: target.ingest(paths, access=access, prefix=body.prefix, progress=progress))
-                job.report, job.state, job.done = output.ingest_json(report), "done", job.total
-            except Exception as exc:  # the job says why; the server goes on
-                log.exception("upload job %s", job.id)
-                job.state, job.error = "failed", str(exc)
-            finally:
-                stop.set()
-                shutil.rmtree(folder, ignore_errors=True)
-                try:
-                    jobs.save(job)
-                except Exception:  # the store is gone or locked past its timeout: the job reads as it last was
-                    log.exception("upload job %s: could not record its end", job.id)
-
-        threading.Thread(target=work, name=f"ingest-{job.id[:8]}", daemon=True).start()
+        job = uploads.start(
+            [(item.name, item.text, item.content_base64) for item in body.documents],
+            owner=digest(authorization),
+            ingest=lambda paths, progress: write(lambda: target.ingest(paths, access=access, prefix=body.prefix, progress=progress)),
+        )
         return {"job": job.id, "documents": len(body.documents), "access": list(access)}
 
     @app.get("/jobs/{job_id}")
@@ -475,12 +397,7 @@ def create_app(
         """Delete every version of a document the token can read and whose every label it holds."""
 
         def remove() -> list[Any]:
-            target.history(doc_id, labels=labels)  # NotFound when the token cannot read it
-            # A caller is shown only the labels it holds; the check needs all of them.
-            held = {a for v in target.history(doc_id, labels=None) for a in v.document.access}
-            if not held <= set(labels):
-                raise _Forbidden(f"document {doc_id!r} also carries labels this token does not hold; it cannot delete it")
-            return target.remove([doc_id])
+            return target.remove([doc_id], labels=labels)
 
         return output.removed_json(write(remove))
 
