@@ -77,9 +77,9 @@ def test_a_batch_whose_actor_died_is_indexed_here(cluster: str, tmp_path: Path, 
 
     with CiteGraph.open(tmp_path / "k.db", "hashing") as graph:
         graph.ingest([write("a.md", "Orion ships on 2 May.")])
-        assert graph.index_spec is not None
+        assert graph.spec is not None
         here: list[str] = []
-        indexing = RayIndexing(graph.index_spec, 1, lambda docs: here.extend(d.id for d in docs) or [], cluster)  # type: ignore[func-returns-value]
+        indexing = RayIndexing(graph.spec, 1, lambda docs: here.extend(d.id for d in docs) or [], cluster)  # type: ignore[func-returns-value]
         try:
             doc = Document("x.md", content_version("Vega ships."), "Vega ships.", "x.md", ("public",), None, "", True, "text/markdown")
             (result,) = indexing.result(indexing.submit([doc]), [doc])  # the actor works

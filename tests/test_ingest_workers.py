@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from citegraph.cli import main
+from citegraph.components import GraphSpec
 from citegraph.errors import UserError
-from citegraph.ingest.workers import IndexerSpec, ProcessIndexing
+from citegraph.ingest.workers import ProcessIndexing
 from citegraph.pipeline import CiteGraph
 from citegraph.store import SQLiteStore
 
@@ -91,8 +92,8 @@ def test_a_batch_whose_worker_died_is_indexed_again_here_and_said(tmp_path: Path
     db = tmp_path / "killed.db"
     with CiteGraph.open(db, "hashing") as graph:
         graph.ingest([folder / "note-00.md"])  # the store exists for the workers to read
-        assert graph.index_spec is not None
-        indexing = ProcessIndexing(graph.index_spec, 2, fallback=lambda docs: [])
+        assert graph.spec is not None
+        indexing = ProcessIndexing(graph.spec, 2, fallback=lambda docs: [])
         try:
             from citegraph.ingest.indexer import content_version
             from citegraph.models import Document
@@ -118,7 +119,12 @@ def test_workers_need_a_graph_opened_from_spec_strings(tmp_path: Path, splitter,
     with pytest.raises(UserError, match=r"CiteGraph\.open"):
         graph.ingest([write("a.md", "Orion ships.")], workers=2)
     graph.close()
-    assert IndexerSpec("d", "hashing", "spacy", "infer", 1.0, 1.0).threads == 1
+    import pickle
+
+    spec = GraphSpec(db="d.db", embedder="hashing", hops=3)  # what travels to a worker: it pickles and goes as JSON
+    assert pickle.loads(pickle.dumps(spec)) == spec == GraphSpec.from_json(spec.to_json())
+    with pytest.raises(UserError, match="hops"):
+        GraphSpec(hops=-1)
 
 
 def test_a_worker_that_cannot_load_its_models_fails_the_documents_with_the_reason(tmp_path: Path) -> None:
@@ -128,8 +134,8 @@ def test_a_worker_that_cannot_load_its_models_fails_the_documents_with_the_reaso
     from citegraph.models import Document
 
     with CiteGraph.open(tmp_path / "m.db", "hashing") as graph:
-        assert graph.index_spec is not None
-        indexing = ProcessIndexing(replace(graph.index_spec, extractor="nosuch:model"), 1, fallback=lambda docs: [])
+        assert graph.spec is not None
+        indexing = ProcessIndexing(replace(graph.spec, extractor="nosuch:model"), 1, fallback=lambda docs: [])
         try:
             doc = Document("x.md", content_version("Orion ships."), "Orion ships.", "x.md", ("public",), None, "", True, "text/markdown")
             (failure,) = indexing.result(indexing.submit([doc]), [doc])

@@ -22,7 +22,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("answer", "retrieve"),
     ("components",),  # makes the parts above from spec strings
     ("ingest", "export"),
-    ("eval",),
+    ("eval", "facade"),
     ("pipeline",),  # CiteGraph: the one object the edges call
     ("output",),
     ("serve",),

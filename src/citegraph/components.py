@@ -13,13 +13,15 @@ Implementations are imported when one is made, so an optional SDK is needed only
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from citegraph.errors import CitegraphError, UserError
 from citegraph.llm.spec import OLLAMA_URL, parse_spec
-from citegraph.settings import DEFAULTS
+from citegraph.settings import DEFAULTS, check_setting
 
 if TYPE_CHECKING:
     from citegraph.answer.base import Answerer
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILT_IN",
     "DEMO_MODEL",
+    "GraphSpec",
     "KnownModelFile",
     "ModelCheck",
     "ModelsReport",
@@ -56,6 +59,64 @@ BUILT_IN: Mapping[str, tuple[str, ...]] = {
     "verifier": ("guards", "none"),
 }
 DEMO_MODEL = "qwen2.5-coder-1.5b"  #: the local model ``citegraph demo`` uses when it is pulled
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    """One graph's parsed options: its store, its components as spec strings, and its settings, as
+    plain values. It is the one record that travels to every process that opens the graph (the CLI,
+    an ingest worker, a Ray actor, a server's worker process): it pickles, and :meth:`to_json`
+    carries it where only text can go. Numbers are checked against the settings table when made."""
+
+    db: str = DEFAULTS.db
+    embedder: str = DEFAULTS.embedder
+    extractor: str = DEFAULTS.extractor
+    generator: str = DEFAULTS.generator
+    verifier: str = DEFAULTS.verifier
+    support_threshold: float = DEFAULTS.support_threshold
+    timeout: float = DEFAULTS.timeout
+    lock_timeout: float = DEFAULTS.lock_timeout
+    dangling: str = DEFAULTS.dangling
+    retrieval: str = DEFAULTS.retrieval
+    hops: int = DEFAULTS.hops
+    top_k: int = DEFAULTS.top_k
+    context_size: int = DEFAULTS.context_size
+    depth_penalty: float = DEFAULTS.depth_penalty
+    max_file_mb: float = DEFAULTS.max_file_mb
+    max_answer_chars: int = DEFAULTS.max_answer_chars
+    max_claims: int = DEFAULTS.max_claims
+    max_question_chars: int = DEFAULTS.max_question_chars
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "db", str(self.db))  # a Path is welcome; the record keeps text
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                check_setting(field.name.replace("_", "-"), value)
+
+    def replace(self, **changes: Any) -> GraphSpec:
+        """This spec with ``changes`` (field names as keywords); an unknown name is the caller's mistake."""
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise UserError(f"unknown graph option(s): {', '.join(unknown)}")
+        return dataclasses.replace(self, **changes)
+
+    def retriever_options(self) -> dict[str, Any]:
+        """The retriever's keyword arguments (:class:`~citegraph.retrieve.retriever.Retriever`)."""
+        return {
+            "top_k": self.top_k,
+            "hops": self.hops,
+            "context_size": self.context_size,
+            "depth_penalty": self.depth_penalty,
+            "mode": self.retrieval,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> GraphSpec:
+        return cls(**json.loads(text))
 
 
 def make_chat_model(text: str, *, timeout: float = DEFAULTS.timeout) -> ChatModel:

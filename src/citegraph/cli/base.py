@@ -24,7 +24,6 @@ import sqlite3
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +31,7 @@ import click
 from rich.console import Console
 
 from citegraph import output
+from citegraph.components import GraphSpec
 from citegraph.errors import CitegraphError, UserError, store_error
 from citegraph.pipeline import CiteGraph
 from citegraph.settings import Setting, setting
@@ -71,35 +71,23 @@ def option(s: Setting, *flags: str, **extra: Any) -> Callable[[F], F]:
     )
 
 
-@dataclass(frozen=True)
-class Opener:
-    """``open_graph(create=False, **options)``: the store and embedder the command's flags name."""
-
-    db: str
-    embedder: str
-    timeout: float
-    lock_timeout: float
-
-    def options(self) -> dict[str, Any]:
-        """``CiteGraph.open``'s arguments for these flags (JSON-serialisable: a server's workers get them)."""
-        return {"db": self.db, "embedder": self.embedder, "timeout": self.timeout, "lock_timeout": self.lock_timeout}
-
-    def __call__(self, create: bool = False, **options: Any) -> CiteGraph:
-        return CiteGraph.open(**self.options(), create=create, **options)
+def open_graph(spec: GraphSpec, *, create: bool = False, **changes: Any) -> CiteGraph:
+    """The graph the command's flags name (``spec``, with a command's own ``changes``). Only
+    ``ingest`` passes ``create=True``: a read on a missing store is an error naming it, not a new
+    empty store."""
+    return CiteGraph.from_spec(spec.replace(**changes), create=create)
 
 
 def db_options(f: F) -> F:
     """--db, --embedder, --timeout and --lock-timeout, handed to the command as one
-    ``open_graph(create=False, **options)``: a read on a missing store is an error naming it, not a
-    new empty store (only ``ingest`` passes ``create=True``). A ``sqlite3`` error from the store
-    becomes the error that names it (locked, read-only, damaged)."""
+    :class:`~citegraph.components.GraphSpec` (``spec``). A ``sqlite3`` error from the store becomes
+    the error that names it (locked, read-only, damaged)."""
 
     @functools.wraps(f)
     def wrapper(*args: Any, db: str, embedder: str, timeout: float, lock_timeout: float, **kwargs: Any) -> Any:
-        open_graph = Opener(db, embedder, timeout, lock_timeout)
-
+        spec = GraphSpec(db=db, embedder=embedder, timeout=timeout, lock_timeout=lock_timeout)
         try:
-            return f(*args, open_graph=open_graph, **kwargs)
+            return f(*args, spec=spec, **kwargs)
         except sqlite3.DatabaseError as exc:
             raise store_error(db, exc, waited=lock_timeout) from exc
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,18 @@ from citegraph.cli.base import (
     EXIT_CORRUPT,
     EXIT_OK,
     EXIT_PARTIAL,
-    Opener,
     db_options,
     json_option,
     labels_option,
     main,
+    open_graph,
     option,
     print_json,
     split_labels,
     stderr,
     stdout,
 )
+from citegraph.components import GraphSpec
 from citegraph.errors import InputFileError, UserError
 from citegraph.ingest.indexer import DANGLING
 from citegraph.ingest.workers import EXECUTORS
@@ -77,7 +77,7 @@ from citegraph.store.urls import is_postgres_url
 @json_option
 def ingest(
     paths: tuple[Path, ...],
-    open_graph: Callable[..., CiteGraph],
+    spec: GraphSpec,
     access: tuple[str, ...],
     extractions: Path | None,
     doc_id: str | None,
@@ -96,7 +96,7 @@ def ingest(
 
     A document id already stored with other labels is refused, never relabelled: see `citegraph relabel`."""
     with (
-        open_graph(create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb) as graph,
+        open_graph(spec, create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb) as graph,
         output.progress(stderr, "ingest", disable=quiet) as progress,
     ):
         report = graph.ingest(
@@ -146,7 +146,7 @@ def ingest(
 @json_option
 def ask(
     question: str,
-    open_graph: Callable[..., CiteGraph],
+    spec: GraphSpec,
     labels: tuple[str, ...],
     retrieval: str,
     hops: int,
@@ -171,7 +171,7 @@ def ask(
         options["generator"] = generator
     limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims, "max_question_chars": max_question_chars}
     ranking = {"retrieval": retrieval, "hops": hops, "top_k": top_k, "context_size": context_size, "depth_penalty": depth_penalty}
-    with open_graph(**ranking, **limits, **options) as graph:
+    with open_graph(spec.replace(**ranking, **limits, **options)) as graph:
         answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
     if as_json:
         print_json(output.answer_json(answer))
@@ -185,9 +185,9 @@ def ask(
 @labels_option
 @option(setting("hops"))
 @json_option
-def traverse(entities: tuple[str, ...], open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], hops: int, as_json: bool) -> None:
+def traverse(entities: tuple[str, ...], spec: GraphSpec, labels: tuple[str, ...], hops: int, as_json: bool) -> None:
     """Multi-source breadth-first search from the named ENTITIES (all start at depth 0)."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         nodes = graph.traverse(list(entities), labels=labels, hops=hops)
     if as_json:
         print_json(output.traverse_json(nodes, hops))
@@ -205,9 +205,9 @@ def show() -> None:
 @db_options
 @labels_option
 @json_option
-def show_entity(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
+def show_entity(name: str, spec: GraphSpec, labels: tuple[str, ...], as_json: bool) -> None:
     """Every mention of one entity: span, document and version (superseded ones flagged)."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         entity = graph.entity(name, labels=labels)
     if as_json:
         print_json(output.entity_json(entity))
@@ -222,10 +222,10 @@ def show_entity(name: str, open_graph: Callable[..., CiteGraph], labels: tuple[s
 @click.option("--include-superseded", is_flag=True)
 @json_option
 def show_relations(
-    between: tuple[str, str] | None, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], include_superseded: bool, as_json: bool
+    between: tuple[str, str] | None, spec: GraphSpec, labels: tuple[str, ...], include_superseded: bool, as_json: bool
 ) -> None:
     """Relations (a multigraph: one row per asserting sentence), each with its span."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         rels = graph.relations(labels=labels, between=between or None, include_superseded=include_superseded)
     if as_json:
         print_json(output.relations_json(rels))
@@ -237,9 +237,9 @@ def show_relations(
 @db_options
 @labels_option
 @json_option
-def documents(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
+def documents(spec: GraphSpec, labels: tuple[str, ...], as_json: bool) -> None:
     """Stored documents, every version, with status and counts."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         docs = graph.documents(labels=labels)
     if as_json:
         print_json(output.documents_json(docs))
@@ -262,9 +262,9 @@ def _stored_id(graph: CiteGraph, doc_id: str) -> str:
 @db_options
 @labels_option
 @json_option
-def history(doc_id: str, open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], as_json: bool) -> None:
+def history(doc_id: str, spec: GraphSpec, labels: tuple[str, ...], as_json: bool) -> None:
     """Every stored version of one document: current first, then newest first."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         versions = graph.history(_stored_id(graph, doc_id), labels=labels)
     if as_json:
         print_json(output.documents_json(versions))
@@ -276,14 +276,14 @@ def history(doc_id: str, open_graph: Callable[..., CiteGraph], labels: tuple[str
 @click.argument("doc_ids", nargs=-1, required=True)
 @db_options
 @json_option
-def rm(doc_ids: tuple[str, ...], open_graph: Opener, as_json: bool) -> None:
+def rm(doc_ids: tuple[str, ...], spec: GraphSpec, as_json: bool) -> None:
     """Delete documents (every version). Entities and relations stay only if another live span supports them."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         results = graph.remove([_stored_id(graph, d) for d in doc_ids])
     if as_json:
         print_json(output.removed_json(results))
     else:
-        output.render_removed(stdout, stderr, results, postgres=is_postgres_url(open_graph.db))
+        output.render_removed(stdout, stderr, results, postgres=is_postgres_url(spec.db))
 
 
 @main.command()
@@ -297,11 +297,11 @@ def rm(doc_ids: tuple[str, ...], open_graph: Opener, as_json: bool) -> None:
     help="the document's new access labels (repeatable or comma-separated); they replace the old ones",
 )
 @json_option
-def relabel(doc_id: str, open_graph: Callable[..., CiteGraph], access: tuple[str, ...], as_json: bool) -> None:
+def relabel(doc_id: str, spec: GraphSpec, access: tuple[str, ...], as_json: bool) -> None:
     """Give a document (every stored version) new access labels, and say who gains and who loses it.
 
     The only way labels change: an ingest never relabels a stored document."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         result = graph.relabel(_stored_id(graph, doc_id), access)
     if as_json:
         print_json(output.relabel_json(result))
@@ -312,9 +312,9 @@ def relabel(doc_id: str, open_graph: Callable[..., CiteGraph], access: tuple[str
 @main.command()
 @db_options
 @json_option
-def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> int:
+def check(spec: GraphSpec, as_json: bool) -> int:
     """Integrity check of the store: offsets, references, vectors, one current version per document."""
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         problems = graph.check()
     if as_json:
         print_json(output.check_json(problems))
@@ -329,11 +329,11 @@ def check(open_graph: Callable[..., CiteGraph], as_json: bool) -> int:
 @click.option("--format", "fmt", type=click.Choice(["graphml", "json"]), default="graphml", show_default=True)
 @click.option("--include-superseded", is_flag=True, help="also export superseded document versions (flagged current=false)")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path), help="write to this file instead of stdout")
-def export(open_graph: Callable[..., CiteGraph], labels: tuple[str, ...], fmt: str, include_superseded: bool, out: Path | None) -> None:
+def export(spec: GraphSpec, labels: tuple[str, ...], fmt: str, include_superseded: bool, out: Path | None) -> None:
     """The graph the caller may see, with spans, documents and versions (GraphML for Gephi, or JSON)."""
     if out is not None and not out.parent.is_dir():  # before any work
         raise UserError(f"{out}: folder {out.parent} does not exist; create it, or give -o a file in an existing folder")
-    with open_graph() as graph:
+    with open_graph(spec) as graph:
         text = graph.export(fmt, labels=labels, include_superseded=include_superseded)
     if out is None:
         click.echo(text, nl=False)

@@ -9,7 +9,6 @@ import click
 
 from citegraph import output
 from citegraph.cli.base import (
-    Opener,
     db_options,
     json_option,
     main,
@@ -18,6 +17,7 @@ from citegraph.cli.base import (
     split_labels,
     stderr,
 )
+from citegraph.components import GraphSpec
 from citegraph.errors import UserError
 from citegraph.settings import setting
 
@@ -36,7 +36,7 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @option(setting("max-query-kb"))
 @option(setting("max-question-chars"))
 def serve(
-    open_graph: Opener,
+    spec: GraphSpec,
     generator: str,
     verifier: str,
     host: str,
@@ -57,25 +57,19 @@ def serve(
     from citegraph.serve.app import OPTIONS_ENV, create_app, open_served
     from citegraph.serve.tokens import TokenStore
 
-    tokens = TokenStore(open_graph.db)
+    tokens = TokenStore(spec.db)
     if host not in _LOOPBACK and not tokens.any_active():
         raise UserError(
             f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
             "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
         )
-    options = {
-        **open_graph.options(),
-        "generator": generator,
-        "verifier": verifier,
-        "max_file_mb": max_file_mb,
-        "max_question_chars": max_question_chars,
-    }
+    spec = spec.replace(generator=generator, verifier=verifier, max_file_mb=max_file_mb, max_question_chars=max_question_chars)
     limits = {
         "max_file_bytes": int(max_file_mb * 1048576),
         "max_request_bytes": int(max_request_mb * 1048576),
         "max_query_bytes": int(max_query_kb * 1024),
     }
-    graph, writer = open_served(options)  # here first, so a bad flag or a missing model fails with its message
+    graph, writer = open_served(spec)  # here first, so a bad flag or a missing model fails with its message
     if workers == 1:
         try:
             app = create_app(
@@ -93,7 +87,7 @@ def serve(
         return
     writer.close()
     graph.close()
-    os.environ[OPTIONS_ENV] = json.dumps({"graph": options, "app": limits})  # each worker opens its own graphs from these
+    os.environ[OPTIONS_ENV] = json.dumps({"graph": spec.to_json(), "app": limits})  # each worker opens its own graphs from these
     uvicorn.run("citegraph.serve.app:app_from_env", factory=True, workers=workers, host=host, port=port, log_level="info")
 
 
@@ -106,11 +100,11 @@ def token() -> None:
 @click.argument("name")
 @db_options
 @click.option("--labels", multiple=True, required=True, callback=split_labels, help="access labels the token grants (comma-separated)")
-def token_add(name: str, open_graph: Opener, labels: tuple[str, ...]) -> None:
+def token_add(name: str, spec: GraphSpec, labels: tuple[str, ...]) -> None:
     """Make a token NAME granting LABELS; it is printed once and only its hash is stored."""
     from citegraph.serve.tokens import TokenStore
 
-    value = TokenStore(open_graph.db).add(name, labels)
+    value = TokenStore(spec.db).add(name, labels)
     output.render_token_added(stderr, name, labels)
     click.echo(value)
 
@@ -118,11 +112,11 @@ def token_add(name: str, open_graph: Opener, labels: tuple[str, ...]) -> None:
 @token.command("list")
 @db_options
 @json_option
-def token_list(open_graph: Opener, as_json: bool) -> None:
+def token_list(spec: GraphSpec, as_json: bool) -> None:
     """Tokens by name, with their labels and whether they are revoked (never the tokens themselves)."""
     from citegraph.serve.tokens import TokenStore
 
-    listed = [t.to_json() for t in TokenStore(open_graph.db).list()]
+    listed = [t.to_json() for t in TokenStore(spec.db).list()]
     if as_json:
         print_json(listed)
     else:
@@ -132,9 +126,9 @@ def token_list(open_graph: Opener, as_json: bool) -> None:
 @token.command("revoke")
 @click.argument("name")
 @db_options
-def token_revoke(name: str, open_graph: Opener) -> None:
+def token_revoke(name: str, spec: GraphSpec) -> None:
     """Revoke token NAME: requests with it are refused from now on."""
     from citegraph.serve.tokens import TokenStore
 
-    TokenStore(open_graph.db).revoke(name)
+    TokenStore(spec.db).revoke(name)
     output.render_token_revoked(stderr, name)

@@ -24,19 +24,19 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
+from citegraph.components import GraphSpec
 from citegraph.errors import AccessConflict, InputFileError, StaleWrite, UserError
 from citegraph.extract.base import Extractor
-from citegraph.extract.imported import ImportedExtractions
-from citegraph.ingest.base import FoundFile, UnsupportedFile, load_file
+from citegraph.extract.imported import ImportedExtractions, load_extractions
+from citegraph.ingest.base import FoundFile, UnsupportedFile, discover, load_file
 from citegraph.ingest.indexer import CHUNK_CHARS, IndexedDocument, Indexer, IndexFailure, TextInput, content_version, failed_report
+from citegraph.ingest.workers import Indexing, check_executor, start_indexing, whole
 from citegraph.models import Document, DocumentReport, DocumentStatus, IngestReport
-from citegraph.settings import DEFAULTS
+from citegraph.settings import DEFAULTS, check_setting
 from citegraph.store.base import Store
-
-if TYPE_CHECKING:
-    from citegraph.ingest.workers import Indexing
 
 __all__ = ["Ingester", "Progress", "access_labels"]
 
@@ -76,6 +76,55 @@ class Ingester:
         self.store = store
         self.indexer = indexer
         self.max_file_mb = max_file_mb
+
+    def ingest_paths(
+        self,
+        paths: Sequence[str | Path],
+        access: tuple[str, ...],
+        *,
+        spec: GraphSpec | None = None,
+        extractions: str | Path | None = None,
+        doc_id: str | None = None,
+        prefix: str = "",
+        version_label: str | None = None,
+        progress: Progress | None = None,
+        batch_size: int = 32,
+        workers: int = 1,
+        executor: str = "process",
+        ray_address: str | None = None,
+    ) -> IngestReport:
+        """Ingest the files and folders ``paths`` (see :meth:`ingest_files`); with ``workers`` > 1 or
+        ``executor="ray"``, indexed by that many workers built from ``spec`` (the graph's own), each
+        loading its models once, while this process writes."""
+        check_setting("workers", workers)
+        check_executor(executor)
+        imported = load_extractions(Path(extractions)) if extractions else None
+        found = list(discover([Path(p) for p in paths]))
+        indexing: Indexing | None = None
+        if workers > 1 or executor == "ray":
+            if spec is None:
+                raise UserError("ingest with workers needs a graph made by CiteGraph.open (its components named by spec strings)")
+
+            def here(docs: list[Document]) -> list[IndexedDocument | IndexFailure]:
+                return whole(self.indexer.index(docs))
+
+            indexing = start_indexing(spec, workers, executor, here, ray_address)
+            batch_size = max(1, min(batch_size, -(-len(found) // (2 * workers))))  # every worker gets work
+        try:
+            return self.ingest_files(
+                found,
+                access,
+                imported=imported,
+                doc_id=doc_id,
+                prefix=prefix,
+                version_label=version_label,
+                progress=progress,
+                batch_size=batch_size,
+                indexing=indexing,
+            )
+        finally:
+            if indexing is not None:
+                indexing.close()
 
     def ingest_files(
         self,

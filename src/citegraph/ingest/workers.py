@@ -19,29 +19,17 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from citegraph.components import GraphSpec
+from citegraph.errors import UserError
 from citegraph.ingest.indexer import IndexedDocument, Indexer, IndexFailure
 from citegraph.models import Document
 
-__all__ = ["EXECUTORS", "IndexerSpec", "Indexing", "ProcessIndexing", "RayIndexing"]
+__all__ = ["EXECUTORS", "Indexing", "ProcessIndexing", "RayIndexing", "check_executor", "start_indexing"]
 
 Result = IndexedDocument | IndexFailure
 EXECUTORS = ("process", "ray")  #: where ``ingest --workers`` indexes: local processes, or Ray actors
-
-
-@dataclass(frozen=True)
-class IndexerSpec:
-    """What a worker needs to build its indexer: spec strings and plain values, so it pickles."""
-
-    db: str
-    embedder: str
-    extractor: str
-    dangling: str
-    timeout: float
-    lock_timeout: float
-    threads: int = 1  #: the embedder's threads in each worker (the workers share the machine's cores)
 
 
 class Indexing(Protocol):
@@ -57,7 +45,23 @@ class Indexing(Protocol):
     def close(self) -> None: ...
 
 
-def build_indexer(spec: IndexerSpec) -> Indexer:
+def check_executor(executor: str) -> None:
+    if executor not in EXECUTORS:
+        raise UserError(f"executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
+
+
+def start_indexing(
+    spec: GraphSpec, workers: int, executor: str, fallback: Callable[[list[Document]], list[Result]], address: str | None = None
+) -> Indexing:
+    """``workers`` indexers built from ``spec``: local processes (``executor="process"``, the cores
+    shared among them) or Ray actors (``"ray"``, on the cluster at ``address`` or a local one)."""
+    check_executor(executor)
+    if executor == "ray":
+        return RayIndexing(spec, workers, fallback, address)
+    return ProcessIndexing(spec, workers, fallback)
+
+
+def build_indexer(spec: GraphSpec, threads: int = 1) -> Indexer:
     """A worker's indexer. It reads the store only to ask which entity keys still need a vector;
     where the store cannot be reached from the worker (a SQLite file on another machine), it embeds
     every key and the writer keeps the vectors of those still missing."""
@@ -73,7 +77,7 @@ def build_indexer(spec: IndexerSpec) -> Indexer:
     return Indexer(
         splitter,
         make_extractor(spec.extractor, splitter, timeout=spec.timeout),
-        make_embedder(spec.embedder, timeout=spec.timeout, threads=spec.threads),
+        make_embedder(spec.embedder, timeout=spec.timeout, threads=threads),
         dangling=spec.dangling,
         missing_keys=missing_keys,
         nlp=splitter.nlp,
@@ -84,12 +88,12 @@ _indexer: Indexer | None = None  # the worker process's own, built once by _star
 _failed: IndexFailure | None = None  # why it could not be built (its models would not load), if so
 
 
-def _start(spec: IndexerSpec) -> None:
+def _start(spec: GraphSpec, threads: int = 1) -> None:
     global _indexer, _failed
     from citegraph.errors import BackendUnavailable, CitegraphError
 
     try:
-        _indexer = build_indexer(spec)
+        _indexer = build_indexer(spec, threads)
     except CitegraphError as exc:  # said on every document it is sent, instead of a broken pool
         _failed = IndexFailure(
             Document("", "", "", "", (), None, "", True), f"worker could not load its models: {exc}", isinstance(exc, BackendUnavailable)
@@ -113,7 +117,7 @@ class ProcessIndexing:
     """``workers`` processes indexing batches of documents; :meth:`submit` returns at once, and
     :meth:`result` waits for one batch (indexing it here, with ``fallback``, if its worker died)."""
 
-    def __init__(self, spec: IndexerSpec, workers: int, fallback: Callable[[list[Document]], list[Result]]) -> None:
+    def __init__(self, spec: GraphSpec, workers: int, fallback: Callable[[list[Document]], list[Result]]) -> None:
         import multiprocessing
 
         self.spec = spec
@@ -127,7 +131,8 @@ class ProcessIndexing:
         self._of: dict[int, int] = {}  # id(future) -> the generation of the pool that runs it
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_start, initargs=(self.spec,))
+        threads = default_threads(self.workers)  # the machine's cores shared among the workers
+        return ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_start, initargs=(self.spec, threads))
 
     def submit(self, documents: list[Document]) -> Future[list[Result]]:
         try:
@@ -166,7 +171,7 @@ def default_threads(workers: int) -> int:
 class _IndexActor:
     """A Ray actor holding one indexer (its models loaded once)."""
 
-    def __init__(self, spec: IndexerSpec) -> None:
+    def __init__(self, spec: GraphSpec) -> None:
         _start(spec)
 
     def index(self, documents: list[Document]) -> list[Result]:
@@ -182,7 +187,7 @@ class RayIndexing:
     """
 
     def __init__(
-        self, spec: IndexerSpec, workers: int, fallback: Callable[[list[Document]], list[Result]], address: str | None = None
+        self, spec: GraphSpec, workers: int, fallback: Callable[[list[Document]], list[Result]], address: str | None = None
     ) -> None:
         try:
             import ray

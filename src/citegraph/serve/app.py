@@ -41,6 +41,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citegraph import output
+from citegraph.components import GraphSpec
 from citegraph.errors import AccessDenied, BackendUnavailable, CitegraphError, LimitExceeded, NotFound, StoreLocked, UserError
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.jobs import JobStore
@@ -53,7 +54,7 @@ from citegraph.settings import DEFAULTS
 __all__ = ["OPTIONS_ENV", "AskRequest", "app_from_env", "create_app", "open_served"]
 
 log = logging.getLogger("citegraph.serve")
-OPTIONS_ENV = "CITEGRAPH_SERVE_OPTIONS"  #: JSON of CiteGraph.open's arguments, for each worker process of `serve --workers N`
+OPTIONS_ENV = "CITEGRAPH_SERVE_OPTIONS"  #: the GraphSpec (as JSON) and the app's limits, for each worker process of `serve --workers N`
 T = TypeVar("T")
 
 
@@ -404,17 +405,17 @@ def create_app(
     return app
 
 
-def open_served(options: dict[str, Any]) -> tuple[CiteGraph, CiteGraph]:
-    """The two graphs one server process runs on, opened with ``CiteGraph.open(**options)`` on an
-    existing store: one for reads, and one for writes with its own SQLite connection and spaCy
-    pipeline, so readers keep answering while an upload runs."""
+def open_served(spec: GraphSpec) -> tuple[CiteGraph, CiteGraph]:
+    """The two graphs one server process runs on, opened from ``spec`` on an existing store: one for
+    reads, and one for writes with its own SQLite connection and spaCy pipeline, so readers keep
+    answering while an upload runs."""
     from citegraph.sentences import SentenceSplitter, fresh_spacy
 
-    reads = {k: v for k, v in options.items() if k != "splitter"}
-    graph = CiteGraph.open(create=False, **reads)
+    graph = CiteGraph.from_spec(spec, create=False)
     try:
-        writes = {k: v for k, v in reads.items() if k not in {"generator", "verifier"}}
-        writer = CiteGraph.open(create=False, splitter=SentenceSplitter(nlp=fresh_spacy()), **writes)
+        writer = CiteGraph.from_spec(
+            spec.replace(generator="extractive", verifier="none"), create=False, splitter=SentenceSplitter(nlp=fresh_spacy())
+        )
     except BaseException:
         graph.close()
         raise
@@ -423,7 +424,7 @@ def open_served(options: dict[str, Any]) -> tuple[CiteGraph, CiteGraph]:
 
 def app_from_env() -> FastAPI:
     """The app of one worker process of ``citegraph serve --workers N`` (uvicorn's factory), built
-    from what the command put in ``CITEGRAPH_SERVE_OPTIONS``: ``{"graph": CiteGraph.open's arguments,
+    from what the command put in ``CITEGRAPH_SERVE_OPTIONS``: ``{"graph": the GraphSpec as JSON,
     "app": create_app's limits}``; its graphs are closed at shutdown."""
     import json
     import os
@@ -432,10 +433,11 @@ def app_from_env() -> FastAPI:
     if not raw:
         raise UserError(f"{OPTIONS_ENV} is not set: start the server with `citegraph serve`")
     options = json.loads(raw)
-    graph, writer = open_served(options["graph"])
+    spec = GraphSpec.from_json(options["graph"])
+    graph, writer = open_served(spec)
 
     def close() -> None:
         writer.close()
         graph.close()
 
-    return create_app(graph, TokenStore(options["graph"]["db"]), writer=writer, on_close=close, **options["app"])
+    return create_app(graph, TokenStore(spec.db), writer=writer, on_close=close, **options["app"])

@@ -1,0 +1,81 @@
+"""One answer, composed: the numbered context from what retrieval found, the answer (written by the
+answerer, or given), its claims resolved to their spans and checked, the warnings, the status and
+whether it addresses the question. Every limit on the cost of an answer is checked here, before the
+work it bounds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citegraph.answer.base import Answerer
+from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, split_claims
+from citegraph.answer.extractive import ExtractiveAnswerer
+from citegraph.answer.relevance import check_relevance
+from citegraph.errors import LimitExceeded, UserError
+from citegraph.models import Answer, AnswerWarning, ContextItem, Relevance, Retrieval
+from citegraph.settings import DEFAULTS
+from citegraph.verify.base import Verifier
+
+__all__ = ["Limits", "compose"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The caps on one answer's cost (the settings ``max-question-chars``, ``max-answer-chars``, ``max-claims``)."""
+
+    question_chars: int = DEFAULTS.max_question_chars
+    answer_chars: int = DEFAULTS.max_answer_chars
+    claims: int = DEFAULTS.max_claims
+
+    def check_question(self, question: str) -> None:
+        """Refuse an empty question, or one over the limit, before any parse or embedding."""
+        if not question.strip():
+            raise UserError("the question is empty")
+        if len(question) > self.question_chars:
+            raise LimitExceeded(
+                f"the question has {len(question):,} characters, over the limit of {self.question_chars:,}; "
+                "ask a shorter question, or raise the setting max-question-chars (--max-question-chars, CITEGRAPH_MAX_QUESTION_CHARS)"
+            )
+
+    def check_answer(self, text: str) -> None:
+        """Refuse answer text over the character or claim limit: every claim costs checks, so the
+        cost of one answer is bounded before any is run."""
+        if len(text) > self.answer_chars:
+            raise LimitExceeded(
+                f"the answer text has {len(text):,} characters, over the limit of {self.answer_chars:,}; "
+                "raise the setting max-answer-chars (--max-answer-chars, CITEGRAPH_MAX_ANSWER_CHARS) to check it"
+            )
+        claims = sum(1 for raw in split_claims(text) if parse_markers(raw)[0])
+        if claims > self.claims:
+            raise LimitExceeded(
+                f"the answer text has {claims:,} claims, over the limit of {self.claims:,}; "
+                "raise the setting max-claims (--max-claims, CITEGRAPH_MAX_CLAIMS) to check it"
+            )
+
+
+def compose(
+    question: str,
+    retrieval: Retrieval,
+    *,
+    context_size: int,
+    answerer: Answerer,
+    verifier: Verifier,
+    limits: Limits,
+    models: Sequence[tuple[str, str]],
+    answer_text: str | None = None,
+) -> Answer:
+    """The checked answer to ``question`` from ``retrieval``'s evidence (its first ``context_size``
+    sentences, numbered from 1): ``answer_text`` if given (an answer written elsewhere), else the
+    answerer's. ``models`` are the ``(role, name)`` pairs the answer records."""
+    context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[:context_size]))
+    text = answer_text if answer_text is not None else answerer.answer(question, context)
+    limits.check_answer(text)  # a generated answer is held to the same caps, before any check
+    claims, warnings = resolve_claims(text, context, verifier)
+    if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
+        warnings[:0] = answerer.warnings(question, context)
+    if not context:
+        warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
+    status = answer_status(claims, context, warnings)
+    relevance = check_relevance(question, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
+    return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance)

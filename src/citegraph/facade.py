@@ -1,0 +1,108 @@
+"""The parts of the facade around the pipeline: :class:`Reads`, what a caller may see of the graph
+(traversal, entities, relations, documents and their versions, the integrity check, the export),
+each filtered by the caller's labels in the store and in its view as retrieval is; and
+:class:`Lifecycle`, the explicit changes to what is stored (relabel, delete).
+:class:`~citegraph.pipeline.CiteGraph` is both, plus the pipeline itself: ingest and ask."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+from citegraph.errors import AccessDenied, NotFound, UserError
+from citegraph.ingest.ingester import access_labels
+from citegraph.models import Entity, ReachedNode, Relation
+from citegraph.retrieve.retriever import Retriever
+from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument
+
+__all__ = ["Lifecycle", "Reads"]
+
+
+class Reads:
+    """The read views over ``store`` through ``retriever`` (both set by the class that uses it)."""
+
+    store: Store
+    retriever: Retriever
+
+    def traverse(self, names: Sequence[str], *, labels: Collection[str] | None = ("public",), hops: int | None = None) -> list[ReachedNode]:
+        view = self.retriever.view(labels)
+        seeds = self.retriever.resolve(names, view)
+        return self.retriever.traverse(view, seeds, self.retriever.hops if hops is None else hops)
+
+    def reach(self, question: str, *, labels: Collection[str] | None = ("public",), hops: int | None = None) -> list[ReachedNode]:
+        """The entities a question's retrieval reaches from its seeds, nearest first, each with the
+        relation that reached it: the graph the page draws."""
+        return list(self.retriever.retrieve(question, labels, hops=hops).nodes)
+
+    def entity(self, name: str, *, labels: Collection[str] | None = ("public",)) -> Entity:
+        """Every visible mention of one entity, current and superseded (flagged), each with its span."""
+        view = self.retriever.view(labels, include_superseded=True)
+        return view.entity(self.retriever.resolve([name], view)[0])
+
+    def relations(
+        self, *, labels: Collection[str] | None = ("public",), between: tuple[str, str] | None = None, include_superseded: bool = False
+    ) -> list[Relation]:
+        view = self.retriever.view(labels, include_superseded)
+        return view.relations(self.retriever.resolve(list(between), view) if between else None)
+
+    def documents(self, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
+        return self.store.documents(labels, include_superseded=True)
+
+    def history(self, doc_id: str, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
+        """Every version of one document the caller may read, the current one first, then newest first."""
+        versions = self.store.documents(labels, include_superseded=True, doc_id=doc_id)
+        if not versions:
+            raise NotFound.among("document", doc_id, (d for d, _v in self.store.visible(labels, include_superseded=True)))
+        return versions
+
+    def check(self) -> list[Problem]:
+        """The store's integrity check (``citegraph check``): an empty list means sound."""
+        return self.store.check()
+
+    def export(self, fmt: str, *, labels: Collection[str] | None = ("public",), include_superseded: bool = False) -> str:
+        """The graph the caller may see, with provenance, as GraphML or JSON (see :mod:`citegraph.export`)."""
+        from citegraph.export import FORMATS, export_graph
+
+        if fmt not in FORMATS:
+            raise UserError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        with self.store.snapshot():  # the graph and its document list from one state of the store
+            self.retriever.clear_cache()
+            view = self.retriever.view(labels, include_superseded)
+            documents = self.store.documents(labels, include_superseded=include_superseded)
+        return export_graph(view, documents, fmt)
+
+
+class Lifecycle:
+    """Relabel and delete documents in ``store``; ``retriever``'s cached views are dropped after each."""
+
+    store: Store
+    retriever: Retriever
+
+    def relabel(self, doc_id: str, access: Iterable[str]) -> RelabelResult:
+        """Give a document (every stored version) new access labels: the one way labels change.
+
+        An ingest never relabels; this is the explicit act, and its result says which labels gained
+        and which lost the right to read the document.
+        """
+        result = self.store.relabel(doc_id, access_labels(access))
+        self.retriever.clear_cache()
+        return result
+
+    def remove(self, doc_ids: Sequence[str], *, labels: Collection[str] | None = None) -> list[DeleteResult]:
+        """Delete documents, every version; entities and relations survive only with a live span.
+
+        Each document goes in its own transaction; an unknown id raises NotFound before anything is
+        deleted. No model is called: provenance rows say what each span supported. With ``labels``
+        (a token's), a document must be readable with them (else NotFound, as for any read) and
+        carry no label outside them (else :class:`AccessDenied`): a caller deletes only what it
+        could have written.
+        """
+        known = {doc_id for doc_id, _version in self.store.visible(labels, include_superseded=True)}
+        for doc_id in doc_ids:
+            if doc_id not in known:
+                raise NotFound.among("document", doc_id, known)
+            held = self.store.document_access(doc_id) or ()
+            if labels is not None and not set(held) <= set(labels):
+                raise AccessDenied(f"document {doc_id!r} also carries labels this caller does not hold; it cannot delete it")
+        results = [self.store.delete_document(doc_id) for doc_id in dict.fromkeys(doc_ids)]
+        self.retriever.clear_cache()  # no view built before the delete stays in memory
+        return results
