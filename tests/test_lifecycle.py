@@ -211,7 +211,7 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
     os.mkfifo(docs / "pipe.txt")  # reading it would block forever
     os.symlink("/dev/zero", docs / "zeros.txt")  # size 0, endless
 
-    import citegraph.pipeline as pipeline
+    import citegraph.ingest.ingester as pipeline  # where ingest discovers the files
 
     real = pipeline.discover
 

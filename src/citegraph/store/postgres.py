@@ -70,25 +70,20 @@ import psycopg
 from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict
 
-from citegraph.errors import AccessConflict, NotFound, StaleWrite, StoreError, UserError, postgres_error
+from citegraph.errors import StaleWrite, StoreError, UserError, postgres_error
 from citegraph.models import Document
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import (
-    DeleteResult,
-    DocumentStream,
     Problem,
-    RelabelResult,
     SpanHit,
-    Store,
     StoredDocument,
     WritePart,
-    WriteResult,
     graph_problems,
     only_held_labels,
     read_migrations,
     vector_problems,
 )
-from citegraph.store.columns import GraphColumns
+from citegraph.store.sql import DOCUMENT_COUNTS, SQLStore
 from citegraph.store.urls import redact_url
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]
@@ -154,8 +149,10 @@ def _vector_text(vector: object) -> str:
     return "[" + ",".join(map(repr, np.asarray(vector, np.float32).reshape(-1).tolist())) + "]"
 
 
-class PostgresStore(Store):
+class PostgresStore(SQLStore):
     """The store in the PostgreSQL database at ``url`` (see the module's docstring for its guarantees)."""
+
+    _VISIBLE = _VISIBLE  #: the versions a caller may read, as a WITH clause
 
     def __init__(self, url: str, *, create: bool = True, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
         """Connect to ``url``; with ``create=False`` (what read commands use) a database without the
@@ -239,6 +236,17 @@ class PostgresStore(Store):
         """``with store.snapshot():`` makes several reads (documents, graph, check) see one state."""
         return self._reading()
 
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> Any:
+        return self.conn.execute(sql.replace("?", "%s"), tuple(params))
+
+    def _execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(sql.replace("?", "%s"), rows)
+
+    def _after_delete(self) -> None:
+        # What purge checks against: whether a snapshot older than this delete can still see its rows.
+        (self._deleted,) = self.conn.execute("SELECT pg_current_xact_id()::xid::text").fetchone() or (None,)
+
     def _lock_document(self, doc_id: str) -> None:
         """Hold ``doc_id``'s advisory lock until this transaction ends (waits up to ``lock_timeout``)."""
         self.conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_DOCUMENT_LOCK, doc_id))
@@ -248,30 +256,14 @@ class PostgresStore(Store):
         self.conn.execute("UPDATE changes SET n = n + 1")
 
     # -- schema -----------------------------------------------------------------------------------
-    def _migrate(self) -> None:
-        """Bring the schema up to date under an advisory lock, so two processes opening a new store
-        at once cannot both run a migration (the second waits, then finds it done)."""
-        current = self._schema_version_or_0()
-        if current > SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: store schema v{current} is newer than this citegraph (v{SCHEMA_VERSION}); upgrade citegraph")
-        if current == SCHEMA_VERSION:
-            return
-        with self._writing():
-            self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
-            self.conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            current = self._schema_version_or_0()  # read again under the lock
-            if current > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path}: store schema v{current} is newer than this citegraph (v{SCHEMA_VERSION}); upgrade citegraph"
-                )
-            for version, script in _migrations():
-                if version <= current:
-                    continue
-                self.conn.execute(script.encode("utf-8"))  # no parameters: the whole script, in this transaction
-                self.conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('schema_version', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                    (str(version),),
-                )
+    def _migrations(self) -> list[tuple[int, str]]:
+        return _migrations()
+
+    def _schema_lock(self) -> None:
+        self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
+
+    def _run_script(self, script: str) -> None:
+        self.conn.execute(script.encode("utf-8"))  # no parameters: the whole script, in this transaction
 
     # -- pgvector ---------------------------------------------------------------------------------
     def _setup_pgvector(self) -> None:
@@ -408,26 +400,6 @@ class PostgresStore(Store):
         with self._errors():
             return self._document_access(doc_id)
 
-    def _document_access(self, doc_id: str) -> tuple[str, ...] | None:
-        if self.conn.execute("SELECT 1 FROM documents WHERE doc_id = %s LIMIT 1", (doc_id,)).fetchone() is None:
-            return None
-        rows = self.conn.execute("SELECT DISTINCT label FROM document_access WHERE doc_id = %s ORDER BY label", (doc_id,))
-        return tuple(r[0] for r in rows)
-
-    def _known_documents(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT DISTINCT doc_id FROM documents")]
-
-    def relabel(self, doc_id: str, access: Sequence[str]) -> RelabelResult:
-        with self._writing():
-            self._lock_document(doc_id)
-            before = self._document_access(doc_id)
-            if before is None:
-                raise NotFound.among("document", doc_id, self._known_documents())
-            self._set_access(doc_id, access)
-            (versions,) = self.conn.execute("SELECT count(*) FROM documents WHERE doc_id = %s", (doc_id,)).fetchone() or (0,)
-            self._changed()
-        return RelabelResult(doc_id, before, tuple(sorted(set(access))), versions)
-
     def _set_access(self, doc_id: str, access: Sequence[str]) -> None:
         # Labels are the document's, not one version's (see SQLiteStore._set_access).
         self.conn.execute("DELETE FROM document_access WHERE doc_id = %s", (doc_id,))
@@ -437,63 +409,10 @@ class PostgresStore(Store):
             (sorted(set(access)), doc_id),
         )
 
-    def make_current(self, doc_id: str, version: str) -> str | None:
-        with self._writing():
-            self._lock_document(doc_id)
-            superseded = self._make_current(doc_id, version)
-            self._changed()
-        return superseded
-
-    def _make_current(self, doc_id: str, version: str) -> str | None:
-        row = self.conn.execute(
-            "SELECT version FROM documents WHERE doc_id = %s AND current AND version != %s", (doc_id, version)
-        ).fetchone()
-        self.conn.execute("UPDATE documents SET current = FALSE WHERE doc_id = %s AND current", (doc_id,))
-        self.conn.execute("UPDATE documents SET current = TRUE WHERE doc_id = %s AND version = %s", (doc_id, version))
-        return row[0] if row else None
-
     # -- writes -----------------------------------------------------------------------------------
-    def missing_keys(self, keys: Collection[str]) -> set[str]:
-        keys = set(keys)
-        if not keys:
-            return set()
+    def _stored_keys(self, keys: list[str]) -> set[str]:
         with self._errors():
-            found = {r[0] for r in self.conn.execute("SELECT key FROM entities WHERE key = ANY(%s::text[])", (sorted(keys),))}
-        return keys - found
-
-    def write_document(self, write: DocumentStream) -> WriteResult:
-        doc = write.document
-        with self._writing():
-            # Under the document's lock, so two ingests racing on one id cannot both pass the checks.
-            self._lock_document(doc.id)
-            stored = self._document_access(doc.id)
-            if stored is not None and stored != tuple(sorted(set(doc.access))):
-                raise AccessConflict(doc.id, stored, tuple(sorted(set(doc.access))))
-            row = self.conn.execute("SELECT status FROM documents WHERE doc_id = %s AND version = %s", (doc.id, doc.version)).fetchone()
-            if row is not None and row[0] != "partial":
-                return WriteResult(0, None, unchanged=True)  # stored complete by another ingest meanwhile
-            # Retrying a partial ingest: the old rows of this version go in the same transaction.
-            replaced = self._entities_of(doc.id, doc.version)
-            self.conn.execute("DELETE FROM documents WHERE doc_id = %s AND version = %s", (doc.id, doc.version))
-            self.conn.execute(
-                "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, FALSE, %s, '')",
-                (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor),
-            )
-            superseded = self._make_current(doc.id, doc.version)
-            self._set_access(doc.id, doc.access)
-            stored_relations = sum(self._write_part(doc, write.extractor, part) for part in write.parts())
-            status, rejections = write.outcome()
-            self.conn.execute("UPDATE documents SET status = %s WHERE doc_id = %s AND version = %s", (status, doc.id, doc.version))
-            self._drop_orphans(replaced)
-            if rejections:
-                with self.conn.cursor() as cursor:
-                    cursor.executemany(
-                        "INSERT INTO rejections (doc_id, version, kind, reason, detail, record) VALUES (%s, %s, %s, %s, %s, %s)",
-                        [(doc.id, doc.version, r.kind, r.reason, r.detail, r.record) for r in rejections],
-                    )
-            self._changed()
-        return WriteResult(stored_relations, superseded)
+            return {r[0] for r in self.conn.execute("SELECT key FROM entities WHERE key = ANY(%s::text[])", (keys,))}
 
     def _write_part(self, doc: Document, extractor: str, part: WritePart) -> int:
         """Insert one part's rows; returns the relation rows stored."""
@@ -586,17 +505,6 @@ class PostgresStore(Store):
             )
         raise StoreError(f"{doc.id}: entity keys kept disappearing while this document was written; run the ingest again")
 
-    def _entities_of(self, doc_id: str, version: str | None = None) -> list[int]:
-        """Ids of the entities mentioned in a document (one version, or all of them)."""
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT DISTINCT m.entity_id FROM mentions m JOIN spans s ON s.id = m.span_id"
-                " WHERE s.doc_id = %s AND (%s::text IS NULL OR s.version = %s)",
-                (doc_id, version, version),
-            )
-        ]
-
     def _drop_orphans(self, candidates: Collection[int]) -> int:
         """Delete those of ``candidates`` that no mention or relation supports any more. Returns how
         many went. Locked first, so a writer that holds one (``FOR KEY SHARE``) commits its mentions
@@ -612,27 +520,6 @@ class PostgresStore(Store):
             (ids,),
         )
         return max(cursor.rowcount, 0)
-
-    def delete_document(self, doc_id: str) -> DeleteResult:
-        with self._writing():
-            self._lock_document(doc_id)
-            (versions,) = self.conn.execute("SELECT count(*) FROM documents WHERE doc_id = %s", (doc_id,)).fetchone() or (0,)
-            if not versions:
-                raise NotFound.among("document", doc_id, self._known_documents())
-            counts = self.conn.execute(
-                """SELECT
-                    (SELECT count(*) FROM spans WHERE doc_id = %(d)s),
-                    (SELECT count(*) FROM mentions m JOIN spans s ON s.id = m.span_id WHERE s.doc_id = %(d)s),
-                    (SELECT count(*) FROM relations r JOIN spans s ON s.id = r.span_id WHERE s.doc_id = %(d)s)""",
-                {"d": doc_id},
-            ).fetchone() or (0, 0, 0)
-            candidates = self._entities_of(doc_id)
-            # Cascades: documents -> spans -> mentions, relations; document_access; rejections.
-            self.conn.execute("DELETE FROM documents WHERE doc_id = %s", (doc_id,))
-            entities = self._drop_orphans(candidates)
-            self._changed()
-            (self._deleted,) = self.conn.execute("SELECT pg_current_xact_id()::xid::text").fetchone() or (None,)
-        return DeleteResult(doc_id, versions, counts[0], counts[1], counts[2], entities, self.purge())
 
     def purge(self, wait_ms: int = 5000) -> bool:
         """Rewrite the tables that hold documents (``VACUUM (FULL)``), so deleted rows are not left in
@@ -731,12 +618,7 @@ class PostgresStore(Store):
                 _VISIBLE
                 + f"""
                 SELECT {_DOC_COLUMNS}, d.status, d.extractor,
-                    (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version AND s.kind = 'sentence'),
-                    (SELECT count(DISTINCT m.entity_id) FROM mentions m JOIN spans s ON s.id = m.span_id
-                        WHERE s.doc_id = d.doc_id AND s.version = d.version),
-                    (SELECT count(*) FROM relations r JOIN spans s ON s.id = r.span_id
-                        WHERE s.doc_id = d.doc_id AND s.version = d.version),
-                    (SELECT count(*) FROM rejections j WHERE j.doc_id = d.doc_id AND j.version = d.version)
+                    {DOCUMENT_COUNTS}
                 FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
                 WHERE %(doc_id)s::text IS NULL OR d.doc_id = %(doc_id)s::text
                 ORDER BY d.doc_id, d.current DESC, d.seq DESC  -- newest ingest first
@@ -767,45 +649,6 @@ class PostgresStore(Store):
             )
             return {(r[0], r[1]) for r in rows}
 
-    def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
-        """What :meth:`graph` returns, as arrays (no Python object per row): retrieval's read."""
-        params = self._params(labels, include_superseded)
-        join = "JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version"
-
-        def entities(ids: list[int]) -> dict[int, tuple[str, bytes]]:
-            rows = self.conn.execute("SELECT id, key, key_vector FROM entities WHERE id = ANY(%s::bigint[])", (ids,), binary=True)
-            return {r[0]: (r[1], r[2]) for r in rows}
-
-        with self._reading():
-            versions = self.conn.execute(
-                _VISIBLE
-                + """
-                SELECT d.doc_id, d.version, d.current,
-                    (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version)
-                FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
-                ORDER BY d.doc_id, d.version
-                """,
-                params,
-            ).fetchall()
-            return GraphColumns.from_rows(
-                versions,
-                self._batches(
-                    _VISIBLE + f"SELECT s.id, s.start_char, s.end_char, s.text, s.vector FROM spans s {join}"
-                    " ORDER BY s.doc_id, s.version, s.start_char, s.end_char",
-                    params,
-                ),
-                self._batches(
-                    _VISIBLE
-                    + f"SELECT m.entity_id, m.span_id, m.surface, m.inferred FROM mentions m JOIN spans s ON s.id = m.span_id {join}"
-                    " ORDER BY m.id",
-                    params,
-                ),
-                entities,
-                self._batches(
-                    _VISIBLE
-                    + f"SELECT r.id, r.source_id, r.target_id, r.type, r.span_id FROM relations r JOIN spans s ON s.id = r.span_id {join}"
-                    " ORDER BY r.id",
-                    params,
-                ),
-                self.path,
-            )
+    def _entity_rows(self, ids: list[int]) -> dict[int, tuple[str, bytes]]:
+        rows = self.conn.execute("SELECT id, key, key_vector FROM entities WHERE id = ANY(%s::bigint[])", (ids,), binary=True)
+        return {r[0]: (r[1], r[2]) for r in rows}

@@ -8,27 +8,15 @@ import sqlite3
 import tempfile
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from citegraph.errors import AccessConflict, NotFound, StaleWrite, StoreError, StoreLocked, UserError, store_error
+from citegraph.errors import StaleWrite, StoreError, StoreLocked, UserError, store_error
 from citegraph.models import Document
 from citegraph.settings import DEFAULTS
-from citegraph.store.base import (
-    DeleteResult,
-    DocumentStream,
-    Problem,
-    RelabelResult,
-    Store,
-    StoredDocument,
-    WritePart,
-    WriteResult,
-    graph_problems,
-    only_held_labels,
-    read_migrations,
-    vector_problems,
-)
-from citegraph.store.columns import GraphColumns
+from citegraph.store.base import Problem, StoredDocument, WritePart, graph_problems, only_held_labels, read_migrations, vector_problems
+from citegraph.store.sql import DOCUMENT_COUNTS, SQLStore
 from citegraph.store.urls import redact_url
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
@@ -71,7 +59,9 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLStore):
+    _VISIBLE = _VISIBLE  #: the versions a caller may read, as a WITH clause
+
     def __init__(self, path: str | Path = ":memory:", *, create: bool = True, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
         """Open the store at ``path``; with ``create=False`` (what read commands use) a missing store is
         an error rather than a new empty one. A write waits up to ``lock_timeout`` seconds for another
@@ -152,27 +142,12 @@ class SQLiteStore(Store):
                 leftover.unlink(missing_ok=True)
 
     # -- schema -----------------------------------------------------------------------------------
-    def _migrate(self) -> None:
-        """Bring the schema up to date, under the write lock, so two processes opening a new store at
-        once cannot both run a migration (the second waits, then finds it done)."""
-        current = self._schema_version_or_0()
-        if current > SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: store schema v{current} is newer than this citegraph (v{SCHEMA_VERSION}); upgrade citegraph")
-        if current == SCHEMA_VERSION:
-            return
-        with self._transaction():
-            self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            current = self._schema_version_or_0()  # read again under the lock
-            if current > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path}: store schema v{current} is newer than this citegraph (v{SCHEMA_VERSION}); upgrade citegraph"
-                )
-            for version, script in _migrations():
-                if version <= current:
-                    continue
-                for statement in _statements(script):
-                    self.db.execute(statement)
-                self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(version),))
+    def _migrations(self) -> list[tuple[int, str]]:
+        return _migrations()
+
+    def _run_script(self, script: str) -> None:
+        for statement in _statements(script):  # one at a time: executescript would commit first
+            self.db.execute(statement)
 
     def _schema_version_or_0(self) -> int:
         try:
@@ -228,21 +203,6 @@ class SQLiteStore(Store):
     def document_access(self, doc_id: str) -> tuple[str, ...] | None:
         return self._document_access(doc_id)
 
-    def _document_access(self, doc_id: str) -> tuple[str, ...] | None:
-        if self.db.execute("SELECT 1 FROM documents WHERE doc_id = ? LIMIT 1", (doc_id,)).fetchone() is None:
-            return None
-        rows = self.db.execute("SELECT DISTINCT label FROM document_access WHERE doc_id = ? ORDER BY label", (doc_id,))
-        return tuple(r[0] for r in rows)
-
-    def relabel(self, doc_id: str, access: Sequence[str]) -> RelabelResult:
-        with self._transaction():
-            before = self._document_access(doc_id)
-            if before is None:
-                raise NotFound.among("document", doc_id, (r[0] for r in self.db.execute("SELECT DISTINCT doc_id FROM documents")))
-            self._set_access(doc_id, access)
-            versions = self.db.execute("SELECT count(*) FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()[0]
-        return RelabelResult(doc_id, before, tuple(sorted(set(access))), versions)
-
     def _set_access(self, doc_id: str, access: Sequence[str]) -> None:
         # Labels are the document's, not one version's: an old version must not stay readable to
         # callers the current labels exclude (nor tell them a newer version exists).
@@ -252,62 +212,20 @@ class SQLiteStore(Store):
             [(label, doc_id) for label in sorted(set(access))],
         )
 
-    def make_current(self, doc_id: str, version: str) -> str | None:
-        with self._transaction():
-            return self._make_current(doc_id, version)
-
-    def _make_current(self, doc_id: str, version: str) -> str | None:
-        row = self.db.execute(
-            "SELECT version FROM documents WHERE doc_id = ? AND current = 1 AND version != ?", (doc_id, version)
-        ).fetchone()
-        self.db.execute("UPDATE documents SET current = 0 WHERE doc_id = ? AND current = 1", (doc_id,))
-        self.db.execute("UPDATE documents SET current = 1 WHERE doc_id = ? AND version = ?", (doc_id, version))
-        return row[0] if row else None
-
-    def _transaction(self) -> _Transaction:
+    def _writing(self) -> _Transaction:
         return _Transaction(self)
 
-    # -- writes -----------------------------------------------------------------------------------
-    def missing_keys(self, keys: Collection[str]) -> set[str]:
-        keys = set(keys)
-        if not keys:
-            return set()
-        found = {
-            r[0]
-            for r in self.db.execute("SELECT key FROM entities WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(sorted(keys)),))
-        }
-        return keys - found
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+        return self.db.execute(sql, params)
 
-    def write_document(self, write: DocumentStream) -> WriteResult:
-        doc = write.document
-        with self._transaction():
-            # Checked under the write lock, so two ingests racing on one id cannot both pass.
-            stored = self._document_access(doc.id)
-            if stored is not None and stored != tuple(sorted(set(doc.access))):
-                raise AccessConflict(doc.id, stored, tuple(sorted(set(doc.access))))
-            row = self.db.execute("SELECT status FROM documents WHERE doc_id = ? AND version = ?", (doc.id, doc.version)).fetchone()
-            if row is not None and row[0] != "partial":
-                return WriteResult(0, None, unchanged=True)  # stored complete by another ingest meanwhile
-            # Retrying a partial ingest: the old rows of this version (cascading to its spans, mentions
-            # and relations) go in the same transaction as the new ones arrive.
-            replaced = self._entities_of(doc.id, doc.version)
-            self.db.execute("DELETE FROM documents WHERE doc_id = ? AND version = ?", (doc.id, doc.version))
-            self.db.execute(
-                "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, '')",
-                (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor),
-            )
-            superseded = self._make_current(doc.id, doc.version)
-            self._set_access(doc.id, doc.access)
-            stored_relations = sum(self._write_part(doc, write.extractor, part) for part in write.parts())
-            status, rejections = write.outcome()
-            self.db.execute("UPDATE documents SET status = ? WHERE doc_id = ? AND version = ?", (status, doc.id, doc.version))
-            self._drop_orphans(replaced)
-            self.db.executemany(
-                "INSERT INTO rejections (doc_id, version, kind, reason, detail, record) VALUES (?, ?, ?, ?, ?, ?)",
-                [(doc.id, doc.version, r.kind, r.reason, r.detail, r.record) for r in rejections],
-            )
-        return WriteResult(stored_relations, superseded)
+    def _execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        self.db.executemany(sql, rows)
+
+    # -- writes -----------------------------------------------------------------------------------
+    def _stored_keys(self, keys: list[str]) -> set[str]:
+        return {
+            r[0] for r in self.db.execute("SELECT key FROM entities WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(keys),))
+        }
 
     def _write_part(self, doc: Document, extractor: str, part: WritePart) -> int:
         """Insert one part's rows; returns the relation rows stored."""
@@ -367,17 +285,6 @@ class SQLiteStore(Store):
         )
         return self.db.total_changes - before
 
-    def _entities_of(self, doc_id: str, version: str | None = None) -> list[int]:
-        """Ids of the entities mentioned in a document (one version, or all of them)."""
-        return [
-            r[0]
-            for r in self.db.execute(
-                "SELECT DISTINCT m.entity_id FROM mentions m JOIN spans s ON s.id = m.span_id"
-                " WHERE s.doc_id = ? AND (? IS NULL OR s.version = ?)",
-                (doc_id, version, version),
-            )
-        ]
-
     def _drop_orphans(self, candidates: Collection[int]) -> int:
         """Delete those of ``candidates`` that no mention supports any more. Returns how many went."""
         if not candidates:
@@ -390,25 +297,6 @@ class SQLiteStore(Store):
             (json.dumps(sorted(candidates)),),
         )
         return self.db.total_changes - before
-
-    def delete_document(self, doc_id: str) -> DeleteResult:
-        with self._transaction():
-            versions = self.db.execute("SELECT count(*) FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()[0]
-            if not versions:
-                known = (r[0] for r in self.db.execute("SELECT DISTINCT doc_id FROM documents"))
-                raise NotFound.among("document", doc_id, known)
-            counts = self.db.execute(
-                """SELECT
-                    (SELECT count(*) FROM spans WHERE doc_id = :d),
-                    (SELECT count(*) FROM mentions m JOIN spans s ON s.id = m.span_id WHERE s.doc_id = :d),
-                    (SELECT count(*) FROM relations r JOIN spans s ON s.id = r.span_id WHERE s.doc_id = :d)""",
-                {"d": doc_id},
-            ).fetchone()
-            candidates = self._entities_of(doc_id)
-            # Cascades: documents -> spans -> mentions, relations; document_access; rejections.
-            self.db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
-            entities = self._drop_orphans(candidates)
-        return DeleteResult(doc_id, versions, counts[0], counts[1], counts[2], entities, self.purge())
 
     def purge(self, wait_ms: int = 5000) -> bool:
         """Fold the WAL into the main file and truncate it, so deleted text (zeroed by secure_delete
@@ -503,7 +391,7 @@ class SQLiteStore(Store):
 
     # -- reads ------------------------------------------------------------------------------------
     @staticmethod
-    def _params(labels: Collection[str] | None, include_superseded: bool) -> dict[str, object]:
+    def _params(labels: Collection[str] | None, include_superseded: bool) -> dict[str, Any]:
         return {"labels": None if labels is None else json.dumps(sorted(labels)), "superseded": int(include_superseded)}
 
     def documents(self, labels: Collection[str] | None, include_superseded: bool = True, doc_id: str | None = None) -> list[StoredDocument]:
@@ -515,12 +403,7 @@ class SQLiteStore(Store):
             _VISIBLE
             + f"""
             SELECT {", ".join("d." + c.strip() for c in self._DOC_COLUMNS.split(","))}, d.status, d.extractor,
-                (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version AND s.kind = 'sentence'),
-                (SELECT count(DISTINCT m.entity_id) FROM mentions m JOIN spans s ON s.id = m.span_id
-                    WHERE s.doc_id = d.doc_id AND s.version = d.version),
-                (SELECT count(*) FROM relations r JOIN spans s ON s.id = r.span_id
-                    WHERE s.doc_id = d.doc_id AND s.version = d.version),
-                (SELECT count(*) FROM rejections j WHERE j.doc_id = d.doc_id AND j.version = d.version)
+                {DOCUMENT_COUNTS}
             FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
             WHERE :doc_id IS NULL OR d.doc_id = :doc_id
             ORDER BY d.doc_id, d.current DESC, d.rowid DESC  -- newest ingest first (ingested_at has 1 s resolution)
@@ -549,51 +432,14 @@ class SQLiteStore(Store):
         )
         return {(r[0], r[1]) for r in rows}
 
-    def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
-        """What :meth:`graph` returns, as arrays (no Python object per row): retrieval's read."""
-        with self._reading():
-            return self._graph_columns(labels, include_superseded)
+    def _batches(self, sql: str, params: dict[str, Any]) -> Iterator[list[tuple[Any, ...]]]:
+        cursor = self.db.execute(sql, params)  # runs its query when first read
+        while rows := cursor.fetchmany(_ROWS):
+            yield rows
 
-    def _graph_columns(self, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns:
-        params = self._params(labels, include_superseded)
-        join = "JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version"
-
-        def batches(sql: str) -> Iterator[list[tuple]]:  # runs its query when first read
-            cursor = self.db.execute(_VISIBLE + sql, params)
-            while rows := cursor.fetchmany(_ROWS):
-                yield rows
-
-        def entities(ids: list[int]) -> dict[int, tuple[str, bytes]]:
-            rows = self.db.execute(
-                "SELECT id, key, key_vector FROM entities WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
-            )
-            return {r[0]: (r[1], r[2]) for r in rows}
-
-        # The versions first, each with its number of spans, in the order the spans are read (both
-        # sorted by document and version), so no span row carries its document's name.
-        versions = self.db.execute(
-            _VISIBLE
-            + """
-            SELECT d.doc_id, d.version, d.current, (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version)
-            FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
-            ORDER BY d.doc_id, d.version
-            """,
-            params,
-        ).fetchall()
-        return GraphColumns.from_rows(
-            versions,
-            batches(
-                f"SELECT s.id, s.start_char, s.end_char, s.text, s.vector FROM spans s {join} ORDER BY s.doc_id, s.version, s.start_char, s.end_char"
-            ),
-            batches(
-                f"SELECT m.entity_id, m.span_id, m.surface, m.inferred FROM mentions m JOIN spans s ON s.id = m.span_id {join} ORDER BY m.id"
-            ),
-            entities,
-            batches(
-                f"SELECT r.id, r.source_id, r.target_id, r.type, r.span_id FROM relations r JOIN spans s ON s.id = r.span_id {join} ORDER BY r.id"
-            ),
-            self.path,
-        )
+    def _entity_rows(self, ids: list[int]) -> dict[int, tuple[str, bytes]]:
+        rows = self.db.execute("SELECT id, key, key_vector FROM entities WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+        return {r[0]: (r[1], r[2]) for r in rows}
 
 
 class _Transaction:
