@@ -83,6 +83,7 @@ from citegraph.store.base import (
     read_migrations,
     vector_problems,
 )
+from citegraph.store.connections import placeholders
 from citegraph.store.sql import DOCUMENT_COUNTS, SQLStore
 from citegraph.store.urls import redact_url
 
@@ -237,11 +238,11 @@ class PostgresStore(SQLStore):
         return self._reading()
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> Any:
-        return self.conn.execute(sql.replace("?", "%s"), tuple(params))
+        return self.conn.execute(placeholders(sql), tuple(params))
 
     def _execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
         with self.conn.cursor() as cursor:
-            cursor.executemany(sql.replace("?", "%s"), rows)
+            cursor.executemany(placeholders(sql), rows)
 
     def _after_delete(self) -> None:
         # What purge checks against: whether a snapshot older than this delete can still see its rows.

@@ -16,6 +16,7 @@ from citegraph.errors import StaleWrite, StoreError, StoreLocked, UserError, sto
 from citegraph.models import Document
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Problem, StoredDocument, WritePart, graph_problems, only_held_labels, read_migrations, vector_problems
+from citegraph.store.connections import sqlite_connection
 from citegraph.store.sql import DOCUMENT_COUNTS, SQLStore
 from citegraph.store.urls import redact_url
 
@@ -79,7 +80,7 @@ class SQLiteStore(SQLStore):
         if create and self.path != ":memory:" and not Path(self.path).exists():
             self._create_file()
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=lock_timeout)
+            self.db = sqlite_connection(self.path, timeout=lock_timeout)
         except sqlite3.DatabaseError as exc:
             raise store_error(self.path, exc) from exc
         try:
