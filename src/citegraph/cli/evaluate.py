@@ -10,6 +10,7 @@ import click
 
 from citegraph import output
 from citegraph.cli.base import (
+    F,
     json_option,
     main,
     option,
@@ -30,27 +31,31 @@ def _show(as_json: bool) -> Callable[[Path], None]:
     return (lambda _path: None) if as_json else (lambda path: output.render_lines(stdout, path.read_text(encoding="utf-8")))
 
 
+def _data(help_text: str, *, folders: bool = False) -> Callable[[F], F]:
+    """The harnesses' repeatable ``--data PATH`` (files, or with ``folders`` a folder too)."""
+    kind = click.Path(exists=True, path_type=Path) if folders else click.Path(exists=True, dir_okay=False, path_type=Path)
+    return click.option("--data", "data", type=kind, required=True, multiple=True, help=help_text)
+
+
+_OUT = click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+
+
 @main.group("eval")
 def eval_() -> None:
     """Evaluation harnesses (data paths are arguments)."""
 
 
 @eval_.command("support")
-@click.option(
-    "--data",
-    "data",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    required=True,
-    multiple=True,
-    help="HaluEval qa/dialogue/summarization, AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue files, JSON or JSON "
-    "lines, format detected from the fields (repeatable)",
+@_data(
+    "HaluEval qa/dialogue/summarization, AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue files, JSON or JSON "
+    "lines, format detected from the fields (repeatable)"
 )
 @option(setting("verifier"))
 @option(setting("timeout"))
 @click.option(
     "--limit", default=500, show_default=True, help="source lines sampled per file (2 pairs each, 1 for AttributionBench), seed 13"
 )
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@_OUT
 @click.option(
     "--fit",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -69,14 +74,9 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
 
 
 @eval_.command("citations")
-@click.option(
-    "--data",
-    "data",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    required=True,
-    multiple=True,
-    help="ALCE items {question, docs, output|answer}: a JSON list, {data: [...]} (ALCE's saved generations) or {demos: [...]} "
-    "(its prompt files) (repeatable)",
+@_data(
+    "ALCE items {question, docs, output|answer}: a JSON list, {data: [...]} (ALCE's saved generations) or {demos: [...]} "
+    "(its prompt files) (repeatable)"
 )
 @option(setting("verifier"))
 @option(setting("support-threshold"))
@@ -89,7 +89,7 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
     help="claims are the answer's comma-separated items, each prefixed by the question (ALCE's QAMPARI rule); "
     "default: on for a file whose name says qampari",
 )
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@_OUT
 @json_option
 def eval_citations(
     data: tuple[Path, ...],
@@ -120,14 +120,10 @@ def eval_citations(
 
 
 @eval_.command("retrieval")
-@click.option(
-    "--data",
-    "data",
-    type=click.Path(exists=True, path_type=Path),
-    required=True,
-    multiple=True,
-    help="HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions (JSON or JSON lines), or the plain format: "
+@_data(
+    "HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions (JSON or JSON lines), or the plain format: "
     "{corpus, questions} JSON, a folder with corpus.json and questions.json, or a questions file with --corpus (repeatable)",
+    folders=True,
 )
 @click.option(
     "--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="passages [{title, text}] for a plain questions file"
@@ -137,7 +133,7 @@ def eval_citations(
 @option(setting("extractor"))
 @option(setting("context-size"))
 @click.option("--limit", type=int, help="only the first N questions of each data set")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"), show_default=True)
+@_OUT
 @json_option
 def eval_retrieval(
     data: tuple[Path, ...],
