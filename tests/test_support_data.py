@@ -42,7 +42,6 @@ def test_the_training_set_keeps_items_apart_and_builds_its_rule_pairs(tmp_path: 
         halueval_dir=halueval_dir,
         hotpot=DATA / "hotpot_sample.json",
         attribution=DATA / "attributionbench_sample.jsonl",
-        exclude_qa=None,
         out=out,
     )
     rows = {split: _read(out, split) for split in SPLITS}
@@ -75,24 +74,21 @@ def test_the_training_set_keeps_items_apart_and_builds_its_rule_pairs(tmp_path: 
         halueval_dir=halueval_dir,
         hotpot=DATA / "hotpot_sample.json",
         attribution=DATA / "attributionbench_sample.jsonl",
-        exclude_qa=None,
         out=tmp_path / "again",
     )
     assert again["outputs"] == manifest["outputs"]  # byte for byte
 
 
-def test_held_out_questions_and_length_shortcuts_stay_out(tmp_path: Path, halueval_dir: Path) -> None:
+def test_the_evaluations_test_half_and_length_shortcuts_stay_out_of_training(tmp_path: Path, halueval_dir: Path) -> None:
+    from citegraph.eval.support import is_dev
+
     qa = [json.loads(line) for line in (halueval_dir / "dataset_halueval_qa.jsonl").read_text(encoding="utf-8").splitlines()]
-    kept = [q for q in qa if abs(len(q["right_answer"].split()) - len(q["hallucinated_answer"].split())) <= 1]
+    kept = [i for i, q in enumerate(qa) if abs(len(q["right_answer"].split()) - len(q["hallucinated_answer"].split())) <= 1]
     assert 0 < len(kept) < len(qa)  # the sample has both kinds
-    build(halueval_dir=halueval_dir, hotpot=None, attribution=None, exclude_qa=None, out=tmp_path / "all")
-    trained = {r["item"] for s in SPLITS for r in _read(tmp_path / "all", s) if r["source"] == "halueval_qa"}
-    assert trained == {f"halueval_qa:{' '.join(q['question'].split())}" for q in kept}  # the length-matched rows, and only they
-    exclude = tmp_path / "held_out.jsonl"
-    exclude.write_text(json.dumps(kept[0]) + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    build(halueval_dir=halueval_dir, hotpot=None, attribution=None, exclude_qa=exclude, out=out)
-    questions = [r["item"] for s in SPLITS for r in _read(out, s) if r["source"] == "halueval_qa"]
-    allowed = {f"halueval_qa:{' '.join(q['question'].split())}" for q in kept[1:]}
-    assert set(questions) == allowed  # length-matched rows only, and never a held-out question
+    build(halueval_dir=halueval_dir, hotpot=None, attribution=None, out=out)
+    rows = [r for s in SPLITS for r in _read(out, s) if r["source"] == "halueval_qa"]
+    assert {r["item"] for r in rows} == {f"halueval_qa:{i}" for i in kept}  # the length-matched lines, and only they
+    for r in rows:  # a line the evaluation tests on is test here, never trained on
+        assert (r["split"] == "test") == (not is_dev(int(r["item"].split(":")[1])))
     assert split_of("x") == split_of("x") and {split_of(str(i)) for i in range(200)} == set(SPLITS)
