@@ -43,6 +43,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from citegraph.llm.registry import file_sha256
+
 LABELS = ("supported", "contradicted", "neither")
 SPLITS = ("train", "dev", "test")
 # A duration and the same duration in other words: either way round the claim stays supported.
@@ -64,14 +66,6 @@ class Example:
     source: str  #: the data set, or the rule that built the pair (``built:number``, ``built:equivalent``, ...)
     item: str  #: the source item (every pair of one item is in one split)
     split: str  #: one of SPLITS
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _bucket(key: str) -> int:
@@ -211,8 +205,8 @@ def build(*, halueval_dir: Path | None, hotpot: Path | None, attribution: Path |
             "sources": dict(sorted(Counter(e.source for e in rows).items())),
         }
     manifest = {
-        "inputs": [{"file": p.name, "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in inputs],
-        "outputs": {f"{s}.jsonl": sha256_of(out / f"{s}.jsonl") for s in SPLITS},
+        "inputs": [{"file": p.name, "bytes": p.stat().st_size, "sha256": file_sha256(p)} for p in inputs],
+        "outputs": {f"{s}.jsonl": file_sha256(out / f"{s}.jsonl") for s in SPLITS},
         "counts": counts,
         "labels": list(LABELS),
         "teacher_labels": 0,

@@ -67,10 +67,13 @@ def compose(
 ) -> Answer:
     """The checked answer to ``question`` from ``retrieval``'s evidence (its first ``context_size``
     sentences, numbered from 1): ``answer_text`` if given (an answer written elsewhere), else the
-    answerer's. ``models`` are the ``(role, name)`` pairs the answer records."""
+    answerer's, held to ``limits`` (a given ``answer_text`` is checked by the caller, before retrieval:
+    :meth:`CiteGraph.ask <citegraph.pipeline.CiteGraph.ask>` does). ``models`` are the ``(role, name)``
+    pairs the answer records."""
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[:context_size]))
     text = answer_text if answer_text is not None else answerer.answer(question, context)
-    limits.check_answer(text)  # a generated answer is held to the same caps, before any check
+    if answer_text is None:
+        limits.check_answer(text)  # a generated answer is held to the caps a given one met before retrieval
     claims, warnings = resolve_claims(text, context, verifier)
     if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
         warnings[:0] = answerer.warnings(question, context)

@@ -90,7 +90,8 @@ def cache_dir() -> Path:
     return Path(root) / "models"
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read a megabyte at a time."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -127,7 +128,7 @@ def pull(name: str, progress: Callable[[str], None] = lambda _: None) -> Path:
     model = KNOWN_MODELS[name]
     target = cache_dir() / model.file_name
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.is_file() and target.stat().st_size == model.size and _sha256(target) == model.sha256:
+    if target.is_file() and target.stat().st_size == model.size and file_sha256(target) == model.sha256:
         progress(f"{name}: already pulled and verified at {target}")
         return target
     partial = target.with_suffix(".partial")
