@@ -21,6 +21,21 @@ Labels: ``supported`` (the premise entails the claim), ``contradicted`` (it stat
   "12 months" / "a year", "7 days" / "a week", "24 hours" / "a day") -> ``supported``. A built pair
   stays in the split of the pair it came from and says which rule made it (``source``).
 
+- **Sentences in their passage** (``built:sentence``), the shape citegraph checks (a claim against the
+  sentence it cites, with its neighbours): from each HaluEval summarization document (split with it),
+  one sentence of 8-40 words; premise = the sentence with the one before and after it. The sentence
+  itself -> ``supported``; with a digit said as a word or a duration said another way ->
+  ``supported`` (``built:equivalent``); the makers' change -> ``contradicted``; the passage without the
+  sentence -> ``neither`` (``built:context``, on topic, not saying it); a moment moved ("30 days after
+  cancellation" / "at cancellation") -> ``contradicted`` (``built:timing``). Each of these claims is
+  also checked against the sentence alone, as citegraph cites it (source ``...:alone``; for
+  ``built:context:alone`` the sentence before it).
+- **Framings** (``built:frame``): the same sentence inside a frame that keeps it from being asserted
+  ("Suppose that X", "Rumour: X", "It is not true that X", ...) -> ``neither`` or ``contradicted``.
+  The framings of the hostile re-probe ("Hypothetically, X", "X," he lied, "Il est faux que X", ...)
+  are *not* used for training: they go to ``framings.jsonl``, a test set of framings the checker
+  never saw (each pair labelled as a reader would).
+
 Nothing here is labelled by a model (no teacher labels yet). Deterministic: the same inputs give the
 same files, byte for byte.
 
@@ -166,6 +181,134 @@ def built(examples: Iterable[Example]) -> Iterator[Example]:
             yield Example(example.premise, rewritten, "supported", "built:equivalent", example.item, example.split)
 
 
+# -- sentences in their passage, and framings -----------------------------------------------------------
+_SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_DIGIT = re.compile(r"(?<![\w.,$£€])(\d{1,2})(?= (?:[a-z]+))(?![\w.,])")
+_TIMING = re.compile(
+    r"\b(for |within |up to )?(\d+|one|two|three|four|five|six|seven|ten|thirty|a|an) (days?|weeks?|months?|hours?|years?) (after|before|of|following) (?:the |their |its |his |her )?(\w+)"
+)
+_MOMENT = re.compile(
+    r"\b(at|upon|on) (?:the )?(cancellation|signup|signing|renewal|purchase|delivery|arrival|termination|launch|closing|departure|midnight|noon)\b"
+)
+#: Frames used for training: (template, label). The sentence goes where ``{}`` is.
+TRAIN_FRAMES = (
+    ("Suppose that {lc}", "neither"),
+    ("Imagine a world in which {lc}", "neither"),
+    ("In the novel, {lc}", "neither"),
+    ("Rumour has it that {lc}", "neither"),
+    ("Draft, not approved: {s}", "neither"),
+    ("Unconfirmed reports claim that {lc}", "neither"),
+    ("Some people wrongly believe that {lc}", "contradicted"),
+    ("It is not true that {lc}", "contradicted"),
+    ("It is false that {lc}", "contradicted"),
+    ("Nobody should believe the claim that {lc_bare}, because it is wrong.", "contradicted"),
+    ("{s} This claim was later retracted as false.", "contradicted"),
+    ("If the plan had gone ahead, {lc}", "neither"),
+    ("A reader asked whether {lc_bare}; nobody has answered yet.", "neither"),
+    ("Example of a sentence a spammer might write: {s}", "neither"),
+    ("Formerly (no longer the case): {s}", "neither"),
+)
+#: The hostile re-probe's framings: a test set only, never trained on.
+TEST_FRAMES = (
+    ("Hypothetically, {lc}", "neither"),
+    ('"{s_comma}" he lied.', "contradicted"),
+    ("TODO verify: {s}", "neither"),
+    ("Old FAQ (obsolete): {s}", "neither"),
+    ("Fiction: {s}", "neither"),
+    ("Example of a phishing message: {s}", "neither"),
+    ("The rejected draft: {s}", "neither"),
+    ("The following statement is false. {s}", "contradicted"),
+    ("It is a myth that {lc}", "contradicted"),
+    ("```\n{s}\n```", "neither"),
+)
+
+
+def _fill(template: str, sentence: str) -> str:
+    body = sentence.rstrip(".!? ")
+    lc = body[:1].lower() + body[1:] if body[:2] != body[:2].upper() else body
+    return template.format(s=sentence, lc=lc + ".", lc_bare=lc, s_comma=body + ",")
+
+
+def _word_number(sentence: str) -> str | None:
+    found = _DIGIT.search(sentence)
+    if found and int(found.group(1)) < len(_SMALL):
+        return sentence[: found.start()] + _SMALL[int(found.group(1))] + sentence[found.end() :]
+    return None
+
+
+def _timing(sentence: str) -> str | None:
+    """A moment moved: "for 30 days after cancellation" -> "until cancellation", "at cancellation" -> "30 days after cancellation"."""
+    found = _TIMING.search(sentence)
+    if found:
+        moment = "until" if found.group(1) == "for " else "at"
+        return sentence[: found.start()] + f"{moment} {found.group(5)}" + sentence[found.end() :]
+    found = _MOMENT.search(sentence)
+    if found:
+        return sentence[: found.start()] + f"30 days after {found.group(2)}" + sentence[found.end() :]
+    return None
+
+
+def passages(folder: Path) -> Iterator[tuple[str, str, str, str, str]]:
+    """``(before, sentence, after, item, split)``: one sentence of 8-40 words from each HaluEval
+    summarization document, with its neighbours, in the document's split."""
+    from citegraph.verify.text import premise_sentences
+
+    for row in _lines(folder / "dataset_halueval_summarization.jsonl"):
+        document = _norm(row["document"])
+        item = f"halueval_summarization:{document}"
+        sentences = premise_sentences(document)
+        usable = [i for i, s in enumerate(sentences) if 8 <= len(s.split()) <= 40 and 0 < i < len(sentences) - 1]
+        if not usable:
+            continue
+        i = usable[_bucket(item + " sentence") % len(usable)]
+        yield sentences[i - 1], sentences[i], sentences[i + 1], item, split_of(item)
+
+
+def sentence_pairs(rows: Iterable[tuple[str, str, str, str, str]], *, test_frames: list[Example]) -> Iterator[Example]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from citegraph.sentences import load_spacy
+    from contradictions import MAKERS
+
+    nlp = load_spacy()
+    rows = list(rows)
+    for (before, sentence, after, item, split), doc in zip(rows, nlp.pipe(r[1] for r in rows), strict=True):
+        passage = f"{before} {sentence} {after}"
+        claims: list[tuple[str, str, str]] = [(sentence, "supported", "built:sentence")]
+        for rewrite in (_equivalent(sentence), _word_number(sentence)):
+            if rewrite and rewrite != sentence:
+                claims.append((rewrite, "supported", "built:equivalent"))
+        for kind, make in MAKERS.items():
+            claim = make(doc)
+            if claim and claim != sentence:
+                claims.append((claim, "contradicted", f"built:{kind}"))
+                break
+        moved = _timing(sentence)
+        if moved:
+            claims.append((moved, "contradicted", "built:timing"))
+        template, label = TRAIN_FRAMES[_bucket(item + " frame") % len(TRAIN_FRAMES)]
+        framed = _fill(template, sentence)
+        # each claim against the passage, and against the cited sentence alone (how citegraph cites)
+        for claim, claim_label, source in claims:
+            yield Example(passage, claim, claim_label, source, item, split)
+            yield Example(sentence, claim, claim_label, f"{source}:alone", item, split)
+        yield Example(f"{before} {after}", sentence, "neither", "built:context", item, split)
+        yield Example(before, sentence, "neither", "built:context:alone", item, split)
+        yield Example(f"{before} {framed} {after}", sentence, label, "built:frame", item, split)
+        yield Example(framed, sentence, label, "built:frame:alone", item, split)
+        if split == "test":
+            template, label = TEST_FRAMES[_bucket(item + " test frame") % len(TEST_FRAMES)]
+            test_frames.append(
+                Example(
+                    f"{before} {_fill(template, sentence)} {after}",
+                    sentence,
+                    label,
+                    "frame:" + template.split("{")[0].strip()[:30],
+                    item,
+                    "framings",
+                )
+            )
+
+
 def build(*, halueval_dir: Path | None, hotpot: Path | None, attribution: Path | None, out: Path) -> dict[str, Any]:
     """Write ``out/{train,dev,test}.jsonl`` and ``out/manifest.json``; returns the manifest."""
     inputs: list[Path] = []
@@ -178,6 +321,9 @@ def build(*, halueval_dir: Path | None, hotpot: Path | None, attribution: Path |
             examples += evaluation_pairs(path)
             inputs.append(path)
     examples += list(built(examples))
+    test_frames: list[Example] = []
+    if halueval_dir is not None:
+        examples += sentence_pairs(passages(halueval_dir), test_frames=test_frames)
     seen: set[tuple[str, str, str]] = set()
     unique = []
     for example in examples:  # a pair stated twice (two rows of one item) is kept once
@@ -204,9 +350,13 @@ def build(*, halueval_dir: Path | None, hotpot: Path | None, attribution: Path |
             "labels": dict(sorted(Counter(e.label for e in rows).items())),
             "sources": dict(sorted(Counter(e.source for e in rows).items())),
         }
+    with (out / "framings.jsonl").open("w", encoding="utf-8") as handle:
+        for e in test_frames:
+            handle.write(json.dumps(asdict(e), ensure_ascii=False, sort_keys=True) + "\n")
+    counts["framings"] = {"pairs": len(test_frames), "labels": dict(sorted(Counter(e.label for e in test_frames).items()))}
     manifest = {
         "inputs": [{"file": p.name, "bytes": p.stat().st_size, "sha256": file_sha256(p)} for p in inputs],
-        "outputs": {f"{s}.jsonl": file_sha256(out / f"{s}.jsonl") for s in SPLITS},
+        "outputs": {f"{s}.jsonl": file_sha256(out / f"{s}.jsonl") for s in (*SPLITS, "framings")},
         "counts": counts,
         "labels": list(LABELS),
         "teacher_labels": 0,

@@ -120,7 +120,7 @@ def test_demo_without_the_local_model_says_so_and_falls_back(run, tmp_path: Path
     assert out["note"].startswith("local model unavailable (") and "using 'extractive' instead" in out["note"]
     assert "note: local model unavailable" in result.stderr
     assert out["answer"]["models"]["generator"] == "extractive"
-    assert out["answer"]["models"]["verifier"] == "guards+quote"
+    assert out["answer"]["models"]["verifier"] == "checker"
     assert out["answer"]["status"] == "quoted"  # every extractive claim is a quote of its cited span: supported, and the sources' own words
 
 

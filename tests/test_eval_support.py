@@ -159,7 +159,7 @@ def test_the_harness_runs_the_products_path_and_reports_stages(tmp_path: Path) -
     assert conflict.score == pytest.approx(0.9)  # the judge alone, asked outside the product's path, for comparison
     assert all(s.stage in {"guards", "judge"} for s in scored)
     summary = report("sample", "fake", scored, tmp_path)
-    assert {r["stage"] for r in summary["stages"]} == {"guards", "quote", "screen", "judge", "none"}
+    assert {r["stage"] for r in summary["stages"]} == {"guards", "quote", "checker", "screen", "judge", "none"}
     assert summary["conflicts_on_unsupported"] > 0 and summary["conflicts_on_supported"] == 0
     assert "number (conflict)" in summary["guard_rates"] and summary["seconds_p95"] >= 0
     record = fit_record([scored], judge, "halueval_qa")

@@ -92,3 +92,52 @@ def test_the_evaluations_test_half_and_length_shortcuts_stay_out_of_training(tmp
     for r in rows:  # a line the evaluation tests on is test here, never trained on
         assert (r["split"] == "test") == (not is_dev(int(r["item"].split(":")[1])))
     assert split_of("x") == split_of("x") and {split_of(str(i)) for i in range(200)} == set(SPLITS)
+
+
+def test_sentences_in_their_passage_give_every_label_and_the_reprobes_framings_are_test_only(tmp_path: Path, halueval_dir: Path) -> None:
+    from build_support_data import TEST_FRAMES, TRAIN_FRAMES
+
+    out = tmp_path / "out"
+    manifest = build(halueval_dir=halueval_dir, hotpot=None, attribution=None, out=out)
+    rows = [r for s in SPLITS for r in _read(out, s)]
+    sentence = [r for r in rows if r["source"] == "built:sentence"]
+    assert sentence and all(r["label"] == "supported" and r["claim"] in r["premise"] for r in sentence)
+    context = [r for r in rows if r["source"] == "built:context"]
+    assert context and all(r["label"] == "neither" and r["claim"] not in r["premise"] for r in context)
+    alone = [r for r in rows if r["source"] == "built:sentence:alone"]
+    assert alone and all(r["premise"] == r["claim"] for r in alone)  # the cited sentence alone, as citegraph cites
+    assert {r["source"] for r in rows} >= {"built:context:alone", "built:frame:alone"}
+    framed = [r for r in rows if r["source"] == "built:frame"]
+    assert framed and {r["label"] for r in framed} <= {"neither", "contradicted"}
+    test_heads = [t.split("{")[0] for t, _ in TEST_FRAMES]
+    assert not any(r["premise"].startswith(head) or f" {head}" in r["premise"] for r in rows for head in test_heads if len(head) > 5)
+    assert not {t for t, _ in TRAIN_FRAMES} & {t for t, _ in TEST_FRAMES}
+    framings = [json.loads(line) for line in (out / "framings.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(r["split"] == "framings" for r in framings)
+    assert {r["item"] for r in framings} <= {r["item"] for r in rows if r["split"] == "test"}
+    assert "framings.jsonl" in manifest["outputs"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "moved"),
+    [
+        ("Snapshot exports remain available for 30 days after cancellation.", "Snapshot exports remain available until cancellation."),
+        ("Refunds are issued within 14 days of purchase.", "Refunds are issued at purchase."),
+        ("Exports are removed at cancellation.", "Exports are removed 30 days after cancellation."),
+        ("The sky is blue.", None),
+    ],
+)
+def test_a_moment_moved_is_a_contradiction_rule(sentence: str, moved: str | None) -> None:
+    from build_support_data import _timing
+
+    assert _timing(sentence) == moved
+
+
+def test_digits_said_as_words_and_frames_filled() -> None:
+    from build_support_data import _fill, _word_number
+
+    assert _word_number("He had 3 children and 12 dogs.") == "He had three children and 12 dogs."
+    assert _word_number("It cost $5 in 2019.") is None
+    assert _fill("Suppose that {lc}", "Exports stay for 30 days.") == "Suppose that exports stay for 30 days."
+    assert _fill("Suppose that {lc}", "NASA launched it.") == "Suppose that NASA launched it."
+    assert _fill('"{s_comma}" he lied.', "Exports stay.") == '"Exports stay," he lied.'

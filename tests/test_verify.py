@@ -105,7 +105,7 @@ def test_cli_verify_flags(tmp_path: Path, larkspur: Path) -> None:
     db = ["--db", str(tmp_path / "v.db"), "--embedder", "hashing"]
     assert runner.invoke(main, ["ingest", str(larkspur), *db, "--quiet"]).exit_code == 0
     checked = json.loads(runner.invoke(main, ["ask", QUESTION, *db, "--json"]).stdout)
-    assert checked["models"]["verifier"] == "guards+quote" and checked["status"] == "quoted"
+    assert checked["models"]["verifier"] == "checker" and checked["status"] == "quoted"
     assert all(c["citations"][0]["support"]["label"] == "supported" for c in checked["claims"])
     unchecked = json.loads(runner.invoke(main, ["ask", QUESTION, *db, "--no-verify", "--json"]).stdout)
     assert unchecked["models"]["verifier"] == "none" and unchecked["status"] == "cited"

@@ -5,7 +5,7 @@ the evaluation commands call these; none of them reads a spec string itself.
     embedder     minilm | hashing | ollama:MODEL[@URL]
     extractor    spacy | a model spec
     generator    extractive | a model spec
-    verifier     none | guards | a judge model spec
+    verifier     checker | guards | none | a judge model spec
     model spec   ollama:MODEL[@URL] | openai:MODEL@BASE_URL | gguf:PATH_OR_NAME (grammar: :mod:`citegraph.llm.spec`)
 
 Implementations are imported when one is made, so an optional SDK is needed only by what uses it.
@@ -56,7 +56,7 @@ BUILT_IN: Mapping[str, tuple[str, ...]] = {
     "embedder": ("minilm", "hashing"),
     "extractor": ("spacy",),
     "generator": ("extractive",),
-    "verifier": ("guards", "none"),
+    "verifier": ("checker", "guards", "none"),
 }
 DEMO_MODEL = "qwen2.5-coder-1.5b"  #: the local model ``citegraph demo`` uses when it is pulled
 
@@ -188,7 +188,8 @@ def make_answerer(spec: str, *, timeout: float = DEFAULTS.timeout) -> Answerer:
 
 
 def make_verifier(spec: str, *, threshold: float = DEFAULTS.support_threshold, timeout: float = DEFAULTS.timeout) -> Verifier:
-    """``none`` (label everything unverified), ``guards`` (no model), or a judge model spec."""
+    """``checker`` (guards and citegraph's trained checker), ``guards`` (no model but the screen),
+    ``none`` (label everything unverified), or a judge model spec (the checker first, then the judge)."""
     from citegraph.verify.cascade import CheckingVerifier
     from citegraph.verify.judge import LLMJudge
 
@@ -198,12 +199,14 @@ def make_verifier(spec: str, *, threshold: float = DEFAULTS.support_threshold, t
         return UncheckedVerifier()
     if spec == "guards":
         return CheckingVerifier(threshold=threshold)
-    return CheckingVerifier(LLMJudge(make_chat_model(spec, timeout=timeout)), threshold=threshold)
+    if spec == "checker":
+        return CheckingVerifier(threshold=threshold, checker=True)
+    return CheckingVerifier(LLMJudge(make_chat_model(spec, timeout=timeout)), threshold=threshold, checker=True)
 
 
 def make_judge(spec: str, *, timeout: float = DEFAULTS.timeout) -> LLMJudge | None:
-    """The judge a verifier spec names, alone (``citegraph eval support``); None for ``guards`` and
-    ``none``, which have no judge."""
+    """The judge a verifier spec names, alone (``citegraph eval support``); None for ``checker``,
+    ``guards`` and ``none``, which have no judge."""
     if spec in BUILT_IN["verifier"]:
         return None
     from citegraph.verify.judge import LLMJudge

@@ -79,6 +79,7 @@ class Stage(StrEnum):
 
     GUARDS = "guards"  #: a proven conflict (another number, date or polarity for the same thing)
     QUOTE = "quote"  #: a near-quote of a sentence that asserts it
+    CHECKER = "checker"  #: citegraph's trained cross-encoder (supported, contradicted, neither)
     SCREEN = "screen"  #: the small classifier, sure enough to settle it
     JUDGE = "judge"  #: a language model
     NONE = "none"  #: nothing settled it
@@ -265,9 +266,9 @@ class Support:
 
     ``stage`` names the check that decided the label: ``guards`` (a proof: a conflicting value, or a
     text unrelated to a claim that states a number), ``quote`` (a near-quote of a sentence that
-    asserts it), ``screen`` (the small classifier, sure enough to settle it), ``judge`` (a language
-    model) or ``none`` (nothing settled it: ``unverified``). ``calibrated`` says whether ``score`` is a
-    probability fitted on labelled data (the screen's; a judge's with a calibration record): None when
+    asserts it), ``checker`` (the trained cross-encoder), ``screen`` (the small classifier, sure
+    enough to settle it), ``judge`` (a language model) or ``none`` (nothing settled it: ``unverified``). ``calibrated`` says whether ``score`` is a
+    probability fitted on labelled data (the checker's, the screen's; a judge's with a calibration record): None when
     there is no score, False for a judge's raw P(yes) when no calibration record is configured for it.
     """
 

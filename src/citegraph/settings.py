@@ -70,7 +70,12 @@ SETTINGS = (
     Setting("embedder", "minilm", "sentence embedder: 'minilm' (all-MiniLM-L6-v2, ONNX int8), 'ollama:MODEL[@URL]', or 'hashing' (tests)"),
     Setting("extractor", "spacy", "entity and relation extractor: 'spacy' or a model spec (ollama:…, openai:…@URL, gguf:…)"),
     Setting("generator", "extractive", "answer writer: 'extractive' (quotes evidence) or a model spec (ollama:…, openai:…@URL, gguf:…)"),
-    Setting("verifier", "guards", "support check: 'guards' (guards and near-quotes, no model), 'none', or a judge model spec"),
+    Setting(
+        "verifier",
+        "checker",
+        "support check: 'checker' (guards and citegraph's trained checker), 'guards' (guards, near-quotes and the screen), "
+        "'none', or a judge model spec (the checker, then the judge)",
+    ),
     Setting(
         "support-threshold",
         0.5,

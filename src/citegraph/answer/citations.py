@@ -143,8 +143,13 @@ def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier
 
 
 def _quoted(claim: Claim) -> bool:
-    """The claim is supported because it quotes a sentence it cites (the ``quote`` stage decided)."""
-    return any(c.support.label == "supported" and c.support.stage == "quote" for c in claim.citations)
+    """The claim is supported and quotes a sentence it cites (the ``quote`` stage decided, or the
+    checker found the near-quote supported)."""
+    return any(
+        c.support.label == "supported"
+        and (c.support.stage == "quote" or (c.support.stage == "checker" and "near_quote" in c.support.guards))
+        for c in claim.citations
+    )
 
 
 def answer_status(claims: Sequence[Claim], context: Sequence[ContextItem], warnings: Sequence[AnswerWarning] = ()) -> AnswerStatus:

@@ -19,7 +19,8 @@ decision threshold is chosen on dev (the one that maximises balanced accuracy) a
 to test.
 
 Every pair goes through the product's own path, :class:`~citegraph.verify.cascade.CheckingVerifier`:
-guards, near-quote (without a judge), the screen, the judge. Its label, score and deciding stage are
+guards, then citegraph's trained checker (or, with ``--verifier guards``, the near-quote rule and
+the screen), then the judge when one is named. Its label, score and deciding stage are
 recorded; the judge is also asked about the pairs an earlier stage settled (``judge_all``), outside
 the timing, so the judge alone can be compared with the cascade. Reported: balanced accuracy, F1 of
 the supported class, expected calibration error (10 equal-width bins) with a reliability plot; the
@@ -235,12 +236,13 @@ def evaluate(
     screen: Screen | bool = True,
     calibration: Calibration | bool = True,
     judge_all: bool = True,
+    checker: bool = True,
 ) -> list[Scored]:
     """Run every pair through :class:`CheckingVerifier` (the product's path). Pairs sharing a premise
     run back to back, so the judge's KV cache is reused. With ``judge_all``, the judge also scores the
     pairs an earlier stage settled (not timed), for the judge-alone comparison and the calibration fit."""
     recorder = _RecordingJudge(judge) if judge is not None else None
-    verifier = CheckingVerifier(recorder, contradiction=False, screen=screen, calibration=calibration)
+    verifier = CheckingVerifier(recorder, contradiction=False, screen=screen, calibration=calibration, checker=checker)
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i].premise, i))
     out: dict[int, Scored] = {}
     for n, i in enumerate(order):
@@ -257,7 +259,7 @@ def evaluate(
             except ModelOutputError:
                 raw = None
         stage = str(support.stage)
-        settled = (support.label == "supported") if stage in (Stage.GUARDS, Stage.QUOTE, Stage.SCREEN) else None
+        settled = (support.label == "supported") if stage in (Stage.GUARDS, Stage.QUOTE, Stage.CHECKER, Stage.SCREEN) else None
         guards = tuple(str(g) for g in check_guards(pair.claim, " ".join(premise.split())))  # the text the verifier checks
         out[i] = Scored(pair, raw, guards, seconds, stage, settled, support.label, support.score)
         progress(n + 1, len(pairs))
@@ -390,7 +392,7 @@ def split(scored: Sequence[Scored]) -> tuple[list[Scored], list[Scored]]:
     return [s for s in scored if is_dev(s.pair.group)], [s for s in scored if not is_dev(s.pair.group)]
 
 
-_SETTLING = (Stage.GUARDS, Stage.QUOTE, Stage.SCREEN, Stage.JUDGE, Stage.NONE)
+_SETTLING = (Stage.GUARDS, Stage.QUOTE, Stage.CHECKER, Stage.SCREEN, Stage.JUDGE, Stage.NONE)
 
 
 def _judged(scored: Sequence[Scored]) -> list[Scored]:
@@ -497,7 +499,7 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
     )
     lines += [
         "",
-        "`test`: the cascade (guards, quote, screen settle what they can; the judge at the dev threshold the rest). "
+        "`test`: the cascade (guards, the checker or quote and screen settle what they can; the judge at the dev threshold the rest). "
         "`the product's labels`: exactly what `CheckingVerifier` answered (judge at its own threshold; `unverified` counts as "
         "not supported; its ECE is that of the score it shows, over the pairs that have one).",
         "",
@@ -674,7 +676,7 @@ def run(
             name = report_name(name, taken, path)
             with bars(name) as advance:
                 # --fit: the record is fitted on raw scores, so the product's path runs uncalibrated here
-                scored = evaluate(pairs, judge, advance, calibration=fit is None)
+                scored = evaluate(pairs, judge, advance, calibration=fit is None, checker=verifier not in ("guards", "none"))
             summaries.append(report(name, verifier, scored, out))
             every.append(scored)
             names.append(name)

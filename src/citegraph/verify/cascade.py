@@ -1,4 +1,4 @@
-"""The cascade of checks behind every verdict: guards, near-quotes, the screen, the judge.
+"""The cascade of checks behind every verdict: guards, near-quotes, the checker or the screen, the judge.
 
 :class:`CheckingVerifier` is a cascade; the first stage that can settle a citation does, and the
 verdict names it (``Support.stage``):
@@ -7,20 +7,30 @@ verdict names it (``Support.stage``):
    states another number, date or polarity for the same thing), or a text *unrelated* to a claim that
    states a number, is ``not_supported``, and no model is asked. The other guards are signals:
    listed in the notes, weighed by the screen.
-2. **quote**, without a judge: a near-quote of a sentence that *asserts* it is ``supported``. A quote
-   of what the source reports, hedges, denies, asks or instructs (:mod:`citegraph.verify.assertion`)
-   is not support, and its frame is named in the notes. (With a judge, the judge decides quotes too,
-   and the frame is still noted.)
-3. **screen** (:mod:`citegraph.verify.screen`): a small classifier that settles the clear cases and
-   abstains on the rest; its probability is the score.
+2. **quote**, with neither a checker nor a judge: a near-quote of a sentence that *asserts* it is
+   ``supported``. A quote of what the source reports, hedges, denies, asks or instructs
+   (:mod:`citegraph.verify.assertion`) is not support, and its frame is named in the notes. (With a
+   checker or a judge, they decide quotes too, and the frame is still noted.)
+3. **checker** (:mod:`citegraph.verify.crossencoder`), the default: citegraph's trained
+   cross-encoder gives P(supported), P(contradicted), P(neither), calibrated on dev. Alone, it decides
+   every pair (``supported`` at P(supported) >= the threshold, else ``contradicted`` when
+   P(contradicted) >= 0.5, else ``not_supported``); before a judge, it settles only what it is sure
+   of (the card's ``settle`` thresholds, chosen on dev) and leaves the rest to the judge. It weighs
+   framing itself (trained on framed sentences), and never settles ``supported`` for a near-quote of
+   a sentence the assertion rules find framed (hearsay, hedge, denial...).
+   Without the checker (``guards``), the **screen** (:mod:`citegraph.verify.screen`), a small
+   lexical classifier, settles the clear cases and abstains on the rest.
 4. **judge** (:mod:`citegraph.verify.judge`): the language model, for what remains. Its score is calibrated when a calibration
    record (:mod:`citegraph.verify.calibration`) is configured for it (``calibrated: true``), else
    it is the raw P(yes) (``calibrated: false``). A claim the judge does not find supported is asked
    about once more, with its own prompt: does the premise contradict it? ``P(yes) >= 0.5`` labels
    it ``contradicted`` (the score stays P(supported)).
 
-Without a judge, what no stage settles stays ``unverified``. The same contradiction prompt checks
-pairs of an answer's claims against each other (:meth:`CheckingVerifier.contradictions`).
+Without a judge, what no stage settles stays ``unverified``. A claim or cited text that is not in
+English (:mod:`citegraph.verify.language`) is never settled by the quote rules or the checker, which
+know English only: the judge decides it, or it stays ``unverified``. Pairs of an answer's claims are
+checked against each other (:meth:`CheckingVerifier.contradictions`) by the judge's contradiction
+prompt, or by the checker's P(contradicted) when there is no judge.
 """
 
 from __future__ import annotations
@@ -32,8 +42,10 @@ from citegraph.models import Span, Stage, Support, Verdict
 from citegraph.verify.assertion import NOT_ASSERTED, frame_notes, unkept_frames
 from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.calibration import Calibration, registered
+from citegraph.verify.crossencoder import CrossEncoder, default_cross_encoder
 from citegraph.verify.guards import check_guards, is_near_quote
 from citegraph.verify.judge import LLMJudge
+from citegraph.verify.language import language_of
 from citegraph.verify.screen import Screen
 
 __all__ = ["CheckingVerifier"]
@@ -43,10 +55,22 @@ def _premise(spans: Sequence[Span]) -> str:
     return " ".join(" ".join(s.text.split()) for s in spans)
 
 
-class CheckingVerifier(Verifier):
-    """Guards, then the near-quote check (no judge), then the screen, then the judge (when there is one).
+def _foreign(*texts: str) -> str:
+    """The first language other than English found among ``texts``, or ``""``."""
+    for text in texts:
+        lang = language_of(text)
+        if lang not in (None, "en"):
+            return lang
+    return ""
 
-    ``screen``: True for the shipped screen, False for none, or a :class:`Screen`. ``calibration``:
+
+class CheckingVerifier(Verifier):
+    """Guards, then the near-quote check (no checker, no judge), then the checker (or the screen),
+    then the judge (when there is one).
+
+    ``checker``: True for the shipped cross-encoder, False for none, or a :class:`CrossEncoder`; with
+    a checker the screen is not used. ``screen``: True for the shipped screen, False for none, or a
+    :class:`Screen`. ``calibration``:
     True for the record the model registry carries for the judge (if any), False for none, or a
     :class:`Calibration`; a record fitted for another judge or prompt version is not used.
     """
@@ -59,11 +83,14 @@ class CheckingVerifier(Verifier):
         contradiction: bool = True,
         screen: Screen | bool = True,
         calibration: Calibration | bool = True,
+        checker: CrossEncoder | bool = False,
     ) -> None:
         self.judge = judge
         self.threshold = threshold
         self.contradiction = contradiction
-        self.screen: Screen | None = Screen() if screen is True else screen or None
+        self._checker = checker
+        self._checker_error = ""
+        self.screen: Screen | None = None if checker else Screen() if screen is True else screen or None
         self._screen_error = ""
         self.calibration: Calibration | None = None
         self.calibration_note = ""
@@ -77,11 +104,46 @@ class CheckingVerifier(Verifier):
                 self.calibration = record
             else:
                 self.calibration_note = f"no calibration record for {judge.name}: scores are its raw P(yes)"
-        self.name = f"llm:{judge.name}+guards" if judge else "guards+quote"
+        base = "checker" if checker else "guards"
+        self.name = f"llm:{judge.name}+{base}" if judge else base if checker else "guards+quote"
 
     def close(self) -> None:
         if self.judge is not None:
             self.judge.model.close()
+
+    @property
+    def checker(self) -> CrossEncoder | None:
+        """The cross-encoder, loaded on first use; None when off or unavailable (``_checker_error`` says why)."""
+        if self._checker is True:
+            try:
+                self._checker = default_cross_encoder()
+            except ModelUnavailable as exc:
+                self._checker, self._checker_error = False, f"checker unavailable: {exc}"
+        return self._checker if isinstance(self._checker, CrossEncoder) else None
+
+    def _checked(self, claim: str, premise: str, framed: bool) -> tuple[Support | None, str]:
+        """The checker's verdict when it settles the pair; else None and why not (empty: no checker)."""
+        checker = self.checker
+        if checker is None:
+            return None, self._checker_error
+        p_sup, p_con = (float(v) for v in checker.scores([(premise, claim)])[0])
+        settle = checker.card.settle
+        if self.judge is not None:  # settle only what it is sure of; the judge takes the rest
+            if p_sup >= settle["supported"] and not framed:
+                label = Verdict.SUPPORTED
+            elif p_con >= settle["contradicted"]:
+                label = Verdict.CONTRADICTED
+            elif p_sup <= settle["not_supported"]:
+                label = Verdict.NOT_SUPPORTED
+            else:
+                return None, f"checker: not sure (P(supported) {p_sup:.2f})"
+        elif p_sup >= self.threshold:
+            if framed:  # the rules find the cited sentence framed: the checker's "supported" is not enough
+                return None, f"checker: P(supported) {p_sup:.2f}, but the cited sentence is framed"
+            label = Verdict.SUPPORTED
+        else:
+            label = Verdict.CONTRADICTED if p_con >= 0.5 else Verdict.NOT_SUPPORTED
+        return Support(label, p_sup, checker.name, (), Stage.CHECKER, True), ""
 
     def _screened(self, claim: str, premise: str) -> tuple[Support | None, str]:
         """The screen's verdict when it settles the pair; else None and, if it could not run or held back, why."""
@@ -107,12 +169,25 @@ class CheckingVerifier(Verifier):
             proven = any(g.overrules and g.code != "unrelated" for g in fired)
             return Support(Verdict.CONTRADICTED if proven else Verdict.NOT_SUPPORTED, None, self.name, notes, Stage.GUARDS)
         texts = [s.text for s in spans]
-        quote = is_near_quote(claim, premise)
+        foreign = _foreign(claim, premise)
+        if foreign:  # the quote rules and the checker know English only
+            notes = (*notes, f"language: {foreign}, not English: the quote rules and the checker cannot settle it")
+        quote = is_near_quote(claim, premise) and not foreign
+        checking = self._checker is not False and not foreign
         unkept = unkept_frames(claim, texts) if quote or self.judge is not None else ()
-        if self.judge is None and quote and not unkept:
+        if self.judge is None and quote and not unkept and not checking:
             return Support(Verdict.SUPPORTED, None, "quote", ("near_quote", *notes), Stage.QUOTE)
         screen_note = ""
-        if not (quote and unkept):  # a framed quote is the assertion check's finding: the screen cannot see past it
+        if checking:
+            # the rules' frames veto a quote only: the checker weighs framing itself (it was trained on it),
+            # and reported speech is how news and minutes state their facts
+            quote_framed = quote and any(f.kind in NOT_ASSERTED for f in unkept)
+            checked, screen_note = self._checked(claim, premise, quote_framed)
+            if checked is not None:
+                more = (*(("near_quote",) if quote else ()), *frame_notes([f for f in unkept if f.kind in NOT_ASSERTED]))
+                return Support(checked.label, checked.score, checked.verifier, (*notes, *more), Stage.CHECKER, True)
+        if not (quote and unkept) and not foreign and self.checker is None:
+            # a framed quote is the assertion check's finding: the screen cannot see past it
             screened, screen_note = self._screened(claim, premise)
             if screened is not None:
                 return Support(screened.label, screened.score, screened.verifier, notes, Stage.SCREEN, screened.calibrated)
@@ -143,10 +218,17 @@ class CheckingVerifier(Verifier):
 
     def contradictions(self, pairs: Sequence[tuple[str, str]]) -> list[PairCheck]:
         """The judge's contradiction prompt on each ``(first, second)`` pair of claims, concurrently where the
-        backend allows; ``PairCheck(None)`` for every pair when there is no judge that answers it."""
-        if self.judge is None or not self.contradiction or self.judge.minicheck:
+        backend allows; without a judge that answers it, the checker's P(contradicted), the larger of
+        the two directions; ``PairCheck(None)`` for every pair when there is neither."""
+        if not self.contradiction or not pairs:
             return super().contradictions(pairs)
-        judge = self.judge
+        if self.judge is None or self.judge.minicheck:
+            checker = self.checker
+            if checker is None:
+                return super().contradictions(pairs)
+            both = checker.probabilities([*pairs, *((b, a) for a, b in pairs)])[:, 1]
+            return [PairCheck(float(max(both[i], both[i + len(pairs)]))) for i in range(len(pairs))]
+        judge: LLMJudge = self.judge
 
         def check(pair: tuple[str, str]) -> PairCheck:
             try:

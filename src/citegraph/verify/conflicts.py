@@ -38,7 +38,7 @@ MAX_JUDGED_PAIRS = 32  #: one model call each; an answer rarely has more related
 class Conflict:
     first: int  #: position of the first claim in the sequence checked
     second: int
-    kind: str  #: ``number`` | ``date`` | ``polarity`` | ``judge``
+    kind: str  #: ``number`` | ``date`` | ``polarity`` | ``judge`` | ``checker``
     detail: str  #: e.g. ``30 day vs 14 day``
 
 
@@ -109,6 +109,7 @@ def find_conflicts(claims: Sequence[str], verifier: Verifier, *, judge: Sequence
             if check.note:
                 incomplete.append(f"claims {i + 1} and {j + 1}: {check.note}")
             elif check.contradiction is not None and check.contradiction >= 0.5:
-                conflicts.append(Conflict(i, j, "judge", f"the judge finds them contradictory (p={check.contradiction:.2f})"))
+                who = "checker" if verifier.name == "checker" else "judge"  # without a judge, the trained checker answered
+                conflicts.append(Conflict(i, j, who, f"the {who} finds them contradictory (p={check.contradiction:.2f})"))
     conflicts.sort(key=lambda c: (c.first, c.second))
     return ConflictCheck(tuple(conflicts), tuple(incomplete))

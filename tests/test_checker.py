@@ -1,0 +1,162 @@
+"""citegraph's trained support checker (verify/crossencoder.py) and its place in the cascade."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citegraph.errors import ModelUnavailable
+from citegraph.models import Span, Stage, Verdict
+from citegraph.verify.cascade import CheckingVerifier
+from citegraph.verify.crossencoder import CARD_PATH, MAX_TOKENS, CrossEncoder, encode, fit_premise, load_tokenizer
+from citegraph.verify.language import is_english, language_of
+
+POLICY = "Snapshot exports stay available for 30 days after cancellation."
+
+
+def span(text: str) -> list[Span]:
+    return [Span("policy", "v1", 0, len(text), text)]
+
+
+@pytest.fixture(scope="module")
+def checker() -> CheckingVerifier:
+    return CheckingVerifier(checker=True)
+
+
+# -- the premise window -------------------------------------------------------------------------------
+def test_a_short_premise_is_kept_whole() -> None:
+    assert fit_premise("  One   sentence.\nTwo. ", "anything") == "One sentence. Two."
+
+
+def test_a_long_premise_keeps_the_sentences_closest_to_the_claim_in_their_order() -> None:
+    filler = [f"Filler sentence number {i} talks about gardening and weather." for i in range(40)]
+    text = " ".join(
+        [*filler[:10], "Refunds are issued within 14 days of purchase.", *filler[10:30], "Refunds need the original receipt.", *filler[30:]]
+    )
+    fitted = fit_premise(text, "Refunds are issued within 14 days with a receipt.", max_words=30)
+    assert "Refunds are issued within 14 days of purchase." in fitted
+    assert fitted.index("within 14 days") < fitted.index("original receipt")
+    assert len(fitted.split()) <= 30
+
+
+def test_the_claim_is_never_truncated_the_premise_is() -> None:
+    tokenizer = load_tokenizer()
+    claim = "The warranty covers water damage for two years."
+    feed = encode(tokenizer, [("word " * 2000, claim)])
+    ids = feed["input_ids"][0]
+    assert feed["attention_mask"][0].sum() <= MAX_TOKENS
+    second = ids[feed["token_type_ids"][0] == 1]
+    assert tokenizer.decode(second.tolist()).startswith("the warranty covers water damage for two years")
+
+
+def test_a_claim_longer_than_the_window_is_cut_not_refused() -> None:
+    feed = encode(load_tokenizer(), [("A premise.", "claim " * 600)])
+    assert feed["attention_mask"].sum() <= MAX_TOKENS
+
+
+# -- language ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Es ist ein Mythos, dass Larkspur die Kundendaten verkauft.", "de"),
+        ("Il est faux que Larkspur vende les données des clients.", "fr"),
+        ("La empresa no vende los datos de sus clientes.", "es"),
+        ("Snapshot exports stay available for 30 days after cancellation.", "en"),
+        ("The die was cast at the Rhine.", "en"),
+        ("Larkspur GmbH", None),
+    ],
+)
+def test_language_of(text: str, lang: str | None) -> None:
+    assert language_of(text) == lang
+    assert is_english(text) == (lang in (None, "en"))
+
+
+# -- the shipped model ------------------------------------------------------------------------------------
+def test_the_shipped_model_is_pinned(tmp_path: Path) -> None:
+    copy = tmp_path / "data"
+    shutil.copytree(CARD_PATH.parent, copy)
+    card = json.loads((copy / CARD_PATH.name).read_text())
+    model = copy / card["model_file"]
+    model.write_bytes(model.read_bytes()[:-1] + b"\0")
+    with pytest.raises(ModelUnavailable, match="sha256"):
+        CrossEncoder(copy / CARD_PATH.name)
+
+
+def test_a_card_without_thresholds_is_refused_by_name(tmp_path: Path) -> None:
+    card = json.loads(CARD_PATH.read_text())
+    del card["settle"]
+    (tmp_path / "card.json").write_text(json.dumps(card))
+    with pytest.raises(ModelUnavailable, match="settle"):
+        CrossEncoder(tmp_path / "card.json")
+
+
+def test_probabilities_are_distributions(checker: CheckingVerifier) -> None:
+    model = checker.checker
+    assert model is not None
+    p = model.probabilities([(POLICY, "Exports stay available for a month after cancellation."), ("It rained.", "The sun shone.")])
+    assert p.shape == (2, 3)
+    assert abs(float(p.sum(axis=1).max()) - 1) < 1e-5
+
+
+@pytest.mark.xfail(
+    strict=True, reason="missed (issue 22): the checker gives it 0.16; 'downloaded' for 'available' is a paraphrase its training data lacks"
+)
+def test_the_planted_paraphrase_is_supported(checker: CheckingVerifier) -> None:
+    support = checker.verify("Its snapshot exports can still be downloaded for a month.", span(POLICY))
+    assert support.label == Verdict.SUPPORTED
+    assert support.stage == Stage.CHECKER
+    assert support.calibrated is True and support.score is not None and support.score >= 0.5
+
+
+def test_a_duration_said_another_way_is_supported(checker: CheckingVerifier) -> None:
+    support = checker.verify("Snapshot exports stay available for a month after cancellation.", span(POLICY))
+    assert support.label == Verdict.SUPPORTED
+
+
+@pytest.mark.xfail(strict=True, reason="missed (issue 22): 'removed at' against 'available for 30 days after' reads as supported (0.65)")
+def test_the_demo_contradiction_is_caught(checker: CheckingVerifier) -> None:
+    support = checker.verify("Snapshot exports are removed at cancellation.", span(POLICY))
+    assert support.label == Verdict.CONTRADICTED
+
+
+def test_an_unrelated_sentence_is_not_support(checker: CheckingVerifier) -> None:
+    support = checker.verify("Larkspur offers phone support on weekends.", span(POLICY))
+    assert support.label != Verdict.SUPPORTED
+
+
+def test_a_changed_number_is_not_support(checker: CheckingVerifier) -> None:
+    support = checker.verify("Snapshot exports stay available for 90 days after cancellation.", span(POLICY))
+    assert support.label in (Verdict.CONTRADICTED, Verdict.NOT_SUPPORTED)
+
+
+def test_text_in_another_language_is_not_settled_by_the_checker(checker: CheckingVerifier) -> None:
+    support = checker.verify("Larkspur sells customer data.", span("Es ist ein Mythos, dass Larkspur die Kundendaten verkauft."))
+    assert support.label == Verdict.UNVERIFIED
+    assert support.stage == Stage.NONE
+    assert any("language: de" in note for note in support.guards)
+
+
+def test_a_quote_of_a_hedged_sentence_is_not_supported_by_the_checker(checker: CheckingVerifier) -> None:
+    support = checker.verify(POLICY, span(f"Some users report that {POLICY[0].lower()}{POLICY[1:]}"))
+    assert support.label != Verdict.SUPPORTED
+
+
+def test_claims_that_contradict_each_other_are_found_without_a_judge(checker: CheckingVerifier) -> None:
+    found = checker.contradictions(
+        [
+            ("The warranty covers water damage.", "The warranty does not cover water damage."),
+            ("The warranty covers water damage.", "The warranty lasts two years."),
+        ]
+    )
+    assert found[0].contradiction is not None and found[0].contradiction >= 0.5
+    assert found[1].contradiction is not None and found[1].contradiction < 0.5
+
+
+def test_without_the_checker_the_old_cascade_runs() -> None:
+    plain = CheckingVerifier()
+    assert plain.checker is None
+    support = plain.verify(POLICY, span(POLICY))
+    assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
