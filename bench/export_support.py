@@ -24,7 +24,6 @@ temperature fitted on dev, and the card citegraph loads (issue 22, item 2). Need
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
@@ -34,12 +33,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from citegraph.llm.registry import file_sha256
 from citegraph.verify.crossencoder import LABELS, encode, load_tokenizer
 from train_support import read, sample
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def run(path: Path, rows: list[dict[str, Any]]) -> tuple[np.ndarray, float]:
@@ -209,7 +205,7 @@ def main() -> None:
     target.write_bytes(chosen.read_bytes())
     card = {
         "model_file": chosen.name,
-        "sha256": sha256(target),
+        "sha256": file_sha256(target),
         "temperature": temperature,
         "labels": list(LABELS),
         "settle": settle,

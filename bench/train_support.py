@@ -33,7 +33,6 @@ The export to ONNX and int8, the temperature and the report are ``export_support
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -44,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from citegraph.llm.registry import file_sha256
 from citegraph.verify.crossencoder import LABELS, encode, load_tokenizer
 
 BASE_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"  #: all-MiniLM-L6-v2 model.safetensors
@@ -78,14 +78,6 @@ def batches(rows: list[dict[str, Any]], size: int, seed: int) -> list[list[dict[
         out += [chunk[i : i + size] for i in range(0, len(chunk), size)]
     rng.shuffle(out)
     return out
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def dev_figures(model: Any, tokenizer: Any, rows: list[dict[str, Any]], torch: Any) -> dict[str, Any]:
@@ -135,7 +127,7 @@ def main() -> None:
 
     torch.manual_seed(args.seed)
     weights = args.base / "model.safetensors"
-    if sha256(weights) != BASE_SHA256:
+    if file_sha256(weights) != BASE_SHA256:
         raise SystemExit(f"{weights}: not the pinned all-MiniLM-L6-v2 weights (sha256 {BASE_SHA256})")
     train = sample(read(args.data / "train.jsonl"), args.per_source, args.seed)
     dev = sample(read(args.data / "dev.jsonl"), args.dev_pairs, args.seed)
