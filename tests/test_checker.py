@@ -160,3 +160,28 @@ def test_without_the_checker_the_old_cascade_runs() -> None:
     assert plain.checker is None
     support = plain.verify(POLICY, span(POLICY))
     assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
+
+
+def test_a_conflict_names_what_found_it() -> None:
+    from collections.abc import Sequence
+
+    from citegraph.models import Support
+    from citegraph.verify.base import PairCheck, Verifier
+    from citegraph.verify.conflicts import find_conflicts
+
+    class Answering(Verifier):
+        name = "answering"
+
+        def __init__(self, by: str) -> None:
+            self.by = by
+
+        def verify(self, claim: str, spans: Sequence[Span]) -> Support:
+            raise AssertionError("not asked")
+
+        def contradictions(self, pairs: Sequence[tuple[str, str]]) -> list[PairCheck]:
+            return [PairCheck(0.9, by=self.by) for _ in pairs]
+
+    claims = ["The city museum is closed to visitors in winter.", "The city museum is open to visitors in winter."]  # no rule sees it
+    for by in ("checker", "judge"):
+        (conflict,) = find_conflicts(claims, Answering(by)).conflicts
+        assert conflict.kind == by and conflict.detail.startswith(f"the {by} finds them contradictory")

@@ -24,6 +24,7 @@ class PairCheck(NamedTuple):
 
     contradiction: float | None  #: P(the two claims contradict each other); None when not checked
     note: str = ""  #: why the check could not be made, when it failed
+    by: str = "judge"  #: what answered: ``judge`` (a language model's prompt) or ``checker`` (the trained checker)
 
 
 class Verifier(ABC):

@@ -227,7 +227,7 @@ class CheckingVerifier(Verifier):
             if checker is None:
                 return super().contradictions(pairs)
             both = checker.probabilities([*pairs, *((b, a) for a, b in pairs)])[:, 1]
-            return [PairCheck(float(max(both[i], both[i + len(pairs)]))) for i in range(len(pairs))]
+            return [PairCheck(float(max(both[i], both[i + len(pairs)])), by="checker") for i in range(len(pairs))]
         judge: LLMJudge = self.judge
 
         def check(pair: tuple[str, str]) -> PairCheck:

@@ -109,7 +109,6 @@ def find_conflicts(claims: Sequence[str], verifier: Verifier, *, judge: Sequence
             if check.note:
                 incomplete.append(f"claims {i + 1} and {j + 1}: {check.note}")
             elif check.contradiction is not None and check.contradiction >= 0.5:
-                who = "checker" if verifier.name == "checker" else "judge"  # without a judge, the trained checker answered
-                conflicts.append(Conflict(i, j, who, f"the {who} finds them contradictory (p={check.contradiction:.2f})"))
+                conflicts.append(Conflict(i, j, check.by, f"the {check.by} finds them contradictory (p={check.contradiction:.2f})"))
     conflicts.sort(key=lambda c: (c.first, c.second))
     return ConflictCheck(tuple(conflicts), tuple(incomplete))
