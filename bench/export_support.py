@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from citegraph.llm.registry import file_sha256
-from citegraph.verify.crossencoder import LABELS, encode, load_tokenizer
+from citegraph.verify.crossencoder import LABELS, batched_logits, encode, load_tokenizer
 from train_support import read, sample
 
 
@@ -42,13 +42,8 @@ def run(path: Path, rows: list[dict[str, Any]]) -> tuple[np.ndarray, float]:
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    tokenizer = load_tokenizer()
-    order = sorted(range(len(rows)), key=lambda i: len(rows[i]["premise"]) + len(rows[i]["claim"]))
-    out = np.zeros((len(rows), len(LABELS)), dtype=np.float32)
     started = time.perf_counter()
-    for start in range(0, len(order), 16):
-        batch = order[start : start + 16]
-        (out[batch],) = session.run(None, encode(tokenizer, [(rows[i]["premise"], rows[i]["claim"]) for i in batch]))
+    out = batched_logits(session, load_tokenizer(), [(r["premise"], r["claim"]) for r in rows])
     return out, (time.perf_counter() - started) / max(1, len(rows))
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from citegraph.errors import ModelUnavailable
 from citegraph.verify.text import content_words, premise_sentences
 
-__all__ = ["LABELS", "CrossEncoder", "default_cross_encoder", "encode", "fit_premise", "load_tokenizer"]
+__all__ = ["LABELS", "CrossEncoder", "batched_logits", "default_cross_encoder", "encode", "fit_premise", "load_tokenizer"]
 
 LABELS = ("supported", "contradicted", "neither")
 MAX_TOKENS = 256  #: premise and claim together, in word pieces
@@ -92,6 +92,25 @@ def encode(tokenizer: Any, pairs: Sequence[tuple[str, str]]) -> dict[str, np.nda
     return out
 
 
+def batched_logits(
+    session: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], batch_size: int = 16, lock: threading.Lock | None = None
+) -> np.ndarray:
+    """The model's raw scores for ``pairs``, in their order, run in batches of similar length (less
+    padding); ``lock``, when given, is held around each run of the session."""
+    out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        feed = encode(tokenizer, [pairs[i] for i in batch])
+        if lock is None:
+            (scores,) = session.run(None, feed)
+        else:
+            with lock:
+                (scores,) = session.run(None, feed)
+        out[batch] = scores
+    return out
+
+
 @dataclass(frozen=True)
 class Card:
     """What ships beside the weights: the file, its sha256, the temperature and the thresholds at which
@@ -146,15 +165,7 @@ class CrossEncoder:
         self._lock = threading.Lock()  # one run at a time: onnxruntime's threads are already all the cores
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            feed = encode(self.tokenizer, [pairs[i] for i in batch])
-            with self._lock:
-                (scores,) = self.session.run(None, feed)
-            out[batch] = scores
-        return out
+        return batched_logits(self.session, self.tokenizer, pairs, self.batch_size, self._lock)
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Rows of (supported, contradicted, neither), summing to 1 (temperature-scaled)."""
