@@ -40,7 +40,7 @@ def test_guards(claim: str, premise: str, codes: list[str]) -> None:
         (
             "Exports stay available for 14 days after cancellation.",
             POLICY,
-            ["number conflict: the claim says 14 day, the cited text 30 day"],
+            ["number conflict: the claim says 14 days, the cited text 30 days"],
         ),
         (
             "Exports do not stay available after cancellation.",
@@ -70,7 +70,11 @@ def test_guards(claim: str, premise: str, codes: list[str]) -> None:
         ),
         # not proven: the value is missing, or said of something else, or said in other words
         ("Snapshots stay available for 30 days.", "Snapshots are kept until the workspace is deleted.", []),  # shares words
-        ("Exports stay available for 30 months after cancellation.", POLICY, []),  # 30 is there, with another unit
+        (
+            "Exports stay available for 30 months after cancellation.",
+            POLICY,
+            ["number conflict: the claim says 30 months, the cited text 30 days"],
+        ),  # a month is not a day
         ("All exports stay available for 30 days.", POLICY, []),
         ("Exports stay available for 30 days.", "Snapshots are kept for 90 days on active workspaces.", []),  # another subject
         ("The series ran in 1977.", "The series ran from 1968 to 1982 in several countries.", []),  # inside the range
@@ -153,7 +157,7 @@ def test_a_conflict_overrules_a_confident_model_without_asking_it() -> None:
     v = CheckingVerifier(LLMJudge(yes), screen=False)
     verdict = v.verify("Exports stay available for 14 days after cancellation.", _spans(POLICY))
     assert (verdict.label, verdict.score, verdict.stage) == ("contradicted", None, "guards")
-    assert verdict.guards == ("number conflict: the claim says 14 day, the cited text 30 day",)
+    assert verdict.guards == ("number conflict: the claim says 14 days, the cited text 30 days",)
     assert asked == []
     ok = v.verify("Exports stay available for 30 days after cancellation.", _spans(POLICY))
     assert (ok.label, round(ok.score or 0, 2), ok.stage, ok.calibrated) == ("supported", 0.97, "judge", False)

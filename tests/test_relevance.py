@@ -68,7 +68,7 @@ def graph(splitter, minilm, larkspur: Path) -> CiteGraph:  # type: ignore[no-unt
 
 
 def test_a_quoted_answer_is_quoted_and_its_relevance_is_reported_apart(graph: CiteGraph) -> None:
-    question = "How long do exports stay available after cancellation?"
+    question = "How long are snapshots kept on active workspaces?"  # (the export question meets the stale FAQ: conflicting)
     answer = graph.ask(question)
     assert answer.status == AnswerStatus.QUOTED  # the extractive answerer quotes: support is exact, nothing more
     data = answer_json(answer)
@@ -76,7 +76,7 @@ def test_a_quoted_answer_is_quoted_and_its_relevance_is_reported_apart(graph: Ci
 
     # Every claim a supported quote of its span, and still no answer to the question asked.
     markers = {c.span.text: c.marker for c in answer.context}
-    billing = "Cancelling ends billing at the end of the period."
+    billing = "Snapshots are encrypted at rest."
     off = graph.ask(question, answer_text=f"{billing[:-1]} [{markers[billing]}].")
     assert [c.status for c in off.claims] == [ClaimStatus.SUPPORTED] and off.status == AnswerStatus.QUOTED
     assert off.relevance.label == "not_addressed" and off.relevance.found_type is False

@@ -9,6 +9,9 @@
 * Claims are then checked against each other (:mod:`citegraph.verify.conflicts`): two that state
   different values for the same thing give a warning ``conflict`` naming both, and the answer is
   ``conflicting`` instead of ``verified`` (or ``cited``).
+* The context itself is checked the same way (:func:`source_conflict_warnings`): sentences of two
+  documents that disagree are a ``conflict`` naming both spans even when the answer cites only one of
+  them (or neither), so an answer that drops a disagreeing source is not ``verified``.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from functools import lru_cache
 
 from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span
 from citegraph.verify.base import Verifier
-from citegraph.verify.conflicts import find_conflicts
+from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
 
-__all__ = ["MARKER", "answer_status", "parse_markers", "resolve_claims", "split_claims"]
+SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreements bear on any answer
+
+__all__ = ["MARKER", "answer_status", "parse_markers", "resolve_claims", "source_conflict_warnings", "split_claims"]
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])+[\s.,;:!?]*")
@@ -135,11 +140,76 @@ def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier
                 "conflict",
                 f"claims {first + 1} and {second + 1} state different things ({conflict.detail}): "
                 f'"{claims[conflict.first].text}" / "{claims[conflict.second].text}"',
-                (("claims", (first, second)), ("kind", conflict.kind), ("detail", conflict.detail)),
+                (
+                    ("claims", (first, second)),
+                    ("kind", conflict.kind),
+                    ("detail", conflict.detail),
+                    ("cited", (claims[conflict.first].markers, claims[conflict.second].markers)),
+                    ("sources", tuple(", ".join(_where(c.span) for c in claims[k].citations) for k in (conflict.first, conflict.second))),
+                ),
             )
         )
     warnings.extend(AnswerWarning("conflict_check_incomplete", note) for note in check.incomplete)
     return warnings
+
+
+def source_conflict_warnings(
+    context: Sequence[ContextItem],
+    verifier: Verifier,
+    *,
+    claims: Sequence[Claim] = (),
+    reported: Sequence[AnswerWarning] = (),
+    threshold: float = SOURCE_CONFLICT_THRESHOLD,
+    top: int = SOURCE_CONFLICT_TOP,
+) -> list[AnswerWarning]:
+    """The context's sentences from different documents that disagree (by rule, else by the fast
+    checker at ``threshold``) where one of them bears on the answer: it is cited by one of ``claims``
+    or is among the ``top`` best-scored sentences (what an answer should have weighed, cited or not).
+    A disagreement the answer left out is still a disagreement in what it was given; one between
+    sentences it neither cited nor ranked high (the far end of a large context) is not the answer's.
+    A pair already ``reported`` as two conflicting claims is not reported again."""
+    cited = {c.marker for claim in claims for c in claim.citations}
+    best = {item.marker for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker))[:top]}
+    check = find_conflicts(
+        [item.span.text for item in context],
+        verifier,
+        sources=[item.span.document for item in context],
+        threshold=threshold,
+        among=[item.marker in cited | best for item in context],
+    )
+    said = {
+        frozenset((a, b))
+        for w in reported
+        if w.code == "conflict"
+        for key, value in w.data
+        if key == "cited"
+        for a in value[0]
+        for b in value[1]
+    }
+    warnings = []
+    for conflict in check.conflicts:
+        first, second = context[conflict.first], context[conflict.second]
+        if frozenset((first.marker, second.marker)) in said:
+            continue
+        warnings.append(
+            AnswerWarning(
+                "conflict",
+                f'sources disagree ({conflict.detail}): [{first.marker}] {_where(first.span)} "{first.span.text}" / '
+                f'[{second.marker}] {_where(second.span)} "{second.span.text}"',
+                (
+                    ("markers", (first.marker, second.marker)),
+                    ("kind", conflict.kind),
+                    ("detail", conflict.detail),
+                    ("sources", (_where(first.span), _where(second.span))),
+                ),
+            )
+        )
+    warnings.extend(AnswerWarning("conflict_check_incomplete", f"sources: {note}") for note in check.incomplete)
+    return warnings
+
+
+def _where(span: Span) -> str:
+    return f"{span.document}@{span.version[:8]}:{span.start}-{span.end}"
 
 
 def _quoted(claim: Claim) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citegraph.answer.base import Answerer
-from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, split_claims
+from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, source_conflict_warnings, split_claims
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
@@ -75,6 +75,7 @@ def compose(
     if answer_text is None:
         limits.check_answer(text)  # a generated answer is held to the caps a given one met before retrieval
     claims, warnings = resolve_claims(text, context, verifier)
+    warnings.extend(source_conflict_warnings(context, verifier, claims=claims, reported=warnings))
     if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
         warnings[:0] = answerer.warnings(question, context)
     if not context:

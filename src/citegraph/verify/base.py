@@ -41,8 +41,9 @@ class Verifier(ABC):
         """``verify`` for each ``(claim, spans)``, in order; concurrently where the backend allows."""
         return [self.verify(claim, spans) for claim, spans in jobs]
 
-    def contradictions(self, pairs: Sequence[tuple[str, str]]) -> list[PairCheck]:
-        """For each ``(first, second)`` pair of claims, P(they contradict each other); not checked by default."""
+    def contradictions(self, pairs: Sequence[tuple[str, str]], *, fast: bool = False) -> list[PairCheck]:
+        """For each ``(first, second)`` pair of claims, P(they contradict each other); not checked by default.
+        ``fast``: many pairs (a whole context): only a fast model may answer, never a slow judge."""
         return [PairCheck(None) for _ in pairs]
 
 

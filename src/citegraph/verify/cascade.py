@@ -216,13 +216,13 @@ class CheckingVerifier(Verifier):
         with ThreadPoolExecutor(workers) as pool:
             return list(pool.map(lambda job: self.verify(*job), jobs))
 
-    def contradictions(self, pairs: Sequence[tuple[str, str]]) -> list[PairCheck]:
+    def contradictions(self, pairs: Sequence[tuple[str, str]], *, fast: bool = False) -> list[PairCheck]:
         """The judge's contradiction prompt on each ``(first, second)`` pair of claims, concurrently where the
-        backend allows; without a judge that answers it, the checker's P(contradicted), the larger of
-        the two directions; ``PairCheck(None)`` for every pair when there is neither."""
+        backend allows; without a judge that answers it (or when ``fast``), the checker's P(contradicted),
+        the larger of the two directions; ``PairCheck(None)`` for every pair when there is neither."""
         if not self.contradiction or not pairs:
             return super().contradictions(pairs)
-        if self.judge is None or self.judge.minicheck:
+        if fast or self.judge is None or self.judge.minicheck:
             checker = self.checker
             if checker is None:
                 return super().contradictions(pairs)

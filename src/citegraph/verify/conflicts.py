@@ -9,9 +9,12 @@ for 14 days after cancellation" from an old FAQ. By rule, two claims conflict wh
   themselves (numbers, units, date words, negations). "Snapshots are kept for 90 days on active
   workspaces" and "Snapshot exports stay available for 30 days" share only "snapshot": different
   things, no conflict;
-* and state **different values**: the same unit with disjoint numbers ("30 days" / "14 days"), dates
+* and state **different values**: the same dimension with values none of which agree ("30 days" /
+  "14 days"; "a month" and "30 days" agree, :func:`citegraph.verify.text.quantities`), dates
   of the same kind that differ ("March 3" / "March 5", "Monday" / "Sunday", 2023 / 2024), or opposite
-  polarity (one negated, the other not).
+  polarity (one negated, the other not);
+* or are **related** (below) and time their subject differently against the same event ("removed at
+  cancellation" / "available for 30 days after cancellation": ``timing``).
 
 With a judge model, pairs that are merely *related* (at least two shared content words, making at
 least half of the shorter claim's) and not already in conflict by rule are put to the judge's
@@ -26,19 +29,42 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from citegraph.verify.base import Verifier
-from citegraph.verify.text import content_words, dates_by_kind, has_negation, quantities, show_values, tokenize
+from citegraph.verify.guards import moment_conflict
+from citegraph.verify.text import (
+    content_words,
+    dates_by_kind,
+    has_negation,
+    moments,
+    quantities,
+    said_values,
+    shared_values,
+    show_moment,
+    tokenize,
+)
 
-__all__ = ["MAX_COMPARED_CLAIMS", "MAX_JUDGED_PAIRS", "Conflict", "ConflictCheck", "content_words", "find_conflicts", "rule_conflict"]
+__all__ = [
+    "MAX_COMPARED_CLAIMS",
+    "MAX_JUDGED_PAIRS",
+    "SOURCE_CONFLICT_THRESHOLD",
+    "Conflict",
+    "ConflictCheck",
+    "content_words",
+    "find_conflicts",
+    "rule_conflict",
+]
 
 MAX_COMPARED_CLAIMS = 200  #: pairwise comparison of 200 claims is ~20,000 set operations: milliseconds
 MAX_JUDGED_PAIRS = 32  #: one model call each; an answer rarely has more related pairs than this
+#: P(contradicted) from the checker at which two context sentences of different documents are a
+#: conflict; chosen on the dev half of the built source pairs (bench/source_conflicts.py)
+SOURCE_CONFLICT_THRESHOLD = 0.9
 
 
 @dataclass(frozen=True)
 class Conflict:
     first: int  #: position of the first claim in the sequence checked
     second: int
-    kind: str  #: ``number`` | ``date`` | ``polarity`` | ``judge`` | ``checker``
+    kind: str  #: ``number`` | ``date`` | ``timing`` | ``polarity`` | ``judge`` | ``checker``
     detail: str  #: e.g. ``30 day vs 14 day``
 
 
@@ -58,14 +84,32 @@ def _related(a: frozenset[str], b: frozenset[str]) -> bool:
     return shared >= 2 and 2 * shared >= min(len(a), len(b))
 
 
-def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
-    """``(kind, detail)`` when claims ``a`` and ``b`` share their subject and state different values."""
-    if not _same_subject(content_words(a), content_words(b)):
+def _timing(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
+    """Related texts that put their subject at different moments from the same event, sharing a
+    content word besides the event ("Exports are removed at cancellation." / "Snapshot exports stay
+    available for 30 days after cancellation.")."""
+    if not _related(wa, wb):
         return None
+    found = moment_conflict(moments(a), moments(b))
+    if found is None or not (wa & wb) - {found[0]}:
+        return None
+    anchor, one, other = found
+    return "timing", f"{show_moment(one, anchor)} vs {show_moment(other, anchor)}"
+
+
+def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
+    """``(kind, detail)`` when claims ``a`` and ``b`` share their subject and state different values,
+    or are related and time the same thing differently against one event."""
+    wa, wb = content_words(a), content_words(b)
+    timing = _timing(a, b, wa, wb)
+    if not _same_subject(wa, wb):
+        return timing
     qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
-        if not qa[unit] & qb[unit]:
-            return "number", f"{show_values(qa[unit], unit)} vs {show_values(qb[unit], unit)}"
+        if not shared_values(qa[unit], qb[unit]):
+            return "number", f"{said_values(a, unit)} vs {said_values(b, unit)}"
+    if timing:
+        return timing
     da, db = dates_by_kind(a), dates_by_kind(b)
     for kind in ("day", "month", "year", "weekday"):
         if kind in da and kind in db and not da[kind] & db[kind]:
@@ -76,11 +120,23 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     return None
 
 
-def find_conflicts(claims: Sequence[str], verifier: Verifier, *, judge: Sequence[bool] | None = None) -> ConflictCheck:
+def find_conflicts(
+    claims: Sequence[str],
+    verifier: Verifier,
+    *,
+    judge: Sequence[bool] | None = None,
+    sources: Sequence[str] | None = None,
+    among: Sequence[bool] | None = None,
+    threshold: float = 0.5,
+) -> ConflictCheck:
     """Pairs of ``claims`` that conflict, by rule, then by the verifier's judge for related pairs.
 
     ``judge[i]`` says whether claim ``i`` may be put to the judge (the caller passes the claims the
-    answer stands on); by default every claim may.
+    answer stands on); by default every claim may. With ``sources`` (each text's document), only
+    texts of different documents are compared, and a model is asked only in its fast form
+    (:meth:`Verifier.contradictions` ``fast``): a whole context has many pairs. A model's
+    P(contradiction) at or above ``threshold`` is a conflict. With ``among``, a pair is compared only
+    when one of its two texts is marked.
     """
     incomplete: list[str] = []
     compared = list(claims[:MAX_COMPARED_CLAIMS])
@@ -91,7 +147,9 @@ def find_conflicts(claims: Sequence[str], verifier: Verifier, *, judge: Sequence
     to_judge: list[tuple[int, int]] = []
     for i in range(len(compared)):
         for j in range(i + 1, len(compared)):
-            if len(words[i] & words[j]) < 2:
+            if len(words[i] & words[j]) < 2 or (sources is not None and sources[i] == sources[j]):
+                continue
+            if among is not None and not (among[i] or among[j]):
                 continue
             found = rule_conflict(compared[i], compared[j])
             if found:
@@ -102,13 +160,13 @@ def find_conflicts(claims: Sequence[str], verifier: Verifier, *, judge: Sequence
         incomplete.append(f"only {MAX_JUDGED_PAIRS} of {len(to_judge)} related claim pairs were put to the judge")
         to_judge = to_judge[:MAX_JUDGED_PAIRS]
     if to_judge:
-        checks = verifier.contradictions([(compared[i], compared[j]) for i, j in to_judge])
+        checks = verifier.contradictions([(compared[i], compared[j]) for i, j in to_judge], fast=sources is not None)
         if len(checks) != len(to_judge):
             raise RuntimeError(f"{verifier.name}: contradictions returned {len(checks)} answers for {len(to_judge)} pairs")
         for (i, j), check in zip(to_judge, checks, strict=True):
             if check.note:
                 incomplete.append(f"claims {i + 1} and {j + 1}: {check.note}")
-            elif check.contradiction is not None and check.contradiction >= 0.5:
+            elif check.contradiction is not None and check.contradiction >= threshold:
                 conflicts.append(Conflict(i, j, check.by, f"the {check.by} finds them contradictory (p={check.contradiction:.2f})"))
     conflicts.sort(key=lambda c: (c.first, c.second))
     return ConflictCheck(tuple(conflicts), tuple(incomplete))

@@ -11,7 +11,11 @@ class of error, in two strengths:
   sentence that states the other value: it must share at least two content words with the claim,
   and at least half of them. A date must also share a content word within two words of it ("born in
   1950" / "born in 1952", not "the 1965 film" / "the 1963 novel"), and a year inside a range that
-  sentence gives ("from 1968 to 1982") is no conflict. A negated predicate is the first content word
+  sentence gives ("from 1968 to 1982") is no conflict. Values are compared in their dimension
+  (:func:`citegraph.verify.text.quantities`): "a month" is "30 days", "12 months" is "a year". The
+  same thing put at another moment relative to the same event is a ``timing`` conflict ("removed at
+  cancellation" / "available for 30 days after cancellation"), unless the cited text also states the
+  claim's moment. A negated predicate is the first content word
   after "not", "n't", "never" or "cannot" (past auxiliaries); "not only" and "no" prove nothing. A
   conflict makes the citation ``not_supported`` whatever a model says, and no model is asked.
 * **unrelated**, which overrules too: the claim states a number, and the cited text states none and
@@ -39,6 +43,7 @@ from dataclasses import dataclass
 from citegraph.verify.text import (
     DATE_KINDS,
     DAYS,
+    DIMENSIONS,
     FUNCTION_WORDS,
     MONTHS,
     QUANTIFIER_WORDS,
@@ -51,11 +56,16 @@ from citegraph.verify.text import (
     dates_by_kind,
     has_negation,
     has_phrase,
+    moments,
     numbers_in,
     premise_sentences,
     quantities,
     related,
-    show_values,
+    said_numbers,
+    said_values,
+    same_value,
+    shared_values,
+    show_moment,
     singular,
     tokenize,
 )
@@ -65,6 +75,7 @@ __all__ = [
     "check_guards",
     "conflicts",
     "is_near_quote",
+    "moment_conflict",
     "overruling",
     "signals",
     "unrelated",
@@ -73,7 +84,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Guard:
-    code: str  #: ``number`` | ``date`` | ``negation`` | ``quantifier`` | ``unrelated``
+    code: str  #: ``number`` | ``date`` | ``timing`` | ``negation`` | ``quantifier`` | ``unrelated``
     detail: str
     overrules: bool = False  #: proven (a conflict, or an unrelated text): ``not_supported`` whatever a model says
 
@@ -171,6 +182,30 @@ def _year_in_range(year: str, sentence: str) -> bool:
     return len(years) >= 2 and min(years) <= int(year) <= max(years)
 
 
+def moment_conflict(a: dict[str, set[float]], b: dict[str, set[float]]) -> tuple[str, float, float] | None:
+    """An event both texts time things by, at offsets of which none agree: ``(event, offset in a,
+    offset in b)`` ("at cancellation" against "30 days after cancellation")."""
+    for anchor in sorted(a.keys() & b.keys()):
+        if not any(same_value(x, y) or x == y for x in a[anchor] for y in b[anchor]):
+            return anchor, min(a[anchor]), min(b[anchor])
+    return None
+
+
+def _timing(claim: str, sentences: list[str], premise: str) -> list[Guard]:
+    """The claim puts its subject at another moment relative to an event than a related sentence of
+    the cited text does ("removed at cancellation" / "available for 30 days after cancellation")."""
+    mine = moments(claim)
+    if not mine or any(not moment_conflict(mine, {k: v}) for k, v in moments(premise).items() if k in mine):
+        return []
+    for sentence in sentences:
+        found = moment_conflict(mine, moments(sentence))
+        if found:
+            anchor, said, other = found
+            detail = f"the claim says {show_moment(said, anchor)}, the cited text {show_moment(other, anchor)}"
+            return [Guard("timing", detail, overrules=True)]
+    return []
+
+
 def conflicts(claim: str, premise: str) -> list[Guard]:
     """What ``premise`` states differently about the subject of ``claim``: the guards that overrule."""
     claim_words = content_words(claim)
@@ -180,17 +215,18 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
     if not sentences:
         return []
     found: list[Guard] = []
-    premise_tokens = tokenize(premise)
-    stated = {tok for tok in premise_tokens if tok[0].isdigit()} | {f"{v:g}" for v, _ in numbers_in(premise_tokens)}
+    bare = {v for v, u in numbers_in(tokenize(premise)) if u is None}  # numbers the cited text gives without a unit
     premise_quantities = quantities(premise)
     for unit, values in sorted(quantities(claim).items()):
-        if values & premise_quantities.get(unit, set()) or any(f"{v:g}" in stated for v in values):
+        # the same value in any unit of the dimension ("a month" for "30 days"), or the number said bare
+        if shared_values(values, premise_quantities.get(unit, set())) or said_numbers(claim, unit) & bare:
             continue
-        other = {v for s in sentences for v in quantities(s).get(unit, set())}
-        if other:
-            found.append(
-                Guard("number", f"the claim says {show_values(values, unit)}, the cited text {show_values(other, unit)}", overrules=True)
-            )
+        stating = [s for s in sentences if unit in quantities(s)]
+        if stating:
+            other = " or ".join(dict.fromkeys(said_values(s, unit) for s in stating))
+            found.append(Guard("number", f"the claim says {said_values(claim, unit)}, the cited text {other}", overrules=True))
+    if not found:
+        found.extend(_timing(claim, sentences, premise))
     premise_dates = dates_by_kind(premise)
     claim_dates = _date_contexts(claim)
     for kind in DATE_KINDS:
@@ -233,13 +269,18 @@ def signals(claim: str, premise: str) -> list[Guard]:
     c, p = tokenize(claim), tokenize(premise)
     fired: list[Guard] = []
     premise_numbers = numbers_in(p)
+    premise_quantities = quantities(premise)
     for value, unit in numbers_in(c):
-        same_value = [u for v, u in premise_numbers if v == value]
+        if unit and unit in DIMENSIONS:  # said in another unit of its dimension ("12 months" for "a year")
+            dimension, size = DIMENSIONS[unit]
+            if shared_values({value * size}, premise_quantities.get(dimension, set())):
+                continue
+        same = [u for v, u in premise_numbers if v == value]
         shown = f"{value:g}" + (f" {unit}" if unit else "")
-        if not same_value:
+        if not same:
             fired.append(Guard("number", f"{shown} is not in the cited text"))
-        elif unit and unit not in same_value and any(u for u in same_value):
-            fired.append(Guard("number", f"{shown} appears with another unit ({', '.join(sorted({u for u in same_value if u}))})"))
+        elif unit and unit not in same and any(u for u in same):
+            fired.append(Guard("number", f"{shown} appears with another unit ({', '.join(sorted({u for u in same if u}))})"))
     for word in [*MONTHS, *DAYS]:
         if word in c and word not in p:
             fired.append(Guard("date", f"{word} is not in the cited text"))

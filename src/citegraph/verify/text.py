@@ -25,10 +25,16 @@ __all__ = [
     "dates_by_kind",
     "has_negation",
     "has_phrase",
+    "moments",
     "numbers_in",
     "premise_sentences",
     "quantities",
     "related",
+    "said_numbers",
+    "said_values",
+    "same_value",
+    "shared_values",
+    "show_moment",
     "show_values",
     "singular",
     "tokenize",
@@ -42,8 +48,24 @@ NUMBER_WORDS = {
 }  # fmt: skip
 UNITS = {
     "second", "minute", "hour", "day", "week", "month", "year", "decade", "century", "percent", "%", "gb", "mb", "tb", "kb",
-    "user", "seat", "dollar", "euro", "pound", "time", "km", "mile", "kg", "meter", "metre",
+    "user", "seat", "dollar", "euro", "pound", "time", "km", "mile", "kg", "meter", "metre", "fortnight",
 }  # fmt: skip
+#: Units that convert: the dimension a value is compared in and the unit's size in that dimension's
+#: base (days, percent, bytes, metres, kilograms). A month is 30.4375 days and a year 365.25, so that
+#: "12 months" is "a year" and "a month" is "30 days" within :data:`TOLERANCE`; "4 weeks" is not.
+DIMENSIONS: dict[str, tuple[str, float]] = {
+    "second": ("duration", 1 / 86400), "minute": ("duration", 1 / 1440), "hour": ("duration", 1 / 24), "day": ("duration", 1.0),
+    "week": ("duration", 7.0), "fortnight": ("duration", 14.0), "month": ("duration", 30.4375), "year": ("duration", 365.25),
+    "decade": ("duration", 3652.5), "century": ("duration", 36525.0),
+    "percent": ("percent", 1.0), "%": ("percent", 1.0),
+    "kb": ("data size", 1e3), "mb": ("data size", 1e6), "gb": ("data size", 1e9), "tb": ("data size", 1e12),
+    "meter": ("length", 1.0), "metre": ("length", 1.0), "km": ("length", 1000.0), "mile": ("length", 1609.344),
+    "kg": ("mass", 1.0), "dollar": ("usd", 1.0), "euro": ("eur", 1.0),
+}  # fmt: skip
+TOLERANCE = 0.03  #: two values of one dimension are the same when they differ by at most 3% of the larger
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000, "k": 1000, "m": 1_000_000, "bn": 1_000_000_000}
+_MONEY = re.compile(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion|bn|k|m)\b)?", re.IGNORECASE)
+_CURRENCY = {"$": "usd", "€": "eur", "£": "gbp"}
 MONTHS = "january february march april may june july august september october november december".split()
 DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "n't"}
@@ -77,21 +99,35 @@ def singular(word: str) -> str:
 
 
 def numbers_in(tokens: list[str]) -> list[tuple[float, str | None]]:
-    """(value, unit) for every number, in digits or words; unit is the next word when it is one."""
-    out = []
-    for i, tok in enumerate(tokens):
+    """(value, unit) for every number, in digits or words; unit is the next word when it is one. A
+    number followed by a scale word is one value ("5 million" is 5,000,000, "two hundred" 200)."""
+    return [(value, unit) for value, unit, _i, _j in _numbers_at(tokens)]
+
+
+def _numbers_at(tokens: list[str]) -> list[tuple[float, str | None, int, int]]:
+    """(value, unit, first token, token after the unit) for every number of ``tokens``."""
+    out: list[tuple[float, str | None, int, int]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
         value: float | None = None
         if tok[0].isdigit():
             try:
                 value = float(tok.replace(",", ""))
             except ValueError:
-                continue
+                value = None
         elif tok in NUMBER_WORDS and not (tok == "one" and i + 1 < len(tokens) and tokens[i + 1] in {"of", "another"}):
             value = float(NUMBER_WORDS[tok])
         if value is None:
+            i += 1
             continue
-        unit = singular(tokens[i + 1]) if i + 1 < len(tokens) and singular(tokens[i + 1]) in UNITS else None
-        out.append((value, unit))
+        j = i + 1
+        while j < len(tokens) and tokens[j] in _SCALES and (tokens[j] not in {"k", "m", "bn"} or tok[0].isdigit()):
+            value *= _SCALES[tokens[j]]
+            j += 1
+        unit = singular(tokens[j]) if j < len(tokens) and singular(tokens[j]) in UNITS else None
+        out.append((value, unit, i, j + (unit is not None)))
+        i = j
     return out
 
 
@@ -155,11 +191,106 @@ _WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sun
 DATE_KINDS = ("day", "month", "year", "weekday")
 
 
+# -- quantities with their units, normalised -------------------------------------------------------
+# "a month", "an hour", "half a year": a duration said with an article is one (or half) of the unit,
+# unless it is a rate ("$10 a month", "once a year", "3 times a week").
+_RATE_BEFORE = frozenset({"once", "twice", "time", "times", "per", "every", "each"})
+
+
+def _article_durations(tokens: list[str]) -> list[tuple[float, str, int, int]]:
+    out = []
+    for i, tok in enumerate(tokens[:-1]):
+        unit = singular(tokens[i + 1])
+        if tok not in {"a", "an"} or DIMENSIONS.get(unit, ("",))[0] != "duration":
+            continue
+        before = tokens[i - 1] if i else ""
+        if before == "half":
+            out.append((0.5, unit, i - 1, i + 2))
+        elif not (before in _RATE_BEFORE or before[:1].isdigit() or before in NUMBER_WORDS):
+            out.append((1.0, unit, i, i + 2))
+    return out
+
+
+def _measured(text: str) -> list[tuple[str, float, float, str, int, int]]:
+    """``(dimension or unit, value in the dimension's base, value as said, unit as said, first token,
+    token after)`` for every number with a unit in ``text``, money after a currency sign included."""
+    tokens = tokenize(text)
+    found = [(v, u, i, j) for v, u, i, j in _numbers_at(tokens) if u] + [(v, u, i, j) for v, u, i, j in _article_durations(tokens)]
+    out = []
+    for value, unit, i, j in found:
+        assert unit is not None
+        dimension, size = DIMENSIONS.get(unit, (unit, 1.0))
+        out.append((dimension, value * size, value, unit, i, j))
+    for m in _MONEY.finditer(text):
+        amount = float(m.group(2).replace(",", "")) * _SCALES.get((m.group(3) or "").lower(), 1)
+        out.append((_CURRENCY[m.group(1)], amount, amount, m.group(1), -1, -1))
+    return out
+
+
 def quantities(text: str) -> dict[str, set[float]]:
+    """The values ``text`` states with a unit, by dimension, in the dimension's base unit: durations
+    in days ("a month" 30.4375, "30 days" 30), percentages, data sizes in bytes, lengths in metres,
+    money by currency ("$5 million" 5,000,000 under ``usd``); other units (users, seats) by unit."""
     out: dict[str, set[float]] = {}
-    for value, unit in numbers_in(tokenize(text)):
-        if unit:
-            out.setdefault(unit, set()).add(value)
+    for dimension, base, _value, _unit, _i, _j in _measured(text):
+        out.setdefault(dimension, set()).add(base)
+    return out
+
+
+def said_numbers(text: str, dimension: str) -> set[float]:
+    """The numbers ``text`` states in ``dimension``, as said (2 for "2 years")."""
+    return {value for dim, _base, value, _unit, _i, _j in _measured(text) if dim == dimension}
+
+
+def same_value(a: float, b: float) -> bool:
+    """Two values of one dimension are the same within :data:`TOLERANCE` ("a month" and "30 days")."""
+    return abs(a - b) <= TOLERANCE * max(abs(a), abs(b)) or a == b
+
+
+def shared_values(a: set[float], b: set[float]) -> bool:
+    return any(same_value(x, y) for x in a for y in b)
+
+
+# -- moments: when something happens, relative to an event ----------------------------------------
+# "removed at cancellation" is the moment of cancellation (offset 0); "available for 30 days after
+# cancellation" runs to 30 days after it (offset +30); "7 days before renewal" is -7. Two texts about
+# the same thing that put it at different offsets from the same event cannot both hold.
+_AT = frozenset({"at", "on", "upon", "until", "till"})
+_DETERMINERS = frozenset({"the", "a", "an", "your", "their", "its", "his", "her", "our", "my", "each", "every", "any"})
+
+
+def _anchor(tokens: list[str], k: int) -> tuple[str, int] | None:
+    """The event noun at ``tokens[k]`` (past one determiner) and its position, if it is a word."""
+    if k < len(tokens) and tokens[k] in _DETERMINERS:
+        k += 1
+    if k >= len(tokens):
+        return None
+    word = tokens[k]
+    if word[0].isdigit() or word in FUNCTION_WORDS or word in VALUE_WORDS or len(word) < 3:
+        return None
+    return singular(word), k
+
+
+def moments(text: str) -> dict[str, set[float]]:
+    """Offsets in days from the events ``text`` times things by: ``{"cancellation": {30.0}}`` for
+    "for 30 days after cancellation", ``{"cancellation": {0.0}}`` for "at cancellation" or "until
+    cancellation". Only durations directly before "after"/"before", and "at"/"on"/"upon"/"until"
+    directly before the event (one determiner between), are read."""
+    tokens = tokenize(text)
+    out: dict[str, set[float]] = {}
+    taken: set[int] = set()
+    for dimension, base, _value, _unit, _i, j in _measured(text):
+        if dimension != "duration" or j < 0 or j >= len(tokens) or tokens[j] not in {"after", "before"}:
+            continue
+        found = _anchor(tokens, j + 1)
+        if found:
+            out.setdefault(found[0], set()).add(base if tokens[j] == "after" else -base)
+            taken.add(found[1])
+    for k, tok in enumerate(tokens):
+        if tok in _AT:
+            found = _anchor(tokens, k + 1)
+            if found and found[1] not in taken:
+                out.setdefault(found[0], set()).add(0.0)
     return out
 
 
@@ -196,5 +327,40 @@ def dates_by_kind(text: str) -> dict[str, set[str]]:
     return out
 
 
+def _show_duration(days: float) -> str:
+    for unit in ("century", "decade", "year", "month", "week", "day", "hour", "minute", "second"):
+        count = days / DIMENSIONS[unit][1]
+        if count >= 1 and abs(count - round(count)) <= TOLERANCE * count:
+            n = round(count)
+            return f"{n} {unit}" + ("s" if n != 1 and unit != "century" else "")
+    return f"{days:g} days"
+
+
 def show_values(values: set[float], unit: str) -> str:
-    return " or ".join(f"{v:g} {unit}" for v in sorted(values))
+    """Values of a dimension (or unit) as :func:`quantities` gives them, in words: ``30 days or 1 month``."""
+    if unit == "duration":
+        return " or ".join(_show_duration(v) for v in sorted(values))
+    shown = {"percent": "%", "data size": "bytes", "length": "m", "mass": "kg", "usd": "$", "eur": "€", "gbp": "£"}.get(unit, unit)
+    if shown in {"$", "€", "£"}:
+        return " or ".join(f"{shown}{v:,.2f}".removesuffix(".00") for v in sorted(values))
+    return " or ".join(f"{v:g}{shown}" if shown == "%" else f"{v:g} {shown}" for v in sorted(values))
+
+
+def said_values(text: str, dimension: str) -> str:
+    """The values of ``dimension`` as ``text`` says them ("12 months or $10"), for messages."""
+    shown = []
+    for dim, base, value, unit, _i, _j in _measured(text):
+        if dim != dimension:
+            continue
+        if unit in _CURRENCY:
+            shown.append(f"{unit}{base:,.2f}".removesuffix(".00"))
+        else:
+            shown.append(f"{value:g} {unit}" + ("s" if value != 1 and unit in DIMENSIONS and unit.isalpha() and unit != "century" else ""))
+    return " or ".join(dict.fromkeys(shown)) or dimension
+
+
+def show_moment(offset: float, anchor: str) -> str:
+    """``at cancellation``, ``30 days after cancellation``."""
+    if offset == 0:
+        return f"at {anchor}"
+    return f"{_show_duration(abs(offset))} {'after' if offset > 0 else 'before'} {anchor}"
