@@ -19,6 +19,7 @@ __all__ = [
     "Answer",
     "AnswerStatus",
     "AnswerWarning",
+    "Answerability",
     "Citation",
     "Claim",
     "ClaimStatus",
@@ -93,6 +94,7 @@ class AnswerStatus(StrEnum):
     PARTIALLY_SUPPORTED = "partially_supported"
     UNSUPPORTED = "unsupported"
     NO_EVIDENCE = "no_evidence"
+    NOT_FOUND = "not_found"  #: evidence was found, but it does not answer the question: shown as context only, never as claims
 
 
 @dataclass(frozen=True)
@@ -322,6 +324,18 @@ class Relevance:
 
 
 @dataclass(frozen=True)
+class Answerability:
+    """Whether the visible evidence answers the question at all (citegraph.answer.answerable),
+    decided from the question and the context before an answer is written; apart from support."""
+
+    answerable: bool
+    probability: float | None  #: P(answerable); None when it was not assessed
+    features: tuple[tuple[str, float], ...] = ()
+    missing: tuple[str, ...] = ()  #: the question's named entities no context sentence names
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     text: str
@@ -332,6 +346,7 @@ class Answer:
     retrieval: Retrieval
     models: tuple[tuple[str, str], ...]
     relevance: Relevance = Relevance("unchecked", None, None, None)  #: does it address the question (not support)
+    answerability: Answerability | None = None  #: does the context answer the question at all (None: not assessed)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from citegraph.models import Answer, AnswerStatus, Citation, Entity, Hop, IngestReport, ReachedNode, Rejection, Relation, Relevance, Span
+from citegraph.models import (
+    Answer,
+    Answerability,
+    AnswerStatus,
+    Citation,
+    Entity,
+    Hop,
+    IngestReport,
+    ReachedNode,
+    Rejection,
+    Relation,
+    Relevance,
+    Span,
+)
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, StoredDocument
 
 if TYPE_CHECKING:
@@ -98,6 +111,18 @@ def _relevance_text(r: Relevance) -> str:
 ANSWER_NODES = 200  #: reached entities an answer's JSON lists (`citegraph traverse` lists them all)
 
 
+def answerability_json(a: Answerability | None) -> dict[str, Any] | None:
+    if a is None:
+        return None
+    return {
+        "answerable": a.answerable,
+        "probability": None if a.probability is None else round(a.probability, 4),
+        "features": dict(a.features),
+        "missing": list(a.missing),
+        "note": a.note,
+    }
+
+
 def retrieval_json(answer: Answer) -> dict[str, Any]:
     """Seeds, hops and the reached entities, nearest first: on a large graph two hops reach tens of
     thousands, so an answer lists the first :data:`ANSWER_NODES` and says how many there were."""
@@ -156,6 +181,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         ],
         "warnings": [{"code": w.code, "message": w.message, **dict(w.data)} for w in answer.warnings],
         "relevance": relevance_json(answer.relevance),
+        "answerability": answerability_json(answer.answerability),
         "retrieval": retrieval_json(answer),
         "models": dict(answer.models),
     }
@@ -322,6 +348,7 @@ _STATUS_STYLE = {
     "uncited": "red",
     "invalid_marker": "red",
     "no_evidence": "dim",
+    "not_found": "yellow",
 }
 _RELEVANCE_STYLE = {"addressed": "green", "partly_addressed": "yellow", "not_addressed": "red"}
 
@@ -359,6 +386,14 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
     console.print(line(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
     if answer.status is AnswerStatus.QUOTED:
         console.print(line(("(each claim quotes the sentence it cites: support is exact, the choice of sentences is retrieval's)", "dim")))
+    if answer.status is AnswerStatus.NOT_FOUND:
+        console.print(line(("the documents visible to you do not answer this question", "bold")))
+        for w in answer.warnings:
+            console.print(line((f"warning [{w.code}]: {w.message}", "yellow")))
+        console.print(line(("nearest evidence (context only, not an answer):", "dim")))
+        for item in answer.context[:3]:
+            console.print(line((f"   [{item.marker}] ", "cyan"), (f"{_where(item.span)} ", "dim"), quote(item.span.text)))
+        return
     console.print(
         line(
             ("answers the question: ", "dim"),

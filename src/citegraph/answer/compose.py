@@ -1,6 +1,8 @@
-"""One answer, composed: the numbered context from what retrieval found, the answer (written by the
-answerer, or given), its claims resolved to their spans and checked, the warnings, the status and
-whether it addresses the question. Every limit on the cost of an answer is checked here, before the
+"""One answer, composed: the numbered context from what retrieval found, whether it answers the
+question at all (:mod:`citegraph.answer.answerable`: if not, the answer is ``not_found`` and nothing
+is written), the answer (written by the answerer, or given; a generator's "NOT FOUND" is an
+abstention too), its claims resolved to their spans and checked, the warnings (claims and sources
+that disagree), the status and whether it addresses the question. Every limit on the cost of an answer is checked here, before the
 work it bounds."""
 
 from __future__ import annotations
@@ -8,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citegraph.answer.answerable import assess
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, source_conflict_warnings, split_claims
 from citegraph.answer.extractive import ExtractiveAnswerer
+from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
-from citegraph.models import Answer, AnswerWarning, ContextItem, Relevance, Retrieval
+from citegraph.models import Answer, Answerability, AnswerStatus, AnswerWarning, ContextItem, Relevance, Retrieval
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
@@ -71,15 +75,43 @@ def compose(
     :meth:`CiteGraph.ask <citegraph.pipeline.CiteGraph.ask>` does). ``models`` are the ``(role, name)``
     pairs the answer records."""
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[:context_size]))
+    answerability = assess(question, context) if context else None
+    if answer_text is None and answerability is not None and not answerability.answerable:
+        # nothing is written from evidence that does not answer: it is shown as context only
+        why = f" ({answerability.note})" if answerability.note else ""
+        warning = AnswerWarning("not_found", f"the documents visible to you do not answer this question{why}", (("by", "answerability"),))
+        return _not_found(question, retrieval, context, models, answerability, warning)
     text = answer_text if answer_text is not None else answerer.answer(question, context)
     if answer_text is None:
         limits.check_answer(text)  # a generated answer is held to the caps a given one met before retrieval
+        if context and is_abstention(text):
+            warning = AnswerWarning(
+                "not_found", f"the generator ({answerer.name}) found no answer to this question in the evidence", (("by", "generator"),)
+            )
+            return _not_found(question, retrieval, context, models, answerability, warning, text=text)
     claims, warnings = resolve_claims(text, context, verifier)
     warnings.extend(source_conflict_warnings(context, verifier, claims=claims, reported=warnings))
     if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
         warnings[:0] = answerer.warnings(question, context)
     if not context:
         warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
+    if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
+        warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)
     relevance = check_relevance(question, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
-    return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance)
+    return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability)
+
+
+def _not_found(
+    question: str,
+    retrieval: Retrieval,
+    context: tuple[ContextItem, ...],
+    models: Sequence[tuple[str, str]],
+    answerability: Answerability | None,
+    warning: AnswerWarning,
+    *,
+    text: str = "",
+) -> Answer:
+    """The answer that says the documents do not answer: no claims; the context, as the nearest evidence."""
+    relevance = Relevance("unchecked", None, None, None, note="no claim: the documents do not answer the question")
+    return Answer(question, text, AnswerStatus.NOT_FOUND, context, (), (warning,), retrieval, tuple(models), relevance, answerability)

@@ -16,7 +16,21 @@ from citegraph.llm.base import ChatModel, Message
 from citegraph.models import ContextItem
 from citegraph.prompts import load_prompt, render
 
-__all__ = ["LLMAnswerer", "evidence_block"]
+__all__ = ["ABSTENTION", "LLMAnswerer", "evidence_block", "is_abstention"]
+
+ABSTENTION = "NOT FOUND"  #: what the prompt asks a model to write when no evidence sentence answers
+_ABSTAINS = re.compile(
+    r"^\W*(?:not[ _]found|the (?:evidence|context|documents?) (?:does|do) not (?:answer|say|state|contain|mention)\b.*"
+    r"|(?:i )?cannot (?:answer|find)\b.*|no evidence sentence answers\b.*|(?:there is )?no (?:answer|information)\b.*)\W*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_abstention(text: str) -> bool:
+    """The answer says the evidence does not answer (``NOT FOUND``, or the same in a sentence), and
+    cites nothing."""
+    return not re.search(r"\[\s*\d", text) and bool(_ABSTAINS.match(text.strip()))
+
 
 _DELIMITER = re.compile(r"</?\s*evidence\s*>", re.IGNORECASE)
 

@@ -41,11 +41,11 @@ from typing import Any
 from citegraph.errors import CitegraphError
 from citegraph.models import Relevance
 
-__all__ = ["check_relevance", "expected_type"]
+__all__ = ["SATISFIES", "check_relevance", "expected_type", "question_terms"]
 
 # Expected answer types and the spaCy entity labels that satisfy them.
 DATE, NUMBER, AGENT, PLACE = "date", "number", "agent", "place"
-_SATISFIES: dict[str, frozenset[str]] = {
+SATISFIES: dict[str, frozenset[str]] = {
     DATE: frozenset({"DATE", "TIME"}),
     NUMBER: frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME", "ORDINAL"}),
     AGENT: frozenset({"PERSON", "ORG", "NORP"}),
@@ -97,7 +97,7 @@ def expected_type(question: Any) -> str | None:
     return None
 
 
-def _question_terms(question: Any, expected: str | None) -> tuple[list[str], list[str]]:
+def question_terms(question: Any, expected: str | None) -> tuple[list[str], list[str]]:
     """The question's named entities (casefolded text) and content-word lemmas, in order, once each."""
     entities: list[str] = []
     inside: set[int] = set()
@@ -130,7 +130,7 @@ def check_relevance(question: str, claims: Sequence[str]) -> Relevance:
         q = nlp(question)
         answer = nlp(" ".join(c.strip() for c in claims))
     expected = expected_type(q)
-    entities, words = _question_terms(q, expected)
+    entities, words = question_terms(q, expected)
     said = {t.lower_ for t in answer} | {t.lemma_.casefold() for t in answer}
 
     def mentioned(term: str, entity: bool) -> bool:
@@ -146,7 +146,7 @@ def check_relevance(question: str, claims: Sequence[str]) -> Relevance:
     coverage = (weight - lost) / weight if weight else None
     found: bool | None = None
     if expected is not None:
-        labels = _SATISFIES[expected]
+        labels = SATISFIES[expected]
         found = any(e.label_ in labels for e in answer.ents) or (expected == NUMBER and any(t.like_num for t in answer))
         if expected == AGENT and not found:
             found = any(t.pos_ == "PROPN" for t in answer)  # a name spaCy did not type

@@ -65,7 +65,8 @@ class Conflict:
     first: int  #: position of the first claim in the sequence checked
     second: int
     kind: str  #: ``number`` | ``date`` | ``timing`` | ``polarity`` | ``judge`` | ``checker``
-    detail: str  #: e.g. ``30 day vs 14 day``
+    detail: str  #: e.g. ``30 days vs 14 days``
+    score: float | None = None  #: the model's P(contradiction), when a model found it
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,8 @@ def find_conflicts(
             if check.note:
                 incomplete.append(f"claims {i + 1} and {j + 1}: {check.note}")
             elif check.contradiction is not None and check.contradiction >= threshold:
-                conflicts.append(Conflict(i, j, check.by, f"the {check.by} finds them contradictory (p={check.contradiction:.2f})"))
+                conflicts.append(
+                    Conflict(i, j, check.by, f"the {check.by} finds them contradictory (p={check.contradiction:.2f})", check.contradiction)
+                )
     conflicts.sort(key=lambda c: (c.first, c.second))
     return ConflictCheck(tuple(conflicts), tuple(incomplete))

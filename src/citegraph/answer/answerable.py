@@ -1,0 +1,129 @@
+"""Does the visible evidence answer the question at all? Decided before an answer is written.
+
+Retrieval always finds *something*: asked "What was the annual revenue in 2023?" of a product
+handbook, it returns the three sentences nearest in meaning, and quoting them as ``supported`` claims
+answers nothing. This module looks at the question and the numbered context together and gives
+P(answerable), a logistic model of five measured features:
+
+- ``entities``: the share of the question's named entities whose every word occurs in the context
+  (1 when it names none, with ``named`` = 0). A question about "Arthur's Magazine" is not answered by
+  a context that never names it;
+- ``words``: the share of the question's content lemmas the context mentions;
+- ``sentence``: the best single sentence's share of them (entities weighing double), so the words
+  are said together somewhere, not scattered over unrelated sentences;
+- ``typed``: the question asks for a date, number, person or place (:func:`expected_type`) and the
+  context holds one that the question does not already name (1 when no type is asked);
+- ``similarity``: the best cosine similarity of a context sentence to the question.
+
+The weights were fitted on the dev halves of the built unanswerable sets by ``bench/abstention.py``
+(HotpotQA-100 questions asked with their gold passages hidden from the caller by access labels,
+against the same questions with them visible), and the threshold chosen there; the figures on the
+test halves are in ``docs/results/``. It is a small model of rule features, not a reader: a context
+that names every term of the question and holds a date of another event looks answerable.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from citegraph.answer.relevance import SATISFIES, expected_type, question_terms
+from citegraph.errors import CitegraphError
+from citegraph.models import Answerability, ContextItem
+
+__all__ = ["ABSTAIN_BELOW", "FEATURES", "WEIGHTS", "assess", "features", "probability"]
+
+FEATURES = ("entities", "named", "words", "sentence", "typed", "similarity")
+#: Logistic weights (intercept first, then :data:`FEATURES`), fitted by ``bench/abstention.py`` on dev.
+WEIGHTS = (-4.0, 2.0, 0.0, 2.0, 2.0, 1.0, 2.0)
+#: P(answerable) under which the answer says the documents do not answer (chosen on dev).
+ABSTAIN_BELOW = 0.5
+_NAME_GLUE = frozenset({"the", "of", "and", "a", "an"})
+
+_lock = threading.Lock()
+
+
+def _nlp() -> Any | None:
+    from citegraph.sentences import load_spacy
+
+    try:
+        return load_spacy()
+    except CitegraphError:
+        return None
+
+
+def _words(doc: Any) -> set[str]:
+    return {t.lower_ for t in doc} | {t.lemma_.casefold() for t in doc}
+
+
+def _named(term: str, said: set[str], text: str) -> bool:
+    parts = [p for p in re.findall(r"\w+", term) if p not in _NAME_GLUE]
+    return all(p in said for p in parts) if parts else term in text
+
+
+def features(question: Any, sentences: Sequence[Any], similarities: Sequence[float]) -> tuple[dict[str, float], tuple[str, ...]]:
+    """The features of a parsed ``question`` against parsed context ``sentences`` (and their
+    similarities to it), and the question's entities no sentence names."""
+    expected = expected_type(question)
+    entities, words = question_terms(question, expected)
+    per_sentence = [_words(s) for s in sentences]
+    said = set().union(*per_sentence) if per_sentence else set()
+    text = " ".join(s.text.casefold() for s in sentences)
+    missing = tuple(e for e in entities if not _named(e, said, text))
+    weight = 2.0 * len(entities) + len(words)
+
+    def share(bag: set[str], body: str) -> float:
+        if not weight:
+            return 1.0
+        got = 2.0 * sum(1 for e in entities if _named(e, bag, body)) + sum(1 for w in words if w in bag)
+        return got / weight
+
+    asked = {e.casefold() for e in entities}
+    typed = 1.0
+    if expected is not None:
+        labels = SATISFIES[expected]
+        typed = float(
+            any(ent.label_ in labels and ent.text.casefold() not in asked for s in sentences for ent in s.ents)
+            or (expected == "number" and any(t.like_num for s in sentences for t in s))
+        )
+    found = {
+        "entities": (len(entities) - len(missing)) / len(entities) if entities else 1.0,
+        "named": 1.0 if entities else 0.0,
+        "words": sum(1 for w in words if w in said) / len(words) if words else 1.0,
+        "sentence": max((share(bag, s.text.casefold()) for bag, s in zip(per_sentence, sentences, strict=True)), default=0.0),
+        "typed": typed,
+        "similarity": max(similarities, default=0.0),
+    }
+    return found, missing
+
+
+def probability(values: dict[str, float], weights: Sequence[float] = WEIGHTS) -> float:
+    z = weights[0] + sum(w * values[name] for w, name in zip(weights[1:], FEATURES, strict=True))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def assess(question: str, context: Sequence[ContextItem], *, threshold: float = ABSTAIN_BELOW) -> Answerability:
+    """Whether ``context`` answers ``question``: P(answerable) at or above ``threshold``."""
+    if not context:
+        return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
+    nlp = _nlp()
+    if nlp is None:
+        return Answerability(True, None, note="no spaCy model: answerability was not assessed")
+    with _lock:
+        q = nlp(question)
+        sentences = list(nlp.pipe(item.span.text for item in context))
+    values, missing = features(q, sentences, [item.evidence.similarity for item in context])
+    p = probability(values)
+    answerable = p >= threshold
+    note = ""
+    if not answerable:
+        reasons = []
+        if missing:
+            reasons.append("no visible sentence names " + ", ".join(repr(m) for m in missing))
+        if values["typed"] == 0.0:
+            reasons.append(f"the question asks for a {expected_type(q)} and the evidence states none")
+        note = "; ".join(reasons)
+    return Answerability(answerable, p, tuple((k, round(v, 4)) for k, v in values.items()), missing, note)
