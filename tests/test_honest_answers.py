@@ -176,3 +176,92 @@ def test_a_generator_that_abstains_gives_not_found_and_no_claims(handbook) -> No
     (warning,) = answer.warnings
     assert warning.code == "not_found" and dict(warning.data)["by"] == "generator"
     assert "NOT FOUND" in model.calls[0][0].content  # the prompt asks for it
+
+
+# -- which source is current ---------------------------------------------------------------------------
+OLD_FAQ_MD = f"---\ndate: 2023-02-01\n---\n# FAQ (2023)\n\n{FAQ}\n"
+POLICY_MD = f"---\nupdated: 2025-06-01\n---\n# Data retention policy\n\n{POLICY}\n"
+
+
+@pytest.fixture
+def dated(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> CiteGraph:
+    write("faq-2023.md", OLD_FAQ_MD)
+    folder = write("retention-policy.md", POLICY_MD).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([folder])
+    return g
+
+
+def test_front_matter_gives_the_date_and_is_never_a_sentence(dated: CiteGraph) -> None:
+    faq = dated.store.get_document("faq-2023.md")
+    assert faq is not None and faq.dated == "2023-02-01" and faq.text == OLD_FAQ_MD  # stored as written
+    policy = dated.store.get_document("retention-policy.md")
+    assert policy is not None and policy.dated == "2025-06-01"  # updated: wins over date:
+    spans = {e.span.text for e in dated.retriever.retrieve("When are exports removed?", ("public",)).evidence}
+    assert not any("date:" in s or "---" in s for s in spans)
+
+
+def test_the_older_of_two_disagreeing_sources_is_stale(dated: CiteGraph) -> None:
+    answer = dated.ask("How long do exports stay available after cancellation?")
+    assert answer.status == AnswerStatus.CONFLICTING
+    (stale,) = [w for w in answer.warnings if w.code == "stale"]
+    data = dict(stale.data)
+    assert data["document"] == "faq-2023.md" and "dated 2023-02-01" in data["reason"] and "retention-policy.md" in data["reason"]
+    record = json_roundtrip(answer)
+    marked = {c["document"]: c["stale"] for c in record["context"]}
+    assert marked["faq-2023.md"] and marked["retention-policy.md"] is None
+
+
+def test_a_superseded_document_is_left_out_and_comes_back_marked_stale(dated: CiteGraph) -> None:
+    question = "How long do exports stay available after cancellation?"
+    assert dated.supersede("faq-2023.md", by="retention-policy.md") is None
+    answer = dated.ask(question)
+    assert {item.span.document for item in answer.context} == {"retention-policy.md"}
+    assert not [w for w in answer.warnings if w.code in {"conflict", "stale"}]
+    both = dated.ask(question, include_superseded=True)
+    (stale,) = [w for w in both.warnings if w.code == "stale"]
+    assert dict(stale.data)["reason"] == "faq-2023.md is superseded by retention-policy.md"
+    assert dated.supersede("faq-2023.md", by=None) == "retention-policy.md"  # undone
+    assert "faq-2023.md" in {item.span.document for item in dated.ask(question).context}
+
+
+def test_supersede_names_unknown_documents_and_refuses_itself(dated: CiteGraph) -> None:
+    from citegraph.errors import NotFound, UserError
+
+    with pytest.raises(NotFound, match=r"faq-2024\.md"):
+        dated.supersede("faq-2024.md", by="retention-policy.md")
+    with pytest.raises(UserError, match="cannot supersede itself"):
+        dated.supersede("faq-2023.md", by="faq-2023.md")
+
+
+def test_front_matter_supersedes_marks_the_old_document(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    write("faq-2023.md", OLD_FAQ_MD)
+    folder = write("faq-2025.md", f"---\ndate: 2025-01-01\nsupersedes: [faq-2023.md]\n---\n# FAQ\n\n{POLICY}\n").parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter)
+    g.ingest([folder])
+    old = g.store.get_document("faq-2023.md")
+    assert old is not None and old.superseded_by == "faq-2025.md"
+
+
+def test_as_of_answers_from_the_documents_current_that_day(dated: CiteGraph) -> None:
+    question = "How long do exports stay available after cancellation?"
+    then = dated.ask(question, as_of="2024-01-01")  # the policy is dated 2025: not yet written
+    assert {item.span.document for item in then.context} == {"faq-2023.md"}
+    now = dated.ask(question, as_of="2026-01-01")
+    assert {item.span.document for item in now.context} == {"faq-2023.md", "retention-policy.md"}
+    assert dated.ask(question, as_of="2020-01-01").status == AnswerStatus.NO_EVIDENCE
+    dated.supersede("faq-2023.md", by="retention-policy.md")
+    assert {item.span.document for item in dated.ask(question, as_of="2026-01-01").context} == {"retention-policy.md"}
+    assert {item.span.document for item in dated.ask(question, as_of="2024-01-01").context} == {"faq-2023.md"}  # not yet replaced
+
+
+def test_a_bad_date_names_the_field_and_the_fix(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    from citegraph.errors import InputFileError
+
+    folder = write("notes.md", "---\ndate: May 2024\n---\nNotes.\n").parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter)
+    report = g.ingest([folder])
+    (doc,) = report.documents
+    assert doc.status == "failed" and "front matter 'date'" in doc.reason and "YYYY-MM-DD" in doc.reason
+    with pytest.raises(InputFileError, match="as-of"):
+        g.ask("Anything?", as_of="yesterday")

@@ -69,6 +69,34 @@ def test_a_failed_write_leaves_nothing_behind(store: Store) -> None:
     assert store.graph(None).spans == [] and store.missing_keys({"export"}) == {"export"}
 
 
+def test_dates_and_supersessions_are_kept_read_and_filtered(store: Store) -> None:
+    from dataclasses import replace
+
+    from citegraph.store.base import current_on
+
+    old = _write("faq.md")
+    store.write_document(replace(old, document=replace(old.document, dated="2023-02-01")))
+    new = _write("policy.md", TEXT.replace("latest", "newest"))
+    store.write_document(replace(new, document=replace(new.document, dated="2025-06-01", supersedes=("faq.md",))))
+    faq = store.get_document("faq.md")
+    assert faq is not None and faq.dated == "2023-02-01" and faq.superseded_by == "policy.md"
+    assert {d for d, _v in store.visible(None)} == {"policy.md"}  # left out, like an old version
+    assert {d for d, _v in store.visible(None, include_superseded=True)} == {"faq.md", "policy.md"}
+    assert {s.document for s in store.graph(["public"]).spans} == {"policy.md"}
+    versions, moved = store.history()
+    assert moved == [("faq.md", "policy.md")] and {(d, dated) for d, _v, _at, dated in versions} == {
+        ("faq.md", "2023-02-01"),
+        ("policy.md", "2025-06-01"),
+    }
+    assert {d for d, _v in current_on("2024-01-01", versions, moved)} == {"faq.md"}
+    assert {d for d, _v in current_on("2026-01-01", versions, moved)} == {"policy.md"}
+    assert store.supersede("faq.md", None, "2026-01-01T00:00:00+00:00") == "policy.md"
+    assert {d for d, _v in store.visible(None)} == {"faq.md", "policy.md"}
+    store.supersede("faq.md", "policy.md", "2026-01-01T00:00:00+00:00")
+    store.delete_document("policy.md")  # the mark goes with either document
+    assert store.history()[1] == [] and {d for d, _v in store.visible(None)} == {"faq.md"}
+
+
 def test_new_version_supersedes_and_keeps_the_old(store: Store) -> None:
     first = _write(text=TEXT)
     store.write_document(first)

@@ -7,6 +7,7 @@ each filtered by the caller's labels in the store and in its view as retrieval i
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from datetime import UTC, datetime
 
 from citegraph.errors import AccessDenied, NotFound, UserError
 from citegraph.ingest.ingester import access_labels
@@ -84,6 +85,14 @@ class Lifecycle:
         and which lost the right to read the document.
         """
         result = self.store.relabel(doc_id, access_labels(access))
+        self.retriever.clear_cache()
+        return result
+
+    def supersede(self, old_id: str, *, by: str | None) -> str | None:
+        """Mark document ``old_id`` (every version) superseded by document ``by``: left out of retrieval
+        like an old version unless superseded documents are asked for, and ``stale`` wherever it is
+        shown. ``by=None`` takes the mark away. Returns the document that superseded it before."""
+        result = self.store.supersede(old_id, by, datetime.now(UTC).isoformat(timespec="seconds"))
         self.retriever.clear_cache()
         return result
 

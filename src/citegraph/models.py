@@ -110,6 +110,9 @@ class Document:
     ingested_at: str = ""  #: ISO-8601 UTC
     current: bool = True  #: False once a newer version of the same id is stored
     media_type: str = "text/plain"
+    dated: str | None = None  #: the date the document gives itself (ISO 8601 day): front matter, HTML meta, PDF, ``--date``
+    supersedes: tuple[str, ...] = ()  #: ids of documents this one replaces (front matter ``supersedes:``), marked at its write
+    superseded_by: str | None = None  #: the document that replaces this one, as stored (read only)
 
 
 @dataclass(frozen=True, order=True)

@@ -143,12 +143,19 @@ def rejection_json(r: Rejection) -> dict[str, Any]:
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
+    stale = {dict(w.data)["marker"]: dict(w.data)["reason"] for w in answer.warnings if w.code == "stale"}
     return {
         "question": answer.question,
         "answer": answer.text,
         "status": answer.status.value,
         "context": [
-            {"marker": c.marker, **span_json(c.span), "score": round(c.evidence.score, 6), "found_by": c.evidence.found_by}
+            {
+                "marker": c.marker,
+                **span_json(c.span),
+                "score": round(c.evidence.score, 6),
+                "found_by": c.evidence.found_by,
+                "stale": stale.get(c.marker),
+            }
             for c in answer.context
         ],
         "claims": [
@@ -171,6 +178,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
                             "calibrated": c.support.calibrated,
                         },
                         "found_by": c.found_by,
+                        "stale": stale.get(c.marker),
                         "entity": c.entity,
                         "route": route_json(c.route),
                     }

@@ -13,7 +13,7 @@ Components named by spec strings come from :mod:`citegraph.components`; defaults
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +29,8 @@ from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.facade import Lifecycle, Reads
 from citegraph.ingest.indexer import Indexer, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
-from citegraph.models import (
-    Answer,
-    IngestReport,
-)
+from citegraph.ingest.loaders import parse_date
+from citegraph.models import Answer, Document, IngestReport, Span
 from citegraph.retrieve.retriever import Retriever
 from citegraph.sentences import SentenceSplitter
 from citegraph.settings import DEFAULTS, check_setting
@@ -162,6 +160,7 @@ class CiteGraph(Reads, Lifecycle):
         doc_id: str | None = None,
         prefix: str = "",
         version_label: str | None = None,
+        dated: str | None = None,
         progress: Progress | None = None,
         batch_size: int = 32,
         workers: int = 1,
@@ -176,7 +175,10 @@ class CiteGraph(Reads, Lifecycle):
         ``workers`` > 1 indexes in that many processes (:mod:`citegraph.ingest.workers`; a graph
         made by :meth:`open`), each loading its models once; this process writes. ``executor="ray"``
         indexes on that many Ray actors instead, on the cluster at ``ray_address`` (or a local one).
+        ``dated`` (``YYYY-MM-DD``) is the date of every document of this ingest, over the date a file
+        gives itself (front matter ``date:``/``updated:``, an HTML meta date, a PDF's date).
         """
+        dated = None if dated is None else parse_date(dated, "--date")
         return self.ingester.ingest_paths(
             paths,
             access_labels(access),
@@ -185,6 +187,7 @@ class CiteGraph(Reads, Lifecycle):
             doc_id=doc_id,
             prefix=prefix,
             version_label=version_label,
+            dated=dated,
             progress=progress,
             batch_size=batch_size,
             workers=workers,
@@ -199,8 +202,10 @@ class CiteGraph(Reads, Lifecycle):
         access: Iterable[str] = ("public",),
         version_label: str | None = None,
         extractions: ImportedExtractions | None = None,
+        dated: str | None = None,
     ) -> IngestReport:
-        return self.ingester.ingest_texts(items, access_labels(access), imported=extractions, version_label=version_label)
+        dated = None if dated is None else parse_date(dated, "dated")
+        return self.ingester.ingest_texts(items, access_labels(access), imported=extractions, version_label=version_label, dated=dated)
 
     # -- ask --------------------------------------------------------------------------------------
     def ask(
@@ -212,15 +217,18 @@ class CiteGraph(Reads, Lifecycle):
         top_k: int | None = None,
         answer_text: str | None = None,
         include_superseded: bool = False,
+        as_of: str | None = None,
     ) -> Answer:
-        """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations."""
+        """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations.
+        ``as_of`` (``YYYY-MM-DD``): answer from the documents current on that day."""
         self.limits.check_question(question)
         for name, value in (("hops", hops), ("top-k", top_k)):
             if value is not None:
                 check_setting(name, value)
         if answer_text is not None:
             self.limits.check_answer(answer_text)  # before any retrieval
-        retrieval = self.retriever.retrieve(question, labels, hops=hops, top_k=top_k, include_superseded=include_superseded)
+        day = None if as_of is None else parse_date(as_of, "as-of")
+        retrieval = self.retriever.retrieve(question, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day)
         models = self.models(generator="answer-file" if answer_text is not None else None)
         return compose(
             question,
@@ -231,7 +239,20 @@ class CiteGraph(Reads, Lifecycle):
             limits=self.limits,
             models=models,
             answer_text=answer_text,
+            document=self._documents(),
         )
+
+    def _documents(self) -> Callable[[Span], Document | None]:
+        """The stored version a span is from, each read once per answer."""
+        docs: dict[tuple[str, str], Document | None] = {}
+
+        def document(span: Span) -> Document | None:
+            key = (span.document, span.version)
+            if key not in docs:
+                docs[key] = self.store.get_document(*key)
+            return docs[key]
+
+        return document
 
     def models(self, *, generator: str | None = None) -> tuple[tuple[str, str], ...]:
         """``(role, model name)`` of the extractor, embedder, generator (or ``generator``: what wrote

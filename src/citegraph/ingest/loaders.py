@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import codecs
+import datetime as dt
 import io
 import logging
+import re
 import warnings
+from typing import Any, NamedTuple
 
 from citegraph.errors import InputFileError
+from citegraph.sentences import front_matter_end
 
-__all__ = ["decode", "load_html", "load_pdf", "load_text"]
+__all__ = ["Metadata", "decode", "load_html", "load_pdf", "load_text", "metadata", "parse_date"]
 
 # A byte order mark names its encoding. UTF-32 first: its little-endian mark begins with UTF-16's.
 _BOMS = (
@@ -129,3 +133,102 @@ def load_pdf(path: str, data: bytes) -> str:
     finally:
         logger.setLevel(level)
     return "\n\n".join(p.strip() for p in pages if p.strip()) + "\n"
+
+
+# -- what a document says about itself: its date, and the documents it replaces ---------------------
+class Metadata(NamedTuple):
+    dated: str | None = None  #: ISO 8601 day
+    supersedes: tuple[str, ...] = ()
+
+
+_DATE_FIX = "write the date as YYYY-MM-DD (e.g. 2024-05-01)"
+
+
+def parse_date(value: object, where: str, field: str = "") -> str:
+    """An ISO 8601 day from a date, a datetime or a string starting with YYYY-MM-DD; otherwise
+    :class:`InputFileError` naming ``where`` (the file or option), the ``field`` and the fix."""
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    text = str(value).strip()
+    found = re.match(r"(\d{4})-(\d{2})-(\d{2})(?:$|[T ])", text)
+    if found:
+        try:
+            return dt.date(int(found.group(1)), int(found.group(2)), int(found.group(3))).isoformat()
+        except ValueError:
+            pass
+    raise InputFileError(where, f"{field + ': ' if field else ''}{text!r} is not a date", _DATE_FIX)
+
+
+def _front_matter(path: str, text: str) -> Metadata:
+    end = front_matter_end(text)
+    if not end:
+        return Metadata()
+    import yaml
+
+    block = text[4:end]
+    block = block[: block.rstrip("\n").rfind("\n") + 1]  # without its closing line
+    try:
+        fields = yaml.safe_load(block) or {}
+    except yaml.YAMLError as exc:
+        raise InputFileError(
+            path, f"front matter is not valid YAML: {str(exc).splitlines()[0]}", "fix the block between the --- lines"
+        ) from exc
+    if not isinstance(fields, dict):
+        return Metadata()
+    fields = {str(k).lower(): v for k, v in fields.items()}
+    dated = None
+    for key in ("updated", "date"):  # the latest the document says of itself
+        if fields.get(key) not in (None, ""):
+            dated = parse_date(fields[key], path, f"front matter '{key}'")
+            break
+    raw: Any = fields.get("supersedes") or ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list | tuple) or not all(isinstance(x, str | int) for x in raw):
+        raise InputFileError(path, "front matter 'supersedes' must be a document id or a list of ids", "e.g. supersedes: [faq-2023.md]")
+    return Metadata(dated, tuple(str(x).strip() for x in raw if str(x).strip()))
+
+
+_META_DATES = ("dcterms.modified", "article:modified_time", "last-modified", "date", "dcterms.date", "dc.date", "article:published_time")
+
+
+def _html_date(path: str, data: bytes) -> str | None:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(decode(path, data), "html.parser")
+    found: dict[str, str] = {}
+    for meta in soup.find_all("meta"):
+        name = str(meta.get("name") or meta.get("property") or meta.get("http-equiv") or "").lower()
+        content = meta.get("content")
+        if name in _META_DATES and content:
+            found.setdefault(name, str(content))
+    for name in _META_DATES:
+        if name in found:
+            return parse_date(found[name], path, f"<meta name={name!r}>")
+    return None
+
+
+def _pdf_date(data: bytes) -> str | None:
+    from pypdf import PdfReader
+
+    try:
+        info = PdfReader(io.BytesIO(data)).metadata
+        when = info and (info.modification_date or info.creation_date)
+    except Exception:  # a PDF's metadata is optional and often damaged: no date, never a failed document
+        return None
+    return when.date().isoformat() if when else None
+
+
+def metadata(path: str, data: bytes, text: str, media_type: str) -> Metadata:
+    """The date a file gives itself and the documents it says it supersedes: Markdown or text front
+    matter (``date:``/``updated:``, ``supersedes:``), an HTML ``<meta>`` date, a PDF's modification
+    (or creation) date."""
+    if media_type in {"text/markdown", "text/plain"}:
+        return _front_matter(path, text)
+    if media_type == "text/html":
+        return Metadata(_html_date(path, data))
+    if media_type == "application/pdf":
+        return Metadata(_pdf_date(data))
+    return Metadata()

@@ -32,7 +32,7 @@ from citegraph.models import ReachedNode, Retrieval
 from citegraph.retrieve.modes import Query, make_mode
 from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach
 from citegraph.settings import DEFAULTS
-from citegraph.store.base import Store
+from citegraph.store.base import Store, current_on
 
 __all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "Retriever"]  # the view's names, re-exported where they lived
 
@@ -142,12 +142,20 @@ class Retriever:
         include_superseded: bool = False,
         mode: str | None = None,
         limit: int | None = None,
+        as_of: str | None = None,
     ) -> Retrieval:
         """Rank the caller's sentences for ``question`` with a retrieval mode (default: this
-        retriever's), at most ``limit`` of them (default: enough for twice the context)."""
+        retriever's), at most ``limit`` of them (default: enough for twice the context). With
+        ``as_of`` (an ISO 8601 day), only the document versions current on that day
+        (:func:`~citegraph.store.base.current_on`) may give evidence."""
         hops = self.hops if hops is None else hops
         top_k = self.top_k if top_k is None else top_k
         ranker = self.mode if mode is None else make_mode(mode)
+        limit = limit or max(2 * self.context_size, 20)
+        then: set[tuple[str, str]] | None = None
+        if as_of is not None:
+            then = current_on(as_of, *self.store.history())
+            include_superseded, limit = True, 3 * limit  # every version is a candidate; the day decides
         view = self.view(labels, include_superseded)
         query = Query(
             question,
@@ -159,9 +167,11 @@ class Retriever:
             min_words=self.min_evidence_words,
             embed=self.embedder.embed,
         )
-        evidence, seeds = ranker.rank(query, view, limit or max(2 * self.context_size, 20))
+        evidence, seeds = ranker.rank(query, view, limit)
         # Checked again here, on every span, before anything can enter the context.
         allowed = self._readable(labels, include_superseded, {(e.span.document, e.span.version) for e in evidence})
+        if then is not None:
+            allowed &= then
         evidence = [e for e in evidence if (e.span.document, e.span.version) in allowed]
         nodes: Any = lambda: view.reach(seeds, hops).nodes()  # noqa: E731  (made when first read: see _Retrieval)
         return _Retrieval(question, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence))

@@ -64,6 +64,7 @@ class AskRequest(BaseModel):
     hops: int | None = Field(None, ge=0, le=6)
     top_k: int | None = Field(None, ge=1, le=50)
     include_superseded: bool = False
+    as_of: str | None = Field(None, description="answer from the documents current on this day (YYYY-MM-DD)")
 
 
 class VerifyRequest(BaseModel):
@@ -278,6 +279,7 @@ def create_app(
                 top_k=body.top_k,
                 answer_text=body.answer_text,
                 include_superseded=body.include_superseded,
+                as_of=body.as_of,
             )
         )
         return output.answer_json(answer)

@@ -42,6 +42,7 @@ __all__ = [
     "StoredDocument",
     "WritePart",
     "WriteResult",
+    "current_on",
     "vector_problems",
 ]
 
@@ -285,6 +286,11 @@ class Store(ABC):
         """Make a stored version current again; returns the version it superseded."""
 
     @abstractmethod
+    def supersede(self, old_id: str, new_id: str | None, marked_at: str) -> str | None:
+        """Mark document ``old_id`` (every version) superseded by ``new_id``, or with None no longer
+        superseded; returns the document that superseded it before, if any."""
+
+    @abstractmethod
     def missing_keys(self, keys: Collection[str]) -> set[str]:
         """The keys that have no entity row yet."""
 
@@ -338,6 +344,11 @@ class Store(ABC):
         cited versions pass. This filters :meth:`visible`; a backend can ask about the few versions alone."""
         return self.visible(labels, include_superseded) & set(versions)
 
+    @abstractmethod
+    def history(self) -> tuple[list[tuple[str, str, str, str | None]], list[tuple[str, str]]]:
+        """What ``ask --as-of`` needs, without any text: ``(document id, version, ingested_at, dated)``
+        of every stored version, and ``(old id, new id)`` of every supersession."""
+
     #: whether :meth:`nearest_spans` answers (a server-side vector index, e.g. pgvector's HNSW)
     offers_nearest_spans: bool = False
 
@@ -356,3 +367,18 @@ class Store(ABC):
     @abstractmethod
     def change_token(self) -> object:
         """A value that changes whenever the stored data may have changed (for caches)."""
+
+
+def current_on(
+    day: str, versions: Iterable[tuple[str, str, str, str | None]], supersessions: Iterable[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The ``(document id, version)`` current on ``day`` (ISO 8601): of each document, its latest
+    version dated (or, with no date of its own, ingested) on or before that day; none when all are
+    later; and none of a document superseded by one that existed by then."""
+    latest: dict[str, tuple[str, str, str]] = {}
+    for doc_id, version, ingested_at, dated in versions:
+        when = dated or ingested_at[:10]
+        if when <= day and (doc_id not in latest or (when, ingested_at) >= latest[doc_id][:2]):
+            latest[doc_id] = (when, ingested_at, version)
+    gone = {old for old, new in supersessions if new in latest}
+    return {(doc_id, v) for doc_id, (_w, _i, v) in latest.items() if doc_id not in gone}

@@ -118,6 +118,7 @@ _REFERENCES = (
 # Documents the caller may read: current ones (or all versions), and, unless the caller is
 # unrestricted (labels NULL), only those carrying at least one of the caller's labels.
 _READABLE = """(d.current OR %(superseded)s)
+      AND (%(superseded)s OR NOT EXISTS (SELECT 1 FROM supersessions s WHERE s.old_id = d.doc_id))
       AND (%(labels)s::text[] IS NULL OR EXISTS (
           SELECT 1 FROM document_access a
           WHERE a.doc_id = d.doc_id AND a.version = d.version AND a.label = ANY(%(labels)s::text[])))"""
@@ -129,16 +130,20 @@ WITH visible(doc_id, version) AS MATERIALIZED (
 """
 _DOC_COLUMNS = (
     "d.doc_id, d.version, d.label, d.source, d.media_type, d.ingested_at, d.text, d.current, "
-    "ARRAY(SELECT a.label FROM document_access a WHERE a.doc_id = d.doc_id AND a.version = d.version ORDER BY a.label)"
+    "ARRAY(SELECT a.label FROM document_access a WHERE a.doc_id = d.doc_id AND a.version = d.version ORDER BY a.label), "
+    "d.dated, (SELECT s.new_id FROM supersessions s WHERE s.old_id = d.doc_id)"
 )
+_DOC_WIDTH = 11
 _ROWS = 16384  # rows fetched at a time by the columnar read and the check
 _MAX_KEY_ROUNDS = 100  # insert-then-lock rounds for a part's entity keys (a key another writer removes meanwhile comes back)
 _cursor_names = count()
 
 
 def _document(row: Sequence[Any]) -> Document:
-    doc_id, version, label, source, media_type, ingested_at, text, current, access = row
-    return Document(doc_id, version, text, source, tuple(access), label, ingested_at, bool(current), media_type)
+    doc_id, version, label, source, media_type, ingested_at, text, current, access, dated, superseded_by = row
+    return Document(
+        doc_id, version, text, source, tuple(access), label, ingested_at, bool(current), media_type, dated, superseded_by=superseded_by
+    )
 
 
 def _f32(vector: object) -> bytes:
@@ -626,7 +631,7 @@ class PostgresStore(SQLStore):
                 """,
                 {**self._params(labels, include_superseded), "doc_id": doc_id},
             ).fetchall()
-        out = [StoredDocument(_document(r[:9]), r[9], r[10], r[11], r[12], r[13], r[14]) for r in rows]
+        out = [StoredDocument(_document(r[:_DOC_WIDTH]), *r[_DOC_WIDTH : _DOC_WIDTH + 6]) for r in rows]
         return only_held_labels(out, labels)
 
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:

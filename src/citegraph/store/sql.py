@@ -29,7 +29,7 @@ from contextlib import AbstractContextManager
 from itertools import chain
 from typing import Any
 
-from citegraph.errors import AccessConflict, NotFound, StoreError
+from citegraph.errors import AccessConflict, NotFound, StoreError, UserError
 from citegraph.models import Document
 from citegraph.store.base import DeleteResult, DocumentStream, RelabelResult, Store, WritePart, WriteResult
 from citegraph.store.columns import GraphColumns
@@ -212,6 +212,37 @@ class SQLStore(Store):
             self._changed()
         return RelabelResult(doc_id, before, tuple(sorted(set(access))), versions)
 
+    def history(self) -> tuple[list[tuple[str, str, str, str | None]], list[tuple[str, str]]]:
+        with self._reading():
+            versions = [tuple(r) for r in self._execute("SELECT doc_id, version, ingested_at, dated FROM documents")]
+            moved = [tuple(r) for r in self._execute("SELECT old_id, new_id FROM supersessions")]
+        return versions, moved  # type: ignore[return-value]
+
+    def supersede(self, old_id: str, new_id: str | None, marked_at: str) -> str | None:
+        """Mark every version of ``old_id`` superseded by ``new_id`` (both stored documents), or, with
+        ``new_id`` None, no longer superseded. Returns what superseded it before (None: nothing)."""
+        with self._writing():
+            known = self._known_documents()
+            for doc_id in (old_id, new_id):
+                if doc_id is not None and doc_id not in known:
+                    raise NotFound.among("document", doc_id, known)
+            if new_id == old_id:
+                raise UserError(f"a document cannot supersede itself: {old_id!r}")
+            self._lock_document(old_id)
+            row = self._execute("SELECT new_id FROM supersessions WHERE old_id = ?", (old_id,)).fetchone()
+            if new_id is None:
+                self._execute("DELETE FROM supersessions WHERE old_id = ?", (old_id,))
+            else:
+                self._mark_superseded(old_id, new_id, marked_at)
+            self._changed()
+        return row[0] if row else None
+
+    def _mark_superseded(self, old_id: str, new_id: str, marked_at: str) -> None:
+        if old_id == new_id:
+            return
+        self._execute("DELETE FROM supersessions WHERE old_id = ?", (old_id,))
+        self._execute("INSERT INTO supersessions (old_id, new_id, marked_at) VALUES (?, ?, ?)", (old_id, new_id, marked_at))
+
     def make_current(self, doc_id: str, version: str) -> str | None:
         with self._writing():
             self._lock_document(doc_id)
@@ -241,10 +272,12 @@ class SQLStore(Store):
             replaced = self._entities_of(doc.id, doc.version)
             self._execute("DELETE FROM documents WHERE doc_id = ? AND version = ?", (doc.id, doc.version))
             self._execute(
-                "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, ?, '')",
-                (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor),
+                "INSERT INTO documents (doc_id, version, label, source, media_type, ingested_at, text, current, extractor, status, dated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, ?, '', ?)",
+                (doc.id, doc.version, doc.label, doc.source, doc.media_type, doc.ingested_at, doc.text, write.extractor, doc.dated),
             )
+            for old_id in doc.supersedes:  # the new document's own word: it replaces these
+                self._mark_superseded(old_id, doc.id, doc.ingested_at)
             superseded = self._make_current(doc.id, doc.version)
             self._set_access(doc.id, doc.access)
             stored_relations = sum(self._write_part(doc, write.extractor, part) for part in write.parts())
@@ -271,6 +304,7 @@ class SQLStore(Store):
             candidates = self._entities_of(doc_id)
             # Cascades: documents -> spans -> mentions, relations; document_access; rejections.
             self._execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            self._execute("DELETE FROM supersessions WHERE old_id = ? OR new_id = ?", (doc_id, doc_id))
             entities = self._drop_orphans(candidates)
             self._changed()
             self._after_delete()

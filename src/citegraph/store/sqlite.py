@@ -32,6 +32,7 @@ SCHEMA_VERSION = _migrations()[-1][0]
 # Documents the caller may read: current ones (or all versions), and, unless the caller is
 # unrestricted (labels NULL), only those carrying at least one of the caller's labels.
 _READABLE = """(d.current = 1 OR :superseded)
+      AND (:superseded OR NOT EXISTS (SELECT 1 FROM supersessions s WHERE s.old_id = d.doc_id))
       AND (:labels IS NULL OR EXISTS (
           SELECT 1 FROM document_access a
           WHERE a.doc_id = d.doc_id AND a.version = d.version
@@ -175,14 +176,20 @@ class SQLiteStore(SQLStore):
 
     # -- documents --------------------------------------------------------------------------------
     def _document(self, row: sqlite3.Row | tuple) -> Document:
-        doc_id, version, label, source, media_type, ingested_at, text, current = row
+        doc_id, version, label, source, media_type, ingested_at, text, current, dated, superseded_by = row
         access = tuple(
             r[0]
             for r in self.db.execute("SELECT label FROM document_access WHERE doc_id = ? AND version = ? ORDER BY label", (doc_id, version))
         )
-        return Document(doc_id, version, text, source, access, label, ingested_at, bool(current), media_type)
+        return Document(
+            doc_id, version, text, source, access, label, ingested_at, bool(current), media_type, dated, superseded_by=superseded_by
+        )
 
-    _DOC_COLUMNS = "doc_id, version, label, source, media_type, ingested_at, text, current"
+    _DOC_COLUMNS = (
+        "d.doc_id, d.version, d.label, d.source, d.media_type, d.ingested_at, d.text, d.current, d.dated, "
+        "(SELECT s.new_id FROM supersessions s WHERE s.old_id = d.doc_id)"
+    )
+    _DOC_WIDTH = 10
 
     def get_document(self, doc_id: str, version: str | None = None) -> Document | None:
         with self._reading():
@@ -190,10 +197,10 @@ class SQLiteStore(SQLStore):
 
     def _get_document(self, doc_id: str, version: str | None) -> Document | None:
         if version is None:
-            row = self.db.execute(f"SELECT {self._DOC_COLUMNS} FROM documents WHERE doc_id = ? AND current = 1", (doc_id,)).fetchone()
+            row = self.db.execute(f"SELECT {self._DOC_COLUMNS} FROM documents d WHERE d.doc_id = ? AND d.current = 1", (doc_id,)).fetchone()
         else:
             row = self.db.execute(
-                f"SELECT {self._DOC_COLUMNS} FROM documents WHERE doc_id = ? AND version = ?", (doc_id, version)
+                f"SELECT {self._DOC_COLUMNS} FROM documents d WHERE d.doc_id = ? AND d.version = ?", (doc_id, version)
             ).fetchone()
         return self._document(row) if row else None
 
@@ -403,7 +410,7 @@ class SQLiteStore(SQLStore):
         rows = self.db.execute(
             _VISIBLE
             + f"""
-            SELECT {", ".join("d." + c.strip() for c in self._DOC_COLUMNS.split(","))}, d.status, d.extractor,
+            SELECT {self._DOC_COLUMNS}, d.status, d.extractor,
                 {DOCUMENT_COUNTS}
             FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
             WHERE :doc_id IS NULL OR d.doc_id = :doc_id
@@ -411,7 +418,8 @@ class SQLiteStore(SQLStore):
             """,
             {**self._params(labels, include_superseded), "doc_id": doc_id},
         ).fetchall()
-        out = [StoredDocument(self._document(r[:8]), r[8], r[9], r[10], r[11], r[12], r[13]) for r in rows]
+        w = self._DOC_WIDTH
+        out = [StoredDocument(self._document(r[:w]), *r[w : w + 6]) for r in rows]
         return only_held_labels(out, labels)
 
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:

@@ -56,11 +56,12 @@ $("ask-form").addEventListener("submit", async (event) => {
 const STATUS_NOTES = {
   verified: "every claim is supported by the sentence it cites",
   quoted: "every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's",
-  conflicting: "two claims disagree: see the warnings",
+  conflicting: "the sources disagree (in the answer or in the evidence it was given): see the warnings",
   cited: "every claim cites a sentence, but nothing checked the support",
   partially_supported: "some claims are supported, some are not",
   unsupported: "no claim is supported by what it cites",
   no_evidence: "nothing this token may read matches the question",
+  not_found: "the documents this token may read do not answer this question; the nearest evidence is shown below, not as an answer",
 };
 
 function where(c) {

@@ -1,0 +1,83 @@
+"""Which source is current: context items from a stale source, said as warnings.
+
+A sentence is from a stale source when its document
+
+* is **superseded** by another document (``citegraph supersede OLD --by NEW``, or ``supersedes:`` in
+  the new one's front matter), or is an **old version** of one: such evidence is only in the
+  context when the caller asked for it (``--include-superseded``);
+* or **disagrees** with a sentence of another document (a ``conflict`` warning, between claims or
+  between sources) and is the **older** of the two by the dates the documents give themselves
+  (front matter ``date:``/``updated:``, an HTML meta date, a PDF's date, ``ingest --date``). Two
+  undated documents, or two of the same date, are a disagreement only: nothing says which is current.
+
+Each stale item gets one ``stale`` warning naming it, why, and the claims that rely on it; the
+answer's status is not changed here (a disagreement already makes it ``conflicting``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from citegraph.models import AnswerWarning, Claim, ContextItem, Document, Span
+
+__all__ = ["stale_warnings"]
+
+
+def _pairs(warning: AnswerWarning) -> list[tuple[int, int]]:
+    """The context markers a ``conflict`` warning sets against each other."""
+    data: dict[str, Any] = dict(warning.data)
+    if "markers" in data:
+        return [(int(data["markers"][0]), int(data["markers"][1]))]
+    if "cited" in data:
+        return [(int(a), int(b)) for a in data["cited"][0] for b in data["cited"][1]]
+    return []
+
+
+def stale_warnings(
+    context: Sequence[ContextItem],
+    claims: Sequence[Claim],
+    warnings: Sequence[AnswerWarning],
+    document: Callable[[Span], Document | None],
+) -> list[AnswerWarning]:
+    """A ``stale`` warning for each context item whose source is superseded, an old version, or the
+    older side of a disagreement (see the module docstring)."""
+    docs = {item.marker: document(item.span) for item in context}
+    reasons: dict[int, str] = {}
+    for item in context:
+        doc = docs[item.marker]
+        if doc is None:
+            continue
+        if doc.superseded_by:
+            reasons[item.marker] = f"{doc.id} is superseded by {doc.superseded_by}"
+        elif not doc.current:
+            reasons[item.marker] = f"an older version of {doc.id} ({doc.version[:8]}), not the current one"
+    for warning in warnings:
+        if warning.code != "conflict":
+            continue
+        for a, b in _pairs(warning):
+            da, db = docs.get(a), docs.get(b)
+            if da is None or db is None or da.id == db.id or not da.dated or not db.dated or da.dated == db.dated:
+                continue
+            (old, old_doc), (new, new_doc) = sorted(((a, da), (b, db)), key=lambda pair: pair[1].dated or "")
+            reasons.setdefault(
+                old,
+                f"{old_doc.id} is dated {old_doc.dated}; [{new}] {new_doc.id}, dated {new_doc.dated}, disagrees with it",
+            )
+    out = []
+    for marker in sorted(reasons):
+        relying = tuple(i for i, claim in enumerate(claims) if any(c.marker == marker for c in claim.citations))
+        said = (
+            f"; claim{'s' if len(relying) > 1 else ''} {', '.join(str(i + 1) for i in relying)} rel{'y' if len(relying) > 1 else 'ies'} on it"
+            if relying
+            else ""
+        )
+        doc = docs[marker]
+        out.append(
+            AnswerWarning(
+                "stale",
+                f"context item [{marker}] is from a stale source: {reasons[marker]}{said}",
+                (("marker", marker), ("document", doc.id if doc else ""), ("reason", reasons[marker]), ("claims", relying)),
+            )
+        )
+    return out
