@@ -45,8 +45,9 @@ def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: igno
     assert set(report["documents"][0]) >= {"id", "version", "status", "sentences", "entities", "relations", "rejected"}
 
     answer = json.loads(run("ask", "How long do exports stay available after cancellation?", "--no-verify", "--json").stdout)
-    assert set(answer) >= {"question", "answer", "status", "context", "claims", "warnings", "retrieval", "models"}
-    assert answer["status"] == "cited"
+    assert set(answer) >= {"question", "answer", "status", "context", "claims", "warnings", "retrieval", "models", "answerability"}
+    # cited (nothing checked the support), and conflicting: the 2023 FAQ says exports go at cancellation
+    assert answer["status"] == "conflicting" and any(w["code"] == "conflict" for w in answer["warnings"])
     assert set(answer["context"][0]) >= {"marker", "document", "version", "start", "end", "sentence"}
     citation = answer["claims"][0]["citations"][0]
     assert set(citation) >= {"marker", "document", "version", "start", "end", "sentence", "support", "route"}
@@ -84,7 +85,9 @@ def test_answer_file_is_checked_against_the_context(run, larkspur: Path, tmp_pat
     out = json.loads(run("ask", "How long do exports stay available?", "--answer-file", str(answer_file), "--no-verify", "--json").stdout)
     assert [c["status"] for c in out["claims"]] == ["unverified", "unverified", "invalid_marker"]
     assert out["claims"][0]["text"] == "Exports stay available for 30 days."
-    assert [w["code"] for w in out["warnings"]] == ["invalid_marker"] and out["warnings"][0]["marker"] == 9
+    assert out["warnings"][0]["code"] == "invalid_marker" and out["warnings"][0]["marker"] == 9
+    # and the handbook's 2023 FAQ, in the context, disagrees with the policy and is older: said
+    assert {w["code"] for w in out["warnings"][1:]} == {"conflict", "stale"}
     assert out["models"]["generator"] == "answer-file"
 
 
@@ -109,7 +112,8 @@ def test_exit_codes(run, write, tmp_path: Path) -> None:  # type: ignore[no-unty
 
 def test_demo_runs_and_cites(run) -> None:  # type: ignore[no-untyped-def]
     out = json.loads(run("demo", "--generator", "extractive", "--verifier", "none", "--json").stdout)
-    assert out["answer"]["status"] == "cited"
+    assert out["answer"]["status"] == "conflicting"  # cited, and the 2023 FAQ disagrees with the policy (rules, no model)
+    assert any(w["code"] == "stale" and w["document"] == "faq-2023.md" for w in out["answer"]["warnings"])
     assert out["answer"]["claims"] and all(c["citations"] for c in out["answer"]["claims"])
 
 
@@ -121,7 +125,10 @@ def test_demo_without_the_local_model_says_so_and_falls_back(run, tmp_path: Path
     assert "note: local model unavailable" in result.stderr
     assert out["answer"]["models"]["generator"] == "extractive"
     assert out["answer"]["models"]["verifier"] == "checker"
-    assert out["answer"]["status"] == "quoted"  # every extractive claim is a quote of its cited span: supported, and the sources' own words
+    # every extractive claim is a quote of its cited span, supported; and the 2023 FAQ in the context is stale
+    assert out["answer"]["status"] == "conflicting"
+    assert {c["status"] for c in out["answer"]["claims"]} == {"supported"}
+    assert any(w["code"] == "stale" and w["document"] == "faq-2023.md" for w in out["answer"]["warnings"])
 
 
 def test_every_setting_is_a_flag_and_documented() -> None:
@@ -142,6 +149,7 @@ def test_every_command_is_in_the_readme() -> None:
         "show relations",
         "documents",
         "relabel",
+        "supersede",
         "demo",
         "models",
         "models pull",

@@ -48,7 +48,8 @@ def test_larkspur_claim_cited_to_billing_is_unsupported_and_to_policy_supported(
     )
     assert claim.citations[0].support.stage == "guards"
     right = graph.ask(QUESTION, answer_text=f"{CLAIM} [{markers[POLICY]}].")
-    assert right.claims[0].status == ClaimStatus.SUPPORTED and right.status == AnswerStatus.QUOTED
+    assert right.claims[0].status == ClaimStatus.SUPPORTED
+    assert right.status == AnswerStatus.CONFLICTING  # a quote; but the 2023 FAQ in its context disagrees (issue 23)
 
 
 def test_each_citation_records_whether_it_alone_supports(graph: CiteGraph) -> None:
@@ -71,7 +72,7 @@ def test_unsettled_claims_stay_unverified_without_a_model(graph: CiteGraph) -> N
     answer = graph.ask(QUESTION, answer_text=f"You can still get your data for a month [{markers[POLICY]}].")
     (claim,) = answer.claims
     assert claim.status == ClaimStatus.UNVERIFIED and claim.citations[0].support.score is None
-    assert answer.status == AnswerStatus.CITED
+    assert answer.status == AnswerStatus.CONFLICTING  # cited, with the stale FAQ in the context
 
 
 def test_a_judge_score_is_measured_not_constant(splitter, minilm, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
@@ -105,10 +106,10 @@ def test_cli_verify_flags(tmp_path: Path, larkspur: Path) -> None:
     db = ["--db", str(tmp_path / "v.db"), "--embedder", "hashing"]
     assert runner.invoke(main, ["ingest", str(larkspur), *db, "--quiet"]).exit_code == 0
     checked = json.loads(runner.invoke(main, ["ask", QUESTION, *db, "--json"]).stdout)
-    assert checked["models"]["verifier"] == "checker" and checked["status"] == "quoted"
+    assert checked["models"]["verifier"] == "checker" and checked["status"] == "conflicting"  # quotes, beside the stale FAQ
     assert all(c["citations"][0]["support"]["label"] == "supported" for c in checked["claims"])
     unchecked = json.loads(runner.invoke(main, ["ask", QUESTION, *db, "--no-verify", "--json"]).stdout)
-    assert unchecked["models"]["verifier"] == "none" and unchecked["status"] == "cited"
+    assert unchecked["models"]["verifier"] == "none" and unchecked["status"] == "conflicting"  # cited; the rules still see the FAQ
 
 
 def test_a_claim_the_evidence_contradicts_is_labelled_contradicted(splitter, minilm, larkspur: Path) -> None:  # type: ignore[no-untyped-def]

@@ -132,6 +132,7 @@ function renderAnswer(answer) {
       openSource(c.document, c.version, c.start, c.end);
     });
     item.append(link, el("span", ` “${c.sentence}”`));
+    if (c.stale) item.append(el("span", "stale: " + c.stale, "guard"));
     context.append(item);
   }
 }
