@@ -265,3 +265,67 @@ def test_a_bad_date_names_the_field_and_the_fix(splitter: SentenceSplitter, writ
     assert doc.status == "failed" and "front matter 'date'" in doc.reason and "YYYY-MM-DD" in doc.reason
     with pytest.raises(InputFileError, match="as-of"):
         g.ask("Anything?", as_of="yesterday")
+
+
+def test_a_question_the_handbook_cannot_answer_is_not_found(splitter: SentenceSplitter, minilm, larkspur: Path) -> None:  # type: ignore[no-untyped-def]
+    from io import StringIO
+
+    from rich.console import Console
+
+    from citegraph.output import render_answer
+
+    g = CiteGraph(SQLiteStore(":memory:"), minilm, splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([larkspur])
+    answer = g.ask("What was the annual revenue in 2023?")
+    assert answer.status == AnswerStatus.NOT_FOUND and answer.claims == () and answer.text == ""
+    assert answer.context  # the nearest evidence, shown as context only
+    assert answer.answerability is not None and not answer.answerability.answerable
+    (warning,) = answer.warnings
+    assert warning.code == "not_found" and dict(warning.data)["by"] == "answerability"
+    record = json_roundtrip(answer)
+    assert record["status"] == "not_found" and record["claims"] == [] and record["answerability"]["answerable"] is False
+    printed = StringIO()
+    render_answer(Console(file=printed, width=200), answer)
+    assert "do not answer this question" in printed.getvalue() and "nearest evidence (context only, not an answer)" in printed.getvalue()
+    # a question it can answer is answered
+    answered = g.ask("How long are snapshots kept on active workspaces?")
+    assert answered.status == AnswerStatus.QUOTED and answered.answerability is not None and answered.answerability.answerable
+    # an answer written elsewhere to the unanswerable question is still checked, with the warning beside it
+    marker = answer.context[0].marker
+    given = g.ask("What was the annual revenue in 2023?", answer_text=f"{answer.context[0].span.text[:-1]} [{marker}].")
+    assert given.claims and any(w.code == "not_found" for w in given.warnings)
+
+
+# -- documents made of lines ---------------------------------------------------------------------------
+CHAT = """Time: 20260105_14:00
+AdamSmith: Hey Li Hua!
+LiHua: Hi Adam! How are you?
+AdamSmith: The plumber will come tomorrow at 10 AM to fix the kitchen sink. Please keep the hallway clear.
+LiHua: Thanks so much! No problem at all.
+AdamSmith: Also, the Wi-Fi password is Family123.
+"""
+
+
+def test_a_chat_log_is_one_unit_per_message_with_its_speaker_and_date(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    from citegraph.sentences import evidence_words, is_line_document
+
+    assert is_line_document(CHAT) and not is_line_document(OLD_FAQ_MD)
+    folder = write("week02/20260105_1400.txt", CHAT).parent.parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=12)
+    g.ingest([folder])
+    doc = g.store.get_document("week02/20260105_1400.txt")
+    assert doc is not None and doc.dated == "2026-01-05"  # its Time: line
+    spans = [s.text for s in g.store.graph(None).spans]
+    # one unit per line: the two-sentence message keeps its speaker, the Time line is not joined to it
+    assert "AdamSmith: The plumber will come tomorrow at 10 AM to fix the kitchen sink. Please keep the hallway clear." in spans
+    assert "Time: 20260105_14:00" in spans
+    # greetings, thanks and the time stamp are not evidence
+    assert [evidence_words(t) for t in ("Time: 20260105_14:00", "AdamSmith: Hey Li Hua!", "LiHua: Thanks so much! No problem at all.")] == [
+        0,
+        2,
+        0,
+    ]
+    context = [item.span.text for item in g.ask("When will the plumber come?").context]
+    assert context and all(evidence_words(t) >= 3 for t in context) and not any("Hey Li Hua" in t for t in context)

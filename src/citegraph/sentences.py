@@ -36,6 +36,46 @@ __all__ = [
 _FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 
+#: "Name: message", "Time: 20260506_12:00", "Q: ...": one entry per line, as chat logs, transcripts and notes are kept
+_ENTRY = re.compile(r"[^\s:][^:\n]{0,40}:[ \t]+\S")
+_SAMPLE_CHARS = 4000
+
+
+def is_line_document(text: str) -> bool:
+    """The text is kept one entry per line (a chat log, a transcript, line-per-entry notes): at least
+    three lines, and most of its first lines shaped ``Speaker: text``. Each line is then one unit of
+    evidence, never joined with the next and never cut into sentences: a message keeps its speaker."""
+    sample = text[front_matter_end(text) :][:_SAMPLE_CHARS]
+    lines = [line for line in sample.splitlines() if line.strip()]
+    return len(lines) >= 3 and sum(1 for line in lines if _ENTRY.match(line.strip())) >= 0.6 * len(lines)
+
+
+#: What a chat message says besides its content: greetings, thanks, agreement, sign-offs
+_CHATTER = frozenset(
+    """hey hi hello thanks thank sure problem anytime awesome great cool ok okay yes yeah yep yup nope lol haha
+    good luck bye see later soon glad happy welcome please let know sounds perfect totally absolutely exactly nice
+    wow hope oh ah really definitely appreciate help reach tips sounds fun amazing love idea fantastic wonderful
+    np ty thx lot much""".split()
+)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+_STAMP = re.compile(r"[\d_:./T -]+")
+
+
+def evidence_words(text: str) -> int:
+    """How many words a span offers as evidence: all its words, except for a line-document entry
+    (``Speaker: text``), where its speaker, function words and chatter ("Thanks!", "No problem at
+    all!") do not count, so a greeting is not evidence however long it is."""
+    entry = _ENTRY.match(text)
+    if entry is None:
+        return len(text.split())
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    body = text[text.index(":") + 1 :]
+    if _STAMP.fullmatch(body.strip()):  # "Time: 20260506_12:00": the entry's date, not evidence
+        return 0
+    return sum(1 for w in _WORD.findall(body) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER)
+
+
 def front_matter_end(text: str) -> int:
     """Where a leading front-matter block (``---`` line, ``key: value`` lines, ``---`` line) ends,
     past its closing line; 0 when the text has none. Its lines are metadata, never sentences."""
@@ -109,8 +149,10 @@ def _cut_long(text: str, start: int, end: int, limit: int = MAX_BLOCK_CHARS) -> 
 
 
 def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, int]]:
-    """Paragraph-like blocks as trimmed ``(start, end)`` ranges; no sentence crosses a block."""
+    """Paragraph-like blocks as trimmed ``(start, end)`` ranges; no sentence crosses a block. In a
+    line document (:func:`is_line_document`) every line is a block."""
     markdown = media_type == "text/markdown"
+    lines = media_type in {"text/plain", "text/markdown"} and is_line_document(text)
     blocks: list[tuple[int, int]] = []
     block_start: int | None = None
     block_end = 0
@@ -146,6 +188,8 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
         if block_start is None:
             block_start = start
         block_end = line_start + len(content)
+        if lines:
+            close()  # one entry per line: never joined with the next
     close()
     return blocks
 
@@ -187,8 +231,14 @@ class SentenceSplitter:
                 jobs.append((i, start))
                 texts.append(text[start:end])
         out: list[list[Sentence]] = [[] for _ in items]
+        units = [is_line_document(text) for _, _, text, _ in items]
         for (i, offset), doc in zip(jobs, self.nlp.pipe(texts, batch_size=self.batch_size), strict=True):
             document, version, text, _ = items[i]
+            if units[i] and len(doc.text) <= MAX_SENTENCE_CHARS:  # a message is one unit, its speaker with it
+                start, end = _trim(text, offset, offset + len(doc.text))
+                if start < end:
+                    out[i].append(Sentence(Span(document, version, start, end, text[start:end]), doc[:], offset))
+                continue
             for sent in doc.sents:
                 start, end = _trim(text, offset + sent.start_char, offset + sent.end_char)
                 if end - start > MAX_SENTENCE_CHARS:

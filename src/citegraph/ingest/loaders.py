@@ -152,7 +152,7 @@ def parse_date(value: object, where: str, field: str = "") -> str:
     if isinstance(value, dt.date):
         return value.isoformat()
     text = str(value).strip()
-    found = re.match(r"(\d{4})-(\d{2})-(\d{2})(?:$|[T ])", text)
+    found = re.match(r"(\d{4})-?(\d{2})-?(\d{2})(?:$|[T _])", text)  # 2026-05-06, 20260506_12:00
     if found:
         try:
             return dt.date(int(found.group(1)), int(found.group(2)), int(found.group(3))).isoformat()
@@ -191,6 +191,21 @@ def _front_matter(path: str, text: str) -> Metadata:
     return Metadata(dated, tuple(str(x).strip() for x in raw if str(x).strip()))
 
 
+_HEADER = re.compile(r"(?:time|date|updated)[ \t]*:[ \t]*(\d{4}-?\d{2}-?\d{2})(?=$|[T _\s])", re.IGNORECASE)
+
+
+def _header_date(text: str) -> str | None:
+    """A chat log's or a note's first line giving its date (``Time: 20260506_12:00``, ``Date: 2024-05-01``)."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    found = _HEADER.match(first)
+    if not found:
+        return None
+    try:
+        return parse_date(found.group(1), "", "")
+    except InputFileError:
+        return None
+
+
 _META_DATES = ("dcterms.modified", "article:modified_time", "last-modified", "date", "dcterms.date", "dc.date", "article:published_time")
 
 
@@ -223,10 +238,11 @@ def _pdf_date(data: bytes) -> str | None:
 
 def metadata(path: str, data: bytes, text: str, media_type: str) -> Metadata:
     """The date a file gives itself and the documents it says it supersedes: Markdown or text front
-    matter (``date:``/``updated:``, ``supersedes:``), an HTML ``<meta>`` date, a PDF's modification
-    (or creation) date."""
+    matter (``date:``/``updated:``, ``supersedes:``) or a first line ``Time:``/``Date:`` (a chat
+    log's), an HTML ``<meta>`` date, a PDF's modification (or creation) date."""
     if media_type in {"text/markdown", "text/plain"}:
-        return _front_matter(path, text)
+        meta = _front_matter(path, text)
+        return meta if meta.dated else Metadata(_header_date(text), meta.supersedes)
     if media_type == "text/html":
         return Metadata(_html_date(path, data))
     if media_type == "application/pdf":

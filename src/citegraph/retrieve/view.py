@@ -33,6 +33,7 @@ from citegraph.embed.base import ExactIndex, IVFIndex, VectorIndex, normalise, t
 from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
+from citegraph.sentences import evidence_words
 from citegraph.store.base import SpanHit
 from citegraph.store.columns import GraphColumns, GraphData
 
@@ -205,7 +206,7 @@ class GraphView:
 
     @cached_property
     def word_counts(self) -> np.ndarray:
-        return np.fromiter((len(t.split()) for t in self.columns.span_text), dtype=np.int32, count=self.n_spans)
+        return np.fromiter((evidence_words(t) for t in self.columns.span_text), dtype=np.int32, count=self.n_spans)
 
     @cached_property
     def _doc_csr(self) -> tuple[np.ndarray, np.ndarray]:

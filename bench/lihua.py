@@ -1,0 +1,139 @@
+"""Chat logs as a new user keeps them: LiHua-World (MiniRAG's benchmark for local RAG) through ``ask``.
+
+442 documents, one chat session each (``Time: 20260506_12:00`` then one ``Speaker: message`` per
+line), ingested as they come (``citegraph ingest FOLDER``); then every question of the shared dev
+half (``query_set_dev.json``: Single, Multi and Null, where Null means the documents do not answer)
+is asked through :meth:`CiteGraph.ask` as the CLI asks it. Per type:
+
+- **contained**: the gold answer (casefolded, punctuation and "the" dropped) is inside the cited
+  claims' text, or, for a yes/no answer, the answer is not ``not_found`` (a quote cannot say "yes");
+- **evidence in context**: the gold evidence sessions (their timestamps name the files) are in the
+  numbered context (all of them for Multi);
+- **abstained**: the status is ``not_found`` or ``no_evidence`` (for Null, the right outcome; for the
+  others, a miss);
+- beside them, the simplest baselines: "the gold answer is somewhere in the context" (what any
+  answer picking from the context could reach at best), and "always answer" for Null.
+
+The held-out half is not shipped; nothing here was tuned on this half. Written: ``lihua.md`` and
+``lihua.json`` (every question's status, context documents and claims).
+
+    python bench/lihua.py --data ../shared/data/lihua_world_dev --db /tmp/lihua.db --out docs/results/DATE/lihua/
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from citegraph import CiteGraph
+from citegraph.models import AnswerStatus
+from common import environment
+
+ABSTAINED = {AnswerStatus.NOT_FOUND, AnswerStatus.NO_EVIDENCE}
+
+
+def norm(text: str) -> str:
+    text = re.sub(r"[^\w\s]", " ", text.casefold().replace("’", "'"))
+    return " ".join(w for w in text.split() if w not in {"the", "a", "an"})
+
+
+def contained(gold: str, claims: str) -> bool:
+    g = norm(gold)
+    return bool(g) and f" {g} " in f" {norm(claims)} "
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True, help="the lihua_world_dev folder (LiHuaWorld.zip, query_set_dev.json)")
+    parser.add_argument("--db", type=Path, required=True, help="the store (made on the first run, reused)")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--generator", default="extractive")
+    parser.add_argument("--limit", type=int)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    questions = json.loads((args.data / "query_set_dev.json").read_text(encoding="utf-8"))
+    items = sorted(questions.items(), key=lambda kv: int(kv[0]))[: args.limit]
+    with tempfile.TemporaryDirectory() as tmp, CiteGraph.open(args.db, generator=args.generator) as graph:
+        if not graph.store.documents(None):
+            with zipfile.ZipFile(args.data / "LiHuaWorld.zip") as z:
+                z.extractall(tmp)
+            folder = next(Path(tmp).rglob("week*")).parent
+            report = graph.ingest([folder])
+            print(f"ingested {len(report.documents)} documents in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        stems = {Path(d.document.id).stem: d.document.id for d in graph.store.documents(None)}
+        rows = []
+        for n, (qid, q) in enumerate(items, 1):
+            answer = graph.ask(q["question"])
+            docs = {item.span.document for item in answer.context}
+            evidence = [stems.get(e.strip().replace(":", "")) for e in q["evidence"].split("<and>")] if q["type"] != "Null" else []
+            claims = " ".join(c.text for c in answer.claims)
+            context = " ".join(item.span.text for item in answer.context)
+            yes_no = norm(q["answer"]) in {"yes", "no"}
+            rows.append(
+                {
+                    "id": qid,
+                    "type": q["type"],
+                    "question": q["question"],
+                    "gold": q["answer"],
+                    "status": answer.status.value,
+                    "abstained": answer.status in ABSTAINED,
+                    "contained": (answer.status not in ABSTAINED) if yes_no else contained(q["answer"], claims),
+                    "in_context_answer": True if yes_no else contained(q["answer"], context),
+                    "evidence_in_context": bool(evidence) and all(e in docs for e in evidence),
+                    "context_documents": sorted(docs),
+                    "claims": [c.text for c in answer.claims],
+                }
+            )
+            print(f"\r asked {n}/{len(items)}", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_type[r["type"]].append(r)
+
+    def rate(rs: list[dict[str, Any]], key: str) -> float:
+        return sum(1 for r in rs if r[key]) / len(rs) if rs else 0.0
+
+    result = {
+        kind: {
+            "n": len(rs),
+            "contained": rate(rs, "contained"),
+            "evidence_in_context": rate(rs, "evidence_in_context"),
+            "abstained": rate(rs, "abstained"),
+            "answer_in_context": rate(rs, "in_context_answer"),
+        }
+        for kind, rs in sorted(by_type.items())
+    }
+    seconds = time.perf_counter() - started
+    lines = [
+        f"# LiHua-World, dev half of the questions ({args.generator})",
+        "",
+        f"Command: `python bench/lihua.py {' '.join(sys.argv[1:])}`  ",
+        f"Machine: {environment()}; {seconds:.0f} s in all (ingest included when the store was new).",
+        "",
+        "| type | n | gold in the cited claims | gold anywhere in the context (ceiling) | evidence sessions in the context | abstained |",
+        "|---|---|---|---|---|---|",
+    ]
+    for kind, r in result.items():
+        lines.append(
+            f"| {kind} | {r['n']} | {r['contained']:.3f} | {r['answer_in_context']:.3f} | {r['evidence_in_context']:.3f} | {r['abstained']:.3f} |"
+        )
+    lines += ["", "Null: abstained is the right outcome (always answering abstains on 0.000). For Single and Multi it is a miss."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        name = "lihua" if args.generator == "extractive" else "lihua-" + args.generator.replace(":", "-")
+        (args.out / f"{name}.md").write_text(text, encoding="utf-8")
+        (args.out / f"{name}.json").write_text(json.dumps({"result": result, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
