@@ -329,3 +329,38 @@ def test_a_chat_log_is_one_unit_per_message_with_its_speaker_and_date(
     ]
     context = [item.span.text for item in g.ask("When will the plumber come?").context]
     assert context and all(evidence_words(t) >= 3 for t in context) and not any("Hey Li Hua" in t for t in context)
+
+
+# -- two hops ---------------------------------------------------------------------------------------------
+def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Hop, Span
+
+    def span(doc: str, text: str) -> Span:
+        return Span(doc, "v1", 0, len(text), text)
+
+    link = span("products.md", "Loam was launched in 2018, which Daniel Reyes designed in 2016.")
+    answer = span("team.md", "Daniel Reyes is the chief technology officer.")
+    other = span("products.md", "Loam is sold in three countries.")
+    route = (Hop("loam", "mentions", "out", "daniel reyes", link),)
+    context = [
+        ContextItem(1, Evidence(link, 0.8, 0.8, "passage")),
+        ContextItem(2, Evidence(other, 0.5, 0.5, "passage")),
+        ContextItem(3, Evidence(answer, 0.3, 0.3, "bridge", "daniel reyes", 1, route)),
+    ]
+    selection = ExtractiveAnswerer().select(context)
+    assert [item.marker for item in selection.quoted] == [1, 3]  # the link, then the answer; not the near miss
+    # and from the other end: the bridge sentence quoted brings its link
+    context[2] = ContextItem(3, Evidence(answer, 0.9, 0.9, "bridge", "daniel reyes", 1, route))
+    assert [item.marker for item in ExtractiveAnswerer().select(context).quoted] == [1, 3]
+
+
+def test_a_question_in_a_passage_never_stands_for_it(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    folder = write(
+        "battery-faq.md", "# Battery FAQ\n\nHow long does a Sprigbot battery last? It lasts about nine hours on a charge.\n"
+    ).parent
+    write("other.md", "# Care\n\nClean the Sprigbot with a dry cloth. Store it away from heat.\n")
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=1)
+    g.ingest([folder])
+    (item,) = g.ask("How long does a Sprigbot battery last?").context
+    assert item.span.text == "It lasts about nine hours on a charge."

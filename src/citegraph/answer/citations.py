@@ -24,6 +24,7 @@ from typing import Any
 from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span
 from citegraph.verify.base import Verifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
+from citegraph.verify.text import content_words
 
 SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreements bear on any answer
 
@@ -158,17 +159,19 @@ def source_conflict_warnings(
     context: Sequence[ContextItem],
     verifier: Verifier,
     *,
+    question: str = "",
     claims: Sequence[Claim] = (),
     reported: Sequence[AnswerWarning] = (),
     threshold: float = SOURCE_CONFLICT_THRESHOLD,
     top: int = SOURCE_CONFLICT_TOP,
 ) -> list[AnswerWarning]:
     """The context's sentences from different documents that disagree (by rule, else by the fast
-    checker at ``threshold``) where one of them bears on the answer: it is cited by one of ``claims``
-    or is among the ``top`` best-scored sentences (what an answer should have weighed, cited or not).
-    A disagreement the answer left out is still a disagreement in what it was given; one between
-    sentences it neither cited nor ranked high (the far end of a large context) is not the answer's.
-    A pair already ``reported`` as two conflicting claims is not reported again."""
+    checker at ``threshold``) where the disagreement bears on the answer: one of the two is cited by
+    one of ``claims``, or one is among the ``top`` best-scored sentences and what they share is what
+    ``question`` asks about (a content word of it). A disagreement the answer left out is still a
+    disagreement in what it was given; one about something else, or at the far end of a large
+    context, is not the answer's. A pair already ``reported`` as two conflicting claims is not
+    reported again."""
     cited = {c.marker for claim in claims for c in claim.citations}
     best = {item.marker for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker))[:top]}
     check = find_conflicts(
@@ -183,11 +186,14 @@ def source_conflict_warnings(
         cited_pair: Any = dict(w.data).get("cited") if w.code == "conflict" else None
         if cited_pair:
             said.update(frozenset((a, b)) for a in cited_pair[0] for b in cited_pair[1])
+    asked = content_words(question)
     warnings = []
     for conflict in check.conflicts:
         first, second = context[conflict.first], context[conflict.second]
         if frozenset((first.marker, second.marker)) in said:
             continue
+        if not ({first.marker, second.marker} & cited or content_words(first.span.text) & content_words(second.span.text) & asked):
+            continue  # neither cited, and about something the question does not ask
         warnings.append(
             AnswerWarning(
                 "conflict",

@@ -96,7 +96,7 @@ def compose(
             )
             return _not_found(question, retrieval, context, models, answerability, warning, text=text)
     claims, warnings = resolve_claims(text, context, verifier)
-    warnings.extend(source_conflict_warnings(context, verifier, claims=claims, reported=warnings))
+    warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
     if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
         warnings[:0] = answerer.warnings(question, context)
     if not context:

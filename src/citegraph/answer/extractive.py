@@ -39,8 +39,9 @@ class ExtractiveAnswerer(Answerer):
 
     def select(self, context: Sequence[ContextItem]) -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
-        ``relative`` of the best quoted one's, up to ``max_claims``; quotes keep the context's order.
-        (A mode may order the context by passage, so the best sentence need not come first.)"""
+        ``relative`` of the best quoted one's, up to ``max_claims``; then each quote's other hop (see
+        :meth:`hops`), one more claim at most; quotes keep the context's order. (A mode may order the
+        context by passage, so the best sentence need not come first.)"""
         quoted: list[ContextItem] = []
         skipped: list[tuple[ContextItem, Frame]] = []
         for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker)):
@@ -53,7 +54,36 @@ class ExtractiveAnswerer(Answerer):
                 skipped.append((item, frame))
             else:
                 quoted.append(item)
+        for item in self.hops(quoted, context):
+            if len(quoted) > self.max_claims:
+                break
+            if instruction_frame(item.span.text) is None:
+                quoted.append(item)
         return Selection(sorted(quoted, key=lambda c: c.marker), sorted(skipped, key=lambda s: s[0].marker))
+
+    @staticmethod
+    def hops(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+        """The other hop of a two-hop route for the quoted sentences, not quoted yet: for a sentence
+        retrieval reached through a bridge entity, the sentence that named the entity (the link); for
+        a sentence that named a bridge entity, the sentence of the passage about it (the answer).
+        "Loam was launched in 2018, which Daniel Reyes designed in 2016." and "Daniel Reyes is the chief
+        technology officer." are quoted together for "What is the job title of the person who designed Loam?"."""
+        by_span = {item.span: item for item in context}
+        have = {item.marker for item in quoted}
+        out: list[ContextItem] = []
+        for item in quoted:
+            route = item.evidence.route
+            if item.evidence.found_by == "bridge" and route:
+                partners = [by_span.get(route[-1].span)]
+            else:
+                partners = [
+                    c for c in context if c.evidence.found_by == "bridge" and c.evidence.route and c.evidence.route[-1].span == item.span
+                ]
+            for partner in partners[:1]:
+                if partner is not None and partner.marker not in have:
+                    out.append(partner)
+                    have.add(partner.marker)
+        return out
 
     def answer(self, question: str, context: Sequence[ContextItem]) -> str:
         parts = []

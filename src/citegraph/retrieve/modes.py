@@ -556,11 +556,12 @@ class Bridge(Mode):
             in_passage = view.spans_in(d)
             local = dict(zip(in_passage.tolist(), np.asarray(sims[in_passage]).tolist(), strict=True))
             spans = [i for i in local if eligible[i]]
-            spans.sort(key=lambda i: (-local[i], i))
+            # a question in a passage ("How long does a battery last?") never stands for it: its answer does
+            spans.sort(key=lambda i: (view.asks(i), -local[i], i))
             lead: list[int] = []
             if d in via:  # a bridge passage: its first sentence names the entity
                 first_span = int(view.first_spans[d])
-                if eligible[first_span]:
+                if eligible[first_span] and not view.asks(first_span):
                     lead.append(first_span)
             elif d in bridge_entity:  # the sentence that names the bridge entity
                 lead += [i for i in spans if bridge_entity[d] in view.entities_of(i)][:1]

@@ -204,6 +204,10 @@ class GraphView:
         out[order] = np.arange(self.n_spans)
         return out
 
+    def asks(self, span: int) -> bool:
+        """The span is a question (it ends with a question mark)."""
+        return self.columns.span_text[span].rstrip(" \"'”’)").endswith("?")
+
     @cached_property
     def word_counts(self) -> np.ndarray:
         return np.fromiter((evidence_words(t) for t in self.columns.span_text), dtype=np.int32, count=self.n_spans)
