@@ -29,78 +29,19 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from citegraph.eval.makers import MAKERS
 from citegraph.models import Span
 from citegraph.sentences import load_spacy
 from common import environment, read_questions, write_report
 
 BUILT = ("number", "date", "negation", "swap")
 CONTROLS = ("same", "neighbour")
-_AUX = {"is", "was", "are", "were", "has", "have", "had", "can", "will", "would", "could", "did", "does", "do"}
-_SWAPPABLE = {"PERSON", "ORG", "GPE", "NORP", "LOC"}
-_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
-
-
-def _replace(text: str, start: int, end: int, new: str) -> str:
-    return text[:start] + new + text[end:]
-
-
-def number(doc: Any) -> str | None:
-    in_date = {t.i for e in doc.ents if e.label_ in {"DATE", "TIME"} for t in e}
-    for t in doc:
-        if t.i in in_date or not re.fullmatch(r"\d{1,3}(,\d{3})*|\d+", t.text):
-            continue
-        value = int(t.text.replace(",", ""))
-        new = value * 2 if value > 1 else value + 3
-        return _replace(doc.text, t.idx, t.idx + len(t.text), f"{new:,}" if "," in t.text else str(new))
-    return None
-
-
-def date(doc: Any) -> str | None:
-    for e in doc.ents:
-        if e.label_ != "DATE":
-            continue
-        m = _YEAR.search(e.text)
-        if m:
-            year = int(m.group(1))
-            start = e.start_char + m.start(1)
-            return _replace(doc.text, start, start + 4, str(year - 7 if year > 2015 else year + 7))
-    return None
-
-
-def negation(doc: Any) -> str | None:
-    if any(t.dep_ == "neg" for t in doc):
-        return None
-    root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    if root is None:
-        return None
-    if root.lower_ in _AUX:  # a copula at the root: "X was a singer"
-        at = root
-    else:
-        at = next((c for c in root.children if c.dep_ in {"aux", "auxpass"} and c.lower_ in _AUX), None)  # type: ignore[assignment]
-        if at is None:
-            return None
-    end = at.idx + len(at.text)
-    return doc.text[:end] + " not" + doc.text[end:]
-
-
-def swap(doc: Any) -> str | None:
-    ents = [e for e in doc.ents if e.label_ in _SWAPPABLE]
-    for i, a in enumerate(ents):
-        for b in ents[i + 1 :]:
-            if a.label_ == b.label_ and a.text.casefold() != b.text.casefold() and a.text not in b.text and b.text not in a.text:
-                text = doc.text
-                return text[: a.start_char] + b.text + text[a.end_char : b.start_char] + a.text + text[b.end_char :]
-    return None
-
-
-MAKERS = {"number": number, "date": date, "negation": negation, "swap": swap}
 
 
 def build(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -56,11 +56,20 @@ def main() -> None:
     parser.add_argument("--db", type=Path, required=True, help="the store (made on the first run, reused)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--generator", default="extractive")
-    parser.add_argument("--limit", type=int)
+    parser.add_argument("--limit", type=int, help="the first N questions")
+    parser.add_argument("--per-type", type=int, help="the first N questions of each type (Single, Multi, Null)")
     args = parser.parse_args()
     started = time.perf_counter()
     questions = json.loads((args.data / "query_set_dev.json").read_text(encoding="utf-8"))
     items = sorted(questions.items(), key=lambda kv: int(kv[0]))[: args.limit]
+    if args.per_type:
+        taken: dict[str, int] = defaultdict(int)
+        kept = []
+        for qid, q in items:
+            taken[q["type"]] += 1
+            if taken[q["type"]] <= args.per_type:
+                kept.append((qid, q))
+        items = kept
     with tempfile.TemporaryDirectory() as tmp, CiteGraph.open(args.db, generator=args.generator) as graph:
         if not graph.store.documents(None):
             with zipfile.ZipFile(args.data / "LiHuaWorld.zip") as z:

@@ -348,11 +348,18 @@ def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
         ContextItem(2, Evidence(other, 0.5, 0.5, "passage")),
         ContextItem(3, Evidence(answer, 0.3, 0.3, "bridge", "daniel reyes", 1, route)),
     ]
-    selection = ExtractiveAnswerer().select(context)
+    question = "What is the job title of the person who designed Loam?"
+    selection = ExtractiveAnswerer().select(context, question)
     assert [item.marker for item in selection.quoted] == [1, 3]  # the link, then the answer; not the near miss
+    # a bridge the question names itself is no hidden hop: nothing added
+    assert [item.marker for item in ExtractiveAnswerer().select(context, "What does Daniel Reyes do?").quoted] == [1]
     # and from the other end: the bridge sentence quoted brings its link
     context[2] = ContextItem(3, Evidence(answer, 0.9, 0.9, "bridge", "daniel reyes", 1, route))
-    assert [item.marker for item in ExtractiveAnswerer().select(context).quoted] == [1, 3]
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1, 3]
+    # a bridge through a year ("the 2023 FAQ" -> everything dated 2023) is no second hop
+    year = (Hop("faq", "mentions", "out", "2023", link),)
+    context[2] = ContextItem(3, Evidence(answer, 0.3, 0.3, "bridge", "2023", 1, year))
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
 
 def test_a_question_in_a_passage_never_stands_for_it(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:

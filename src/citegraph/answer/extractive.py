@@ -15,6 +15,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER
 from citegraph.models import AnswerWarning, ContextItem
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
+from citegraph.verify.text import content_words
 
 __all__ = ["ExtractiveAnswerer", "Selection"]
 
@@ -37,7 +38,7 @@ class ExtractiveAnswerer(Answerer):
         self.max_claims = max_claims
         self.relative = relative
 
-    def select(self, context: Sequence[ContextItem]) -> Selection:
+    def select(self, context: Sequence[ContextItem], question: str = "") -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
         ``relative`` of the best quoted one's, up to ``max_claims``; then each quote's other hop (see
         :meth:`hops`), one more claim at most; quotes keep the context's order. (A mode may order the
@@ -54,7 +55,7 @@ class ExtractiveAnswerer(Answerer):
                 skipped.append((item, frame))
             else:
                 quoted.append(item)
-        for item in self.hops(quoted, context):
+        for item in self.hops(quoted, context, question):
             if len(quoted) > self.max_claims:
                 break
             if instruction_frame(item.span.text) is None:
@@ -62,7 +63,7 @@ class ExtractiveAnswerer(Answerer):
         return Selection(sorted(quoted, key=lambda c: c.marker), sorted(skipped, key=lambda s: s[0].marker))
 
     @staticmethod
-    def hops(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+    def hops(quoted: Sequence[ContextItem], context: Sequence[ContextItem], question: str = "") -> list[ContextItem]:
         """The other hop of a two-hop route for the quoted sentences, not quoted yet: for a sentence
         retrieval reached through a bridge entity, the sentence that named the entity (the link); for
         a sentence that named a bridge entity, the sentence of the passage about it (the answer).
@@ -70,15 +71,22 @@ class ExtractiveAnswerer(Answerer):
         technology officer." are quoted together for "What is the job title of the person who designed Loam?"."""
         by_span = {item.span: item for item in context}
         have = {item.marker for item in quoted}
+
+        asked = content_words(question) | {w.lower() for w in question.split()}
+
+        def bridged(item: ContextItem) -> bool:
+            """Reached through a name the question does not give (the bridge a two-hop question leaves
+            out: "the person who designed Loam"), not through a number or a year ("2023")."""
+            entity = item.evidence.entity or ""
+            named = bool(entity) and set(entity.split()) <= asked
+            return item.evidence.found_by == "bridge" and bool(item.evidence.route) and not named and not any(ch.isdigit() for ch in entity)
+
         out: list[ContextItem] = []
         for item in quoted:
-            route = item.evidence.route
-            if item.evidence.found_by == "bridge" and route:
-                partners = [by_span.get(route[-1].span)]
+            if bridged(item):
+                partners = [by_span.get(item.evidence.route[-1].span)]
             else:
-                partners = [
-                    c for c in context if c.evidence.found_by == "bridge" and c.evidence.route and c.evidence.route[-1].span == item.span
-                ]
+                partners = [c for c in context if bridged(c) and c.evidence.route[-1].span == item.span]
             for partner in partners[:1]:
                 if partner is not None and partner.marker not in have:
                     out.append(partner)
@@ -87,7 +95,7 @@ class ExtractiveAnswerer(Answerer):
 
     def answer(self, question: str, context: Sequence[ContextItem]) -> str:
         parts = []
-        for item in self.select(context).quoted:
+        for item in self.select(context, question).quoted:
             # A bracketed number inside a quoted source is not a citation: defuse it.
             sentence = MARKER.sub(lambda m: f"({m.group(1)})", " ".join(item.span.text.split()))
             body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
@@ -97,7 +105,7 @@ class ExtractiveAnswerer(Answerer):
     def warnings(self, question: str, context: Sequence[ContextItem]) -> list[AnswerWarning]:
         """One warning per context sentence :meth:`answer` skipped, with its marker and why."""
         out = []
-        for item, frame in self.select(context).skipped:
+        for item, frame in self.select(context, question).skipped:
             what = "a question" if frame.kind is FrameKind.QUESTION else "an instruction, not a statement"
             out.append(
                 AnswerWarning(

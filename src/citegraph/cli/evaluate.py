@@ -167,3 +167,42 @@ def eval_retrieval(
     )
     if as_json:
         print_json(summaries)
+
+
+@eval_.command("answers")
+@_data("HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions, or the plain format (repeatable)", folders=True)
+@option(setting("embedder"))
+@option(setting("generator"))
+@option(setting("verifier"))
+@click.option("--limit", type=int, help="only the first N questions of each data set")
+@_OUT
+@json_option
+def eval_answers(data: tuple[Path, ...], embedder: str, generator: str, verifier: str, limit: int | None, out: Path, as_json: bool) -> None:
+    """Abstention ("not in your documents") with each question's gold passages hidden by access labels,
+    answering with them visible, and the gold answer in the cited claims.
+
+    The passages are ingested into OUT/answers-NAME.db (reused when present); dev and test are halves of the questions."""
+    from citegraph.eval.answers import run
+
+    def open_graph(db: Path) -> CiteGraph:
+        return CiteGraph.open(db, embedder, generator=generator, verifier=verifier)
+
+    summaries = run(data, open_graph, out=out, limit=limit, bars=_bars, each=_show(as_json))
+    if as_json:
+        print_json(summaries)
+
+
+@eval_.command("conflicts")
+@_data("HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions: their paragraphs build the pairs (repeatable)")
+@click.option("--limit", type=int, help="only the first N questions of each data set")
+@_OUT
+@json_option
+def eval_conflicts(data: tuple[Path, ...], limit: int | None, out: Path, as_json: bool) -> None:
+    """Precision and recall of the check for sources that disagree, on pairs built from the data:
+    a sentence against a copy with a number, year, negation or moment changed, and against the
+    unchanged copy, an equivalent rewrite, its neighbour and the most similar sentence elsewhere."""
+    from citegraph.eval.conflicts import run
+
+    summaries = run(data, out=out, limit=limit, bars=_bars, each=_show(as_json))
+    if as_json:
+        print_json(summaries)

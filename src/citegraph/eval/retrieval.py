@@ -56,6 +56,7 @@ class Question:
     gold_titles: tuple[str, ...]
     gold_sentences: tuple[tuple[str, int, int], ...] = ()  #: (title, start, end) character ranges in the passage
     type: str = ""
+    answers: tuple[str, ...] = ()  #: the gold answer and its aliases, when the data gives them
 
     @property
     def split(self) -> str:
@@ -118,7 +119,8 @@ def _multihop(name: str, rows: list[Any], limit: int | None, path: Path) -> Retr
             skipped += 1  # MuSiQue's unanswerable questions: no evidence to retrieve
             continue
         gold = tuple((ids[p], *offsets[p][i]) for p, i in row.gold) if row.sentence_gold else ()
-        questions.append(Question(row.id, row.question, tuple(ids[p] for p in row.gold_paragraphs), gold, row.type))
+        answers = tuple(a for a in (row.answer, *row.aliases) if a.strip())
+        questions.append(Question(row.id, row.question, tuple(ids[p] for p in row.gold_paragraphs), gold, row.type, answers))
     if not questions:
         raise InputFileError(str(path), "no question with a supporting paragraph in the context")
     return RetrievalData(name, passages, questions, unresolved, skipped)

@@ -56,7 +56,7 @@ __all__ = [
 MAX_COMPARED_CLAIMS = 200  #: pairwise comparison of 200 claims is ~20,000 set operations: milliseconds
 MAX_JUDGED_PAIRS = 32  #: one model call each; an answer rarely has more related pairs than this
 #: P(contradicted) from the checker at which two context sentences of different documents are a
-#: conflict; chosen on the dev half of the built source pairs (bench/source_conflicts.py)
+#: conflict; chosen on the dev half of the built source pairs (``citegraph eval conflicts``)
 SOURCE_CONFLICT_THRESHOLD = 0.9
 
 

@@ -35,7 +35,6 @@ __all__ = [
     "same_value",
     "shared_values",
     "show_moment",
-    "show_values",
     "singular",
     "tokenize",
 ]
@@ -64,6 +63,7 @@ DIMENSIONS: dict[str, tuple[str, float]] = {
 }  # fmt: skip
 TOLERANCE = 0.03  #: two values of one dimension are the same when they differ by at most 3% of the larger
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000, "k": 1000, "m": 1_000_000, "bn": 1_000_000_000}
+_SCALE_WORDS = frozenset({"hundred", "thousand", "million", "billion"})
 _MONEY = re.compile(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion|bn|k|m)\b)?", re.IGNORECASE)
 _CURRENCY = {"$": "usd", "€": "eur", "£": "gbp"}
 MONTHS = "january february march april may june july august september october november december".split()
@@ -122,7 +122,7 @@ def _numbers_at(tokens: list[str]) -> list[tuple[float, str | None, int, int]]:
             i += 1
             continue
         j = i + 1
-        while j < len(tokens) and tokens[j] in _SCALES and (tokens[j] not in {"k", "m", "bn"} or tok[0].isdigit()):
+        while j < len(tokens) and tokens[j] in _SCALE_WORDS:  # "5 m" is five metres: k/m/bn only after a currency sign
             value *= _SCALES[tokens[j]]
             j += 1
         unit = singular(tokens[j]) if j < len(tokens) and singular(tokens[j]) in UNITS else None
@@ -334,16 +334,6 @@ def _show_duration(days: float) -> str:
             n = round(count)
             return f"{n} {unit}" + ("s" if n != 1 and unit != "century" else "")
     return f"{days:g} days"
-
-
-def show_values(values: set[float], unit: str) -> str:
-    """Values of a dimension (or unit) as :func:`quantities` gives them, in words: ``30 days or 1 month``."""
-    if unit == "duration":
-        return " or ".join(_show_duration(v) for v in sorted(values))
-    shown = {"percent": "%", "data size": "bytes", "length": "m", "mass": "kg", "usd": "$", "eur": "€", "gbp": "£"}.get(unit, unit)
-    if shown in {"$", "€", "£"}:
-        return " or ".join(f"{shown}{v:,.2f}".removesuffix(".00") for v in sorted(values))
-    return " or ".join(f"{v:g}{shown}" if shown == "%" else f"{v:g} {shown}" for v in sorted(values))
 
 
 def said_values(text: str, dimension: str) -> str:

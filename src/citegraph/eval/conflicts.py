@@ -1,16 +1,17 @@
-"""Do sources that disagree get caught? Precision and recall of the context conflict check.
+"""``citegraph eval conflicts``: do sources that disagree get caught? Precision and recall of the
+context conflict check.
 
 ``ask`` compares the sentences of its context that come from different documents
 (:func:`citegraph.answer.citations.source_conflict_warnings`, through
 :func:`citegraph.verify.conflicts.find_conflicts` with ``sources``): the rules (numbers in their
 dimension, dates, polarity, timing against an event), then the fast checker's P(contradicted) at
-``SOURCE_CONFLICT_THRESHOLD``. This script measures exactly that function on pairs built from the
-shared HotpotQA sample without writing new text: every sentence of every context paragraph (6-50
-words) is put beside
+``SOURCE_CONFLICT_THRESHOLD``. This harness measures exactly that function on pairs built from
+multi-hop data (HotpotQA, 2WikiMultihopQA, MuSiQue) without writing new text: every sentence of
+every context paragraph (6-50 words) is put beside
 
 - a copy in another document with one thing changed (positives): a number (``number``), a year
   (``date``), ``not`` inserted (``negation``), a moment moved ("for 30 days after X" -> "until X",
-  "at X" -> "30 days after X": ``timing``), using the makers of ``bench/contradictions.py``;
+  "at X" -> "30 days after X": ``timing``), using :mod:`citegraph.eval.makers`;
 - and, as negatives: the unchanged copy (``same``), the copy with a number said in words or a
   duration in another unit (``equivalent``: "30 days" -> "a month"), the next sentence of its
   paragraph (``neighbour``), and the sentence of another paragraph of the same question that shares
@@ -25,32 +26,35 @@ answer ``conflicting``.
 Halves: the halves of ``citegraph eval support`` (a hash of the question's line,
 :func:`citegraph.eval.support.is_dev`), so that no test sentence was ever in the checker's training
 data (its training pairs came from the dev half only); a paragraph that also belongs to a dev
-question is left out of test. Test is reported at the shipped threshold and at the dev choice. Baselines in the same table: "the two
-sentences differ" (every edit is a conflict) and word overlap (Jaccard of content words >= the dev
-threshold that maximises F1).
+question is left out of test. Test is reported at the shipped threshold and at the dev choice.
+Baselines in the same table: "the two sentences differ" (every edit is a conflict) and word
+overlap (Jaccard of content words >= the dev threshold that maximises F1).
 
-    python bench/source_conflicts.py --data ../shared/data/hotpotqa_distractor_sample100/hotpotqa_distractor_sample100.json \\
-        --out docs/results/DATE/source-conflicts/
+Written: ``conflicts-NAME.md`` and ``conflicts-NAME.json`` (the figures, and every miss and false
+alarm to read).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 import time
-from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from citegraph.errors import InputFileError
+from citegraph.eval import Bars, no_bars, report_name
+from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_json
+from citegraph.eval.makers import MAKERS
 from citegraph.eval.support import is_dev
 from citegraph.sentences import load_spacy
+from citegraph.verify.base import Verifier
 from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
 from citegraph.verify.text import content_words
-from common import environment, read_questions
-from contradictions import date, negation, number
+
+__all__ = ["PRECISION_AIM", "build", "evaluate", "flags", "run"]
 
 PRECISION_AIM = 0.98
 POSITIVE = ("number", "date", "negation", "timing")
@@ -105,15 +109,15 @@ def timing(sentence: str) -> str | None:
     return None
 
 
-def build(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def build(rows: Sequence[MultiHopRow]) -> list[dict[str, Any]]:
     """Every pair, each with its kind, half and label (True: a conflict)."""
     nlp = load_spacy()
-    in_dev = {t for line, row in enumerate(rows) if is_dev(line) for t in row["context"]["title"]}
+    in_dev = {t for line, row in enumerate(rows) if is_dev(line) for t, _s in row.paragraphs}
     seen: set[str] = set()
     units: list[tuple[str, str, str, list[str], int, list[tuple[str, list[str]]]]] = []
     for line, row in enumerate(rows):
         half = "dev" if is_dev(line) else "test"
-        paragraphs = list(zip(row["context"]["title"], row["context"]["sentences"], strict=True))
+        paragraphs = [(title, list(sentences)) for title, sentences in row.paragraphs]
         for title, sentences in paragraphs:
             if title in seen or (half == "test" and title in in_dev):
                 continue
@@ -123,13 +127,12 @@ def build(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 if 6 <= len(s.split()) <= 50:
                     units.append((half, title, s, clean, i, [(t, [x.strip() for x in xs]) for t, xs in paragraphs if t != title]))
     pairs: list[dict[str, Any]] = []
-    makers = {"number": number, "date": date, "negation": negation}
     for (half, title, sentence, clean, i, others), doc in zip(units, nlp.pipe(u[2] for u in units), strict=True):
 
         def add(kind: str, other: str, half: str = half, title: str = title, sentence: str = sentence) -> None:
             pairs.append({"title": title, "half": half, "kind": kind, "a": sentence, "b": other, "conflict": kind in POSITIVE})
 
-        made = {kind: make(doc) for kind, make in makers.items()}
+        made = {kind: MAKERS[kind](doc) for kind in ("number", "date", "negation")}
         made["timing"] = timing(sentence)
         for kind in POSITIVE:
             if made[kind] and made[kind] != sentence:
@@ -147,10 +150,13 @@ def build(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return pairs
 
 
-def flags(pairs: list[dict[str, Any]], verifier: CheckingVerifier) -> None:
+def flags(pairs: list[dict[str, Any]], verifier: Verifier, advance: Callable[..., None] = lambda *_a: None) -> None:
     """For each pair, what the rules say and the checker's P(contradicted) where the product would ask it."""
-    for pair in pairs:
-        rules = find_conflicts([pair["a"], pair["b"]], CheckingVerifier(checker=False, screen=False), sources=["A", "B"])
+    rules_only = CheckingVerifier(checker=False, screen=False)
+    for n, pair in enumerate(pairs, 1):
+        if n % 200 == 0 or n == len(pairs):
+            advance(n, len(pairs))
+        rules = find_conflicts([pair["a"], pair["b"]], rules_only, sources=["A", "B"])
         pair["rule"] = rules.conflicts[0].kind if rules.conflicts else None
         model = find_conflicts([pair["a"], pair["b"]], verifier, sources=["A", "B"], threshold=0.0)
         pair["p"] = max((c.score for c in model.conflicts if c.kind == "checker" and c.score is not None), default=None)
@@ -209,12 +215,11 @@ def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
-def report(result: dict[str, Any], command: str, seconds: float) -> str:
+def report(name: str, result: dict[str, Any], seconds: float) -> str:
     lines = [
-        "# Context conflicts: sources that disagree (issue 23, item 2)",
+        f"# Sources that disagree, on pairs built from {name}",
         "",
-        f"Command: `{command}`  ",
-        f"Machine: {environment()}; {seconds:.0f} s in all.",
+        f"{result['pairs']} pairs; {seconds:.0f} s in all.",
         "",
         f"Checker threshold shipped: {result['shipped_threshold']}; chosen on dev (lowest with precision >= {PRECISION_AIM}): "
         f"{result['dev_threshold']}; word-overlap baseline threshold (best F1 on dev): {result['overlap_threshold']}.",
@@ -240,27 +245,35 @@ def report(result: dict[str, Any], command: str, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, required=True, help="hotpotqa_distractor_sample100.json")
-    parser.add_argument("--out", type=Path, help="folder for source-conflicts.md / .json")
-    parser.add_argument("--limit", type=int, default=None, help="first N questions")
-    args = parser.parse_args()
-    started = time.perf_counter()
-    pairs = build(read_questions(args.data)[: args.limit])
-    print(f"{len(pairs)} pairs: {dict(Counter(p['kind'] for p in pairs))}", file=sys.stderr)
-    flags(pairs, CheckingVerifier(checker=True))
-    result = evaluate(pairs)
-    seconds = time.perf_counter() - started
-    command = "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:])
-    text = report(result, command, seconds)
-    print(text)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "source-conflicts.md").write_text(text, encoding="utf-8")
-        errors = [p for p in pairs if _at(SOURCE_CONFLICT_THRESHOLD)(p) != p["conflict"]]  # every miss and false alarm, to read
-        (args.out / "source-conflicts.json").write_text(json.dumps({"result": result, "errors": errors}, indent=1) + "\n", encoding="utf-8")
-
-
-if __name__ == "__main__":
-    main()
+def run(
+    paths: Sequence[Path],
+    *,
+    out: Path,
+    limit: int | None = None,
+    bars: Bars = no_bars,
+    each: Callable[[Path], None] = lambda _path: None,
+) -> list[dict[str, Any]]:
+    """Pairs built from each multi-hop data set of ``paths``, through the product's conflict check
+    (rules, then the shipped checker); the reports under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    summaries = []
+    for path in paths:
+        raw = read_json(path)
+        if not isinstance(raw, list) or not raw or not is_multihop(raw[0]):
+            raise InputFileError(str(path), "not multi-hop questions", "give HotpotQA, 2WikiMultihopQA or MuSiQue questions")
+        rows = [multihop_row(r, i, str(path)) for i, r in enumerate(raw[:limit])]
+        name = report_name(path.stem, taken, path)
+        started = time.perf_counter()
+        pairs = build(rows)
+        with bars(f"{name}: pairs") as advance:
+            flags(pairs, CheckingVerifier(checker=True), advance)
+        result = {**evaluate(pairs), "pairs": len(pairs), "data": str(path)}
+        text = report(name, result, time.perf_counter() - started)
+        md = out / f"conflicts-{name}.md"
+        md.write_text(text, encoding="utf-8")
+        errors = [p for p in pairs if _at(SOURCE_CONFLICT_THRESHOLD)(p) != p["conflict"]]
+        (out / f"conflicts-{name}.json").write_text(json.dumps({"result": result, "errors": errors}, indent=1) + "\n", encoding="utf-8")
+        each(md)
+        summaries.append({"name": name, "dev": result["dev"]["shipped"], "test": result["test"]["shipped"]})
+    return summaries
