@@ -240,6 +240,7 @@ class CiteGraph(Reads, Lifecycle):
             models=models,
             answer_text=answer_text,
             document=self._documents(),
+            as_of=day,
         )
 
     def _documents(self) -> Callable[[Span], Document | None]:

@@ -71,6 +71,7 @@ def compose(
     models: Sequence[tuple[str, str]],
     answer_text: str | None = None,
     document: Callable[[Span], Document | None] | None = None,
+    as_of: str | None = None,
 ) -> Answer:
     """The checked answer to ``question`` from ``retrieval``'s evidence (its first ``context_size``
     sentences, numbered from 1): ``answer_text`` if given (an answer written elsewhere), else the
@@ -78,7 +79,7 @@ def compose(
     :meth:`CiteGraph.ask <citegraph.pipeline.CiteGraph.ask>` does). ``models`` are the ``(role, name)``
     pairs the answer records; ``document(span)`` is the stored document version a span is from (the
     answerability check reads each context sentence with the text around it; its date and whether it
-    is superseded say which source is stale)."""
+    is superseded say which source is stale; with ``as_of``, the day the context was current on)."""
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[:context_size]))
     surroundings = None if document is None else partial(_around, document)
     answerability = assess(question, context, surroundings=surroundings) if context else None
@@ -102,7 +103,7 @@ def compose(
     if not context:
         warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
     if document is not None:
-        warnings.extend(stale_warnings(context, claims, warnings, document))
+        warnings.extend(stale_warnings(context, claims, warnings, document, as_of=as_of))
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)

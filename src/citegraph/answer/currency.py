@@ -39,14 +39,17 @@ def stale_warnings(
     claims: Sequence[Claim],
     warnings: Sequence[AnswerWarning],
     document: Callable[[Span], Document | None],
+    *,
+    as_of: str | None = None,
 ) -> list[AnswerWarning]:
     """A ``stale`` warning for each context item whose source is superseded, an old version, or the
-    older side of a disagreement (see the module docstring)."""
+    older side of a disagreement (see the module docstring). With ``as_of``, the context holds the
+    versions current on that day: being superseded or replaced *since* makes none of them stale."""
     docs = {item.marker: document(item.span) for item in context}
     reasons: dict[int, str] = {}
     for item in context:
         doc = docs[item.marker]
-        if doc is None:
+        if doc is None or as_of is not None:
             continue
         if doc.superseded_by:
             reasons[item.marker] = f"{doc.id} is superseded by {doc.superseded_by}"
