@@ -28,13 +28,10 @@ that names every term of the question and holds a date of another event looks an
 from __future__ import annotations
 
 import math
-import re
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from citegraph.answer.relevance import SATISFIES, expected_type, question_terms
-from citegraph.errors import CitegraphError
+from citegraph.answer.relevance import SATISFIES, expected_type, named, parse, question_terms
 from citegraph.models import Answerability, ContextItem, Span
 
 __all__ = ["ABSTAIN_BELOW", "FEATURES", "WEIGHTS", "assess", "features", "probability"]
@@ -45,27 +42,10 @@ WEIGHTS = (-5.808, 2.65, 0.533, 2.246, 0.359, 0.0, 2.303)
 #: P(answerable) under which the answer says the documents do not answer (chosen on dev).
 ABSTAIN_BELOW = 0.2204
 WINDOW = 400  #: characters either side of a context sentence that its features look at
-_NAME_GLUE = frozenset({"the", "of", "and", "a", "an"})
-
-_lock = threading.Lock()
-
-
-def _nlp() -> Any | None:
-    from citegraph.sentences import load_spacy
-
-    try:
-        return load_spacy()
-    except CitegraphError:
-        return None
 
 
 def _words(doc: Any) -> set[str]:
     return {t.lower_ for t in doc} | {t.lemma_.casefold() for t in doc}
-
-
-def _named(term: str, said: set[str], text: str) -> bool:
-    parts = [p for p in re.findall(r"\w+", term) if p not in _NAME_GLUE]
-    return all(p in said for p in parts) if parts else term in text
 
 
 def features(question: Any, sentences: Sequence[Any], similarities: Sequence[float]) -> tuple[dict[str, float], tuple[str, ...]]:
@@ -76,13 +56,13 @@ def features(question: Any, sentences: Sequence[Any], similarities: Sequence[flo
     per_sentence = [_words(s) for s in sentences]
     said = set().union(*per_sentence) if per_sentence else set()
     text = " ".join(s.text.casefold() for s in sentences)
-    missing = tuple(e for e in entities if not _named(e, said, text))
+    missing = tuple(e for e in entities if not named(e, said, text))
     weight = 2.0 * len(entities) + len(words)
 
     def share(bag: set[str], body: str) -> float:
         if not weight:
             return 1.0
-        got = 2.0 * sum(1 for e in entities if _named(e, bag, body)) + sum(1 for w in words if w in bag)
+        got = 2.0 * sum(1 for e in entities if named(e, bag, body)) + sum(1 for w in words if w in bag)
         return got / weight
 
     asked = {e.casefold() for e in entities}
@@ -121,13 +101,11 @@ def assess(
     side): a sentence that says "She is married to him" is about the person its paragraph names."""
     if not context:
         return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
-    nlp = _nlp()
-    if nlp is None:
-        return Answerability(True, None, note="no spaCy model: answerability was not assessed")
     texts = [surroundings(item.span) if surroundings else item.span.text for item in context]
-    with _lock:
-        q = nlp(question)
-        sentences = list(nlp.pipe(texts))
+    parsed = parse([question, *texts])
+    if parsed is None:
+        return Answerability(True, None, note="no spaCy model: answerability was not assessed")
+    q, sentences = parsed[0], parsed[1:]
     values, missing = features(q, sentences, [item.evidence.similarity for item in context])
     p = probability(values)
     answerable = p >= threshold

@@ -41,7 +41,7 @@ from typing import Any
 from citegraph.errors import CitegraphError
 from citegraph.models import Relevance
 
-__all__ = ["SATISFIES", "check_relevance", "expected_type", "question_terms"]
+__all__ = ["SATISFIES", "check_relevance", "expected_type", "named", "parse", "question_terms"]
 
 # Expected answer types and the spaCy entity labels that satisfy them.
 DATE, NUMBER, AGENT, PLACE = "date", "number", "agent", "place"
@@ -65,13 +65,24 @@ _NAME_GLUE = frozenset({"the", "of", "and", "a", "an"})
 _lock = threading.Lock()
 
 
-def _nlp() -> Any | None:
+def named(name: str, said: set[str], text: str) -> bool:
+    """A named entity is mentioned when each of its words is among ``said`` (the words and lemmas of
+    ``text``): "Eric Ambler" in "Eric Clifford Ambler was …"; a name of glue words only, when ``text`` holds it."""
+    parts = [p for p in re.findall(r"\w+", name) if p not in _NAME_GLUE]
+    return all(p in said for p in parts) if parts else name in text
+
+
+def parse(texts: Sequence[str]) -> list[Any] | None:
+    """``texts`` parsed by the shared spaCy pipeline (one at a time across threads), or None when
+    there is no spaCy model: the question checks of an answer (relevance, answerability) read these."""
     from citegraph.sentences import load_spacy
 
     try:
-        return load_spacy()
+        nlp = load_spacy()
     except CitegraphError:
         return None
+    with _lock:
+        return list(nlp.pipe(texts))
 
 
 def expected_type(question: Any) -> str | None:
@@ -123,21 +134,16 @@ def check_relevance(question: str, claims: Sequence[str]) -> Relevance:
     """Whether ``claims`` (the answer's claim texts, markers removed) address ``question``."""
     if not any(c.strip() for c in claims):
         return Relevance("unchecked", None, None, None, note="the answer has no claim")
-    nlp = _nlp()
-    if nlp is None:
+    parsed = parse([question, " ".join(c.strip() for c in claims)])
+    if parsed is None:
         return Relevance("unchecked", None, None, None, note="no spaCy model: relevance was not checked")
-    with _lock:
-        q = nlp(question)
-        answer = nlp(" ".join(c.strip() for c in claims))
+    q, answer = parsed
     expected = expected_type(q)
     entities, words = question_terms(q, expected)
     said = {t.lower_ for t in answer} | {t.lemma_.casefold() for t in answer}
 
     def mentioned(term: str, entity: bool) -> bool:
-        if not entity:
-            return term in said
-        parts = [p for p in re.findall(r"\w+", term) if p not in _NAME_GLUE]
-        return all(p in said for p in parts) if parts else term in answer.text.casefold()
+        return named(term, said, answer.text.casefold()) if entity else term in said
 
     terms = (*entities, *words)
     missing = tuple(t for t in entities if not mentioned(t, True)) + tuple(t for t in words if not mentioned(t, False))
