@@ -58,6 +58,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from citegraph.eval.makers import moved_moment, word_number
 from citegraph.llm.registry import file_sha256
 
 LABELS = ("supported", "contradicted", "neither")
@@ -182,14 +183,11 @@ def built(examples: Iterable[Example]) -> Iterator[Example]:
 
 
 # -- sentences in their passage, and framings -----------------------------------------------------------
-_SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-_DIGIT = re.compile(r"(?<![\w.,$£€])(\d{1,2})(?= (?:[a-z]+))(?![\w.,])")
-_TIMING = re.compile(
-    r"\b(for |within |up to )?(\d+|one|two|three|four|five|six|seven|ten|thirty|a|an) (days?|weeks?|months?|hours?|years?) (after|before|of|following) (?:the |their |its |his |her )?(\w+)"
-)
-_MOMENT = re.compile(
-    r"\b(at|upon|on) (?:the )?(cancellation|signup|signing|renewal|purchase|delivery|arrival|termination|launch|closing|departure|midnight|noon)\b"
-)
+#: the events a moment is moved from in the summarization documents ("at cancellation" -> "30 days after cancellation")
+_EVENTS = (
+    "cancellation", "signup", "signing", "renewal", "purchase", "delivery", "arrival", "termination", "launch", "closing",
+    "departure", "midnight", "noon",
+)  # fmt: skip
 #: Frames used for training: (template, label). The sentence goes where ``{}`` is.
 TRAIN_FRAMES = (
     ("Suppose that {lc}", "neither"),
@@ -229,25 +227,6 @@ def _fill(template: str, sentence: str) -> str:
     return template.format(s=sentence, lc=lc + ".", lc_bare=lc, s_comma=body + ",")
 
 
-def _word_number(sentence: str) -> str | None:
-    found = _DIGIT.search(sentence)
-    if found and int(found.group(1)) < len(_SMALL):
-        return sentence[: found.start()] + _SMALL[int(found.group(1))] + sentence[found.end() :]
-    return None
-
-
-def _timing(sentence: str) -> str | None:
-    """A moment moved: "for 30 days after cancellation" -> "until cancellation", "at cancellation" -> "30 days after cancellation"."""
-    found = _TIMING.search(sentence)
-    if found:
-        moment = "until" if found.group(1) == "for " else "at"
-        return sentence[: found.start()] + f"{moment} {found.group(5)}" + sentence[found.end() :]
-    found = _MOMENT.search(sentence)
-    if found:
-        return sentence[: found.start()] + f"30 days after {found.group(2)}" + sentence[found.end() :]
-    return None
-
-
 def passages(folder: Path) -> Iterator[tuple[str, str, str, str, str]]:
     """``(before, sentence, after, item, split)``: one sentence of 8-40 words from each HaluEval
     summarization document, with its neighbours, in the document's split."""
@@ -274,7 +253,7 @@ def sentence_pairs(rows: Iterable[tuple[str, str, str, str, str]], *, test_frame
     for (before, sentence, after, item, split), doc in zip(rows, nlp.pipe(r[1] for r in rows), strict=True):
         passage = f"{before} {sentence} {after}"
         claims: list[tuple[str, str, str]] = [(sentence, "supported", "built:sentence")]
-        for rewrite in (_equivalent(sentence), _word_number(sentence)):
+        for rewrite in (_equivalent(sentence), word_number(sentence)):
             if rewrite and rewrite != sentence:
                 claims.append((rewrite, "supported", "built:equivalent"))
         for kind, make in MAKERS.items():
@@ -282,7 +261,7 @@ def sentence_pairs(rows: Iterable[tuple[str, str, str, str, str]], *, test_frame
             if claim and claim != sentence:
                 claims.append((claim, "contradicted", f"built:{kind}"))
                 break
-        moved = _timing(sentence)
+        moved = moved_moment(sentence, _EVENTS, "30 days")
         if moved:
             claims.append((moved, "contradicted", "built:timing"))
         template, label = TRAIN_FRAMES[_bucket(item + " frame") % len(TRAIN_FRAMES)]

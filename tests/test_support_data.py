@@ -128,16 +128,18 @@ def test_sentences_in_their_passage_give_every_label_and_the_reprobes_framings_a
     ],
 )
 def test_a_moment_moved_is_a_contradiction_rule(sentence: str, moved: str | None) -> None:
-    from build_support_data import _timing
+    from build_support_data import _EVENTS
+    from citegraph.eval.makers import moved_moment
 
-    assert _timing(sentence) == moved
+    assert moved_moment(sentence, _EVENTS, "30 days") == moved
 
 
 def test_digits_said_as_words_and_frames_filled() -> None:
-    from build_support_data import _fill, _word_number
+    from build_support_data import _fill
+    from citegraph.eval.makers import word_number
 
-    assert _word_number("He had 3 children and 12 dogs.") == "He had three children and 12 dogs."
-    assert _word_number("It cost $5 in 2019.") is None
+    assert word_number("He had 3 children and 12 dogs.") == "He had three children and 12 dogs."
+    assert word_number("It cost $5 in 2019.") is None
     assert _fill("Suppose that {lc}", "Exports stay for 30 days.") == "Suppose that exports stay for 30 days."
     assert _fill("Suppose that {lc}", "NASA launched it.") == "Suppose that NASA launched it."
     assert _fill('"{s_comma}" he lied.', "Exports stay.") == '"Exports stay," he lied.'

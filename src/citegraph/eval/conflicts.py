@@ -46,7 +46,7 @@ from typing import Any
 from citegraph.errors import InputFileError
 from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_json
-from citegraph.eval.makers import MAKERS
+from citegraph.eval.makers import MAKERS, moved_moment, word_number
 from citegraph.eval.support import is_dev
 from citegraph.sentences import load_spacy
 from citegraph.verify.base import Verifier
@@ -59,17 +59,9 @@ __all__ = ["PRECISION_AIM", "build", "evaluate", "flags", "run"]
 PRECISION_AIM = 0.98
 POSITIVE = ("number", "date", "negation", "timing")
 NEGATIVE = ("same", "equivalent", "neighbour", "related")
-_SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-_DIGIT = re.compile(r"(?<![\w.,$£€])(\d{1,2})(?= [a-z]+)(?![\w.,])")
 _DURATION = re.compile(r"\b(\d+|one|two|three|six|twelve|thirty) (days?|weeks?|months?|years?)\b")
 _IN_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _WORDS = {"one": 1, "two": 2, "three": 3, "six": 6, "twelve": 12, "thirty": 30}
-_TIMING = re.compile(
-    r"\b(for |within |up to )?(\d+|one|two|three|a|an) (days?|weeks?|months?|years?) (after|before) (?:the |its |his |her |their )?(\w+)"
-)
-_MOMENT = re.compile(
-    r"\b(at|upon|on) (?:the )?(death|birth|launch|release|founding|opening|closing|end|start|beginning|retirement|election)\b"
-)
 
 
 def equivalent(sentence: str) -> str | None:
@@ -92,21 +84,11 @@ def equivalent(sentence: str) -> str | None:
             new = None
         if new:
             return sentence[: found.start()] + new + sentence[found.end() :]
-    found = _DIGIT.search(sentence)
-    if found and int(found.group(1)) < len(_SMALL):
-        return sentence[: found.start()] + _SMALL[int(found.group(1))] + sentence[found.end() :]
-    return None
+    return word_number(sentence)
 
 
-def timing(sentence: str) -> str | None:
-    found = _TIMING.search(sentence)
-    if found:
-        moment = "until" if found.group(1) == "for " else "at"
-        return sentence[: found.start()] + f"{moment} {found.group(5)}" + sentence[found.end() :]
-    found = _MOMENT.search(sentence)
-    if found:
-        return sentence[: found.start()] + f"two years after {found.group(2)}" + sentence[found.end() :]
-    return None
+#: the events of encyclopaedic text a moment is moved from ("at his death" -> "two years after death")
+_EVENTS = ("death", "birth", "launch", "release", "founding", "opening", "closing", "end", "start", "beginning", "retirement", "election")
 
 
 def build(rows: Sequence[MultiHopRow]) -> list[dict[str, Any]]:
@@ -133,7 +115,7 @@ def build(rows: Sequence[MultiHopRow]) -> list[dict[str, Any]]:
             pairs.append({"title": title, "half": half, "kind": kind, "a": sentence, "b": other, "conflict": kind in POSITIVE})
 
         made = {kind: MAKERS[kind](doc) for kind in ("number", "date", "negation")}
-        made["timing"] = timing(sentence)
+        made["timing"] = moved_moment(sentence, _EVENTS, "two years")
         for kind in POSITIVE:
             if made[kind] and made[kind] != sentence:
                 add(kind, made[kind])  # type: ignore[arg-type]

@@ -7,14 +7,18 @@ None when it does not apply.
 - ``date``: a year inside a date moved by 7;
 - ``negation``: ``not`` put after the main verb's auxiliary (or after a copula at the root);
 - ``swap``: two named entities of the same type (person, organisation, place, group) swapped.
+
+And two rewrites of plain text: :func:`word_number` (the same value: "3 days" -> "three days") and
+:func:`moved_moment` (another moment: "for 30 days after cancellation" -> "until cancellation").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["MAKERS", "date", "negation", "number", "swap"]
+__all__ = ["MAKERS", "date", "moved_moment", "negation", "number", "swap", "word_number"]
 
 _AUX = {"is", "was", "are", "were", "has", "have", "had", "can", "will", "would", "could", "did", "does", "do"}
 _SWAPPABLE = {"PERSON", "ORG", "GPE", "NORP", "LOC"}
@@ -75,3 +79,32 @@ def swap(doc: Any) -> str | None:
 
 
 MAKERS = {"number": number, "date": date, "negation": negation, "swap": swap}
+
+
+_SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_DIGIT = re.compile(r"(?<![\w.,$£€])(\d{1,2})(?= (?:[a-z]+))(?![\w.,])")
+_TIMING = re.compile(
+    r"\b(for |within |up to )?(\d+|one|two|three|four|five|six|seven|ten|thirty|a|an) (days?|weeks?|months?|hours?|years?) "
+    r"(after|before|of|following) (?:the |their |its |his |her )?(\w+)"
+)
+
+
+def word_number(sentence: str) -> str | None:
+    """The first small number (0-12) before a word, said in words: the same value, said another way."""
+    found = _DIGIT.search(sentence)
+    if found and int(found.group(1)) < len(_SMALL):
+        return sentence[: found.start()] + _SMALL[int(found.group(1))] + sentence[found.end() :]
+    return None
+
+
+def moved_moment(sentence: str, events: Sequence[str], later: str) -> str | None:
+    """A moment moved: "for 30 days after cancellation" -> "until cancellation", "within 2 weeks of
+    delivery" -> "at delivery"; else "at/upon/on EVENT" (one of ``events``) -> "LATER after EVENT"."""
+    found = _TIMING.search(sentence)
+    if found:
+        moment = "until" if found.group(1) == "for " else "at"
+        return sentence[: found.start()] + f"{moment} {found.group(5)}" + sentence[found.end() :]
+    found = re.search(rf"\b(at|upon|on) (?:the )?({'|'.join(map(re.escape, events))})\b", sentence)
+    if found:
+        return sentence[: found.start()] + f"{later} after {found.group(2)}" + sentence[found.end() :]
+    return None
