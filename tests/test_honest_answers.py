@@ -373,3 +373,16 @@ def test_a_question_in_a_passage_never_stands_for_it(splitter: SentenceSplitter,
     g.ingest([folder])
     (item,) = g.ask("How long does a Sprigbot battery last?").context
     assert item.span.text == "It lasts about nine hours on a charge."
+
+
+def test_an_html_page_gives_its_meta_date_and_documents_show_dates(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    from citegraph.output import documents_json
+
+    page = (
+        '<html><head><meta name="dcterms.modified" content="2024-09-30T08:00:00Z"></head><body><p>Refunds take five days.</p></body></html>'
+    )
+    folder = write("refunds.html", page).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter)
+    g.ingest([folder])
+    (doc,) = documents_json(g.store.documents(None))
+    assert doc["dated"] == "2024-09-30" and doc["superseded_by"] is None

@@ -125,6 +125,11 @@ class Span:
     end: int
     text: str
 
+    @property
+    def where(self) -> str:
+        """``document@version:start-end`` (the version's first 8 characters): how a span is named."""
+        return f"{self.document}@{self.version[:8]}:{self.start}-{self.end}"
+
     def __post_init__(self) -> None:
         if not 0 <= self.start < self.end:
             raise ValueError(f"span offsets must satisfy 0 <= start < end, got {self.start}, {self.end}")

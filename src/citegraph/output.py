@@ -247,6 +247,8 @@ def documents_json(docs: Sequence[StoredDocument]) -> list[dict[str, Any]]:
             "source": d.document.source,
             "access": list(d.document.access),
             "ingested_at": d.document.ingested_at,
+            "dated": d.document.dated,
+            "superseded_by": d.document.superseded_by,
             "extractor": d.extractor,
             "sentences": d.sentences,
             "entities": d.entities,
@@ -384,7 +386,7 @@ def _found_text(c: Citation) -> str:
 
 def _where(span: Span, *, version: bool = True) -> str:
     """``document@version:start-end``, the document id made safe."""
-    return f"{safe(span.document)}{'@' + span.version[:8] if version else ''}:{span.start}-{span.end}"
+    return safe(span.where) if version else f"{safe(span.document)}:{span.start}-{span.end}"
 
 
 def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:

@@ -147,7 +147,7 @@ def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier
                     ("kind", conflict.kind),
                     ("detail", conflict.detail),
                     ("cited", (claims[conflict.first].markers, claims[conflict.second].markers)),
-                    ("sources", tuple(", ".join(_where(c.span) for c in claims[k].citations) for k in (conflict.first, conflict.second))),
+                    ("sources", tuple(", ".join(c.span.where for c in claims[k].citations) for k in (conflict.first, conflict.second))),
                 ),
             )
         )
@@ -197,22 +197,18 @@ def source_conflict_warnings(
         warnings.append(
             AnswerWarning(
                 "conflict",
-                f'sources disagree ({conflict.detail}): [{first.marker}] {_where(first.span)} "{first.span.text}" / '
-                f'[{second.marker}] {_where(second.span)} "{second.span.text}"',
+                f'sources disagree ({conflict.detail}): [{first.marker}] {first.span.where} "{first.span.text}" / '
+                f'[{second.marker}] {second.span.where} "{second.span.text}"',
                 (
                     ("markers", (first.marker, second.marker)),
                     ("kind", conflict.kind),
                     ("detail", conflict.detail),
-                    ("sources", (_where(first.span), _where(second.span))),
+                    ("sources", (first.span.where, second.span.where)),
                 ),
             )
         )
     warnings.extend(AnswerWarning("conflict_check_incomplete", f"sources: {note}") for note in check.incomplete)
     return warnings
-
-
-def _where(span: Span) -> str:
-    return f"{span.document}@{span.version[:8]}:{span.start}-{span.end}"
 
 
 def _quoted(claim: Claim) -> bool:

@@ -54,13 +54,13 @@ class UnsupportedFile(InputFileError):
 
 
 _LOADERS = {
-    ".txt": ("text/plain", loaders.load_text),
-    ".text": ("text/plain", loaders.load_text),
-    ".md": ("text/markdown", loaders.load_text),
-    ".markdown": ("text/markdown", loaders.load_text),
-    ".html": ("text/html", loaders.load_html),
-    ".htm": ("text/html", loaders.load_html),
-    ".pdf": ("application/pdf", loaders.load_pdf),
+    ".txt": ("text/plain", loaders.read_text),
+    ".text": ("text/plain", loaders.read_text),
+    ".md": ("text/markdown", loaders.read_text),
+    ".markdown": ("text/markdown", loaders.read_text),
+    ".html": ("text/html", loaders.read_html),
+    ".htm": ("text/html", loaders.read_html),
+    ".pdf": ("application/pdf", loaders.read_pdf),
 }
 SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
 
@@ -114,8 +114,7 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
         raise InputFileError(
             str(path), f"the file grew past the {max_mb:g} MB limit while being read", "ingest it again once it is written"
         )
-    text = loader(str(path), data)
-    meta = loaders.metadata(str(path), data, text, media_type)
+    text, meta = loader(str(path), data)
     return LoadedText(text, media_type, meta.dated, meta.supersedes)
 
 

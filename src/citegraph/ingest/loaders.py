@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from citegraph.errors import InputFileError
 from citegraph.sentences import front_matter_end
 
-__all__ = ["Metadata", "decode", "load_html", "load_pdf", "load_text", "metadata", "parse_date"]
+__all__ = ["Metadata", "decode", "load_html", "load_pdf", "load_text", "parse_date", "read_html", "read_pdf", "read_text"]
 
 # A byte order mark names its encoding. UTF-32 first: its little-endian mark begins with UTF-16's.
 _BOMS = (
@@ -27,6 +27,13 @@ _BINARY_FIX = (
     "give citegraph text, Markdown, HTML or PDF; if it is text in another encoding, convert it to UTF-8, "
     "e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE.txt"
 )
+
+
+class Metadata(NamedTuple):
+    """What a document says about itself: its date, and the documents it replaces."""
+
+    dated: str | None = None  #: ISO 8601 day
+    supersedes: tuple[str, ...] = ()
 
 
 def decode(path: str, data: bytes) -> str:
@@ -96,9 +103,15 @@ _BLOCK_TAGS = [
 
 def load_html(path: str, data: bytes) -> str:
     """Strip markup with a real parser; block elements become paragraph breaks."""
+    return read_html(path, data)[0]
+
+
+def read_html(path: str, data: bytes) -> tuple[str, Metadata]:
+    """:func:`load_html`'s text and the page's ``<meta>`` date, from one parse."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(decode(path, data), "html.parser")
+    meta = Metadata(_html_date(path, soup))  # before the head goes
     for tag in soup(["script", "style", "noscript", "template", "head"]):
         tag.decompose()
     for tag in soup.find_all(_BLOCK_TAGS):
@@ -110,13 +123,18 @@ def load_html(path: str, data: bytes) -> str:
     for line in lines:
         if line or (out and out[-1]):
             out.append(line)
-    return "\n".join(out).strip() + "\n"
+    return "\n".join(out).strip() + "\n", meta
 
 
 def load_pdf(path: str, data: bytes) -> str:
     """Text of each page, pages separated by a blank line. pypdf's own warnings (a repaired cross-
     reference table, a missing font width) are silenced: they are about the file's syntax, not
     something the user can act on, and a PDF it cannot read is reported as this file's reason."""
+    return read_pdf(path, data)[0]
+
+
+def read_pdf(path: str, data: bytes) -> tuple[str, Metadata]:
+    """:func:`load_pdf`'s text and the PDF's modification (or creation) date, from one reader."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -128,19 +146,15 @@ def load_pdf(path: str, data: bytes) -> str:
             warnings.simplefilter("ignore")
             reader = PdfReader(io.BytesIO(data))
             pages = [page.extract_text() or "" for page in reader.pages]
+            dated = _pdf_date(reader)
     except (PdfReadError, ValueError, KeyError) as exc:
         raise InputFileError(path, f"cannot read PDF: {exc}", "check that the file is a valid PDF") from exc
     finally:
         logger.setLevel(level)
-    return "\n\n".join(p.strip() for p in pages if p.strip()) + "\n"
+    return "\n\n".join(p.strip() for p in pages if p.strip()) + "\n", Metadata(dated)
 
 
 # -- what a document says about itself: its date, and the documents it replaces ---------------------
-class Metadata(NamedTuple):
-    dated: str | None = None  #: ISO 8601 day
-    supersedes: tuple[str, ...] = ()
-
-
 _DATE_FIX = "write the date as YYYY-MM-DD (e.g. 2024-05-01)"
 
 
@@ -209,10 +223,7 @@ def _header_date(text: str) -> str | None:
 _META_DATES = ("dcterms.modified", "article:modified_time", "last-modified", "date", "dcterms.date", "dc.date", "article:published_time")
 
 
-def _html_date(path: str, data: bytes) -> str | None:
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(decode(path, data), "html.parser")
+def _html_date(path: str, soup: Any) -> str | None:
     found: dict[str, str] = {}
     for meta in soup.find_all("meta"):
         name = str(meta.get("name") or meta.get("property") or meta.get("http-equiv") or "").lower()
@@ -225,26 +236,18 @@ def _html_date(path: str, data: bytes) -> str | None:
     return None
 
 
-def _pdf_date(data: bytes) -> str | None:
-    from pypdf import PdfReader
-
+def _pdf_date(reader: Any) -> str | None:
     try:
-        info = PdfReader(io.BytesIO(data)).metadata
+        info = reader.metadata
         when = info and (info.modification_date or info.creation_date)
     except Exception:  # a PDF's metadata is optional and often damaged: no date, never a failed document
         return None
     return when.date().isoformat() if when else None
 
 
-def metadata(path: str, data: bytes, text: str, media_type: str) -> Metadata:
-    """The date a file gives itself and the documents it says it supersedes: Markdown or text front
-    matter (``date:``/``updated:``, ``supersedes:``) or a first line ``Time:``/``Date:`` (a chat
-    log's), an HTML ``<meta>`` date, a PDF's modification (or creation) date."""
-    if media_type in {"text/markdown", "text/plain"}:
-        meta = _front_matter(path, text)
-        return meta if meta.dated else Metadata(_header_date(text), meta.supersedes)
-    if media_type == "text/html":
-        return Metadata(_html_date(path, data))
-    if media_type == "application/pdf":
-        return Metadata(_pdf_date(data))
-    return Metadata()
+def read_text(path: str, data: bytes) -> tuple[str, Metadata]:
+    """:func:`load_text`'s text, and what its front matter (``date:``/``updated:``, ``supersedes:``)
+    or, without a date there, its first line ``Time:``/``Date:`` (a chat log's) says of it."""
+    text = load_text(path, data)
+    meta = _front_matter(path, text)
+    return text, meta if meta.dated else Metadata(_header_date(text), meta.supersedes)
