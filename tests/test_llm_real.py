@@ -165,3 +165,21 @@ def test_generator_through_the_cli_with_the_real_server(llama_server: str, larks
     assert answer["models"]["generator"] == f"openai:{SMALL}@{llama_server}"
     assert answer["answer"] and answer["claims"]  # whatever it wrote was split, resolved and labelled
     assert {c["status"] for c in answer["claims"]} <= {"unverified", "uncited", "invalid_marker"}
+
+
+def test_the_in_process_model_gives_its_hidden_state_with_the_same_first_token() -> None:
+    """The judge's head reads the state that predicts the answer's first token in the same forward pass;
+    asking for it changes neither the log-probabilities nor (on a repeat) the state."""
+    _small_model_path()
+    model = make_chat_model(f"gguf:{SMALL}")
+    messages = [Message("user", "Is the sky blue? Answer yes or no.")]
+    plain = model.first_token(messages, top_logprobs=5)
+    with_state = model.first_token(messages, top_logprobs=5, state=True)
+    again = model.first_token([*messages[:-1], Message("user", "Is grass green? Answer yes or no.")], top_logprobs=5, state=True)
+    repeat = model.first_token(messages, top_logprobs=5, state=True)
+    model.close()
+    assert plain.state is None and with_state.state is not None and len(with_state.state) == model.llm.n_embd()  # type: ignore[attr-defined]
+    assert with_state.first_token_logprobs.keys() == plain.first_token_logprobs.keys()
+    assert all(abs(with_state.first_token_logprobs[k] - v) < 1e-3 for k, v in plain.first_token_logprobs.items())
+    assert again.state != with_state.state
+    assert repeat.state is not None and max(abs(a - b) for a, b in zip(repeat.state, with_state.state, strict=True)) < 1e-3

@@ -286,3 +286,56 @@ def test_a_known_model_can_carry_its_calibration_record(monkeypatch: pytest.Monk
     verdict = verifier.verify("Exports are kept", [Span("p.md", "v1", 0, len(POLICY), POLICY)])
     assert (verdict.calibrated, verdict.score) == (True, pytest.approx(record(0.3)))
     assert CheckingVerifier(judge, screen=False, calibration=False).calibration is None  # opted out
+
+
+# -- a trained head on the judge's hidden state (issue 22, item 3) ---------------------------------------
+class _StateModel(FakeChatModel):
+    """A fake in-process model: a fixed P(yes) and a hidden state that depends on the premise."""
+
+    exposes_state = True
+
+    def first_token(self, messages: Sequence[Message], *, top_logprobs: int = 10, state: bool = False):  # type: ignore[no-untyped-def]
+        from citegraph.llm.base import ChatResult
+
+        self.calls.append(list(messages))
+        said = "30 days" in messages[-1].content
+        hidden = ((1.0, 0.0) if said else (0.0, 1.0)) if state else None
+        return ChatResult("No", dict(self.logprobs), hidden)
+
+
+def test_a_judge_head_reads_the_hidden_state_and_its_score_is_calibrated(tmp_path: Path) -> None:
+    from citegraph.models import Span
+    from citegraph.verify.calibration import JudgeHead
+
+    odds = {"Yes": math.log(0.3), "No": math.log(0.7)}
+    model = _StateModel(lambda m: "No", name="gguf:tiny", logprobs=odds)
+    plain = LLMJudge(model, head=False)
+    head = JudgeHead(model.name, plain.prompt, (3.0, -3.0), 1.0, 0.0)
+    judge = LLMJudge(model, head=head)
+    assert judge.head is head and plain.head is None
+    sigmoid = lambda z: 1 / (1 + math.exp(-z))  # noqa: E731
+    logit = math.log(0.3 / 0.7)
+    # the state decides, not P(yes) alone: the same P(yes) gives two scores on two premises
+    assert judge.score("Exports are kept", "kept for 30 days") == pytest.approx(sigmoid(3.0 + logit))
+    assert judge.score("Exports are kept", "kept for a while") == pytest.approx(sigmoid(-3.0 + logit))
+    assert plain.score("Exports are kept", "kept for 30 days") == pytest.approx(0.3)
+    verifier = CheckingVerifier(judge, screen=False, contradiction=False)
+    assert verifier.calibration is None and verifier.calibration_note == ""
+    verdict = verifier.verify("Exports are kept", [Span("p.md", "v1", 0, len(POLICY), POLICY)])
+    assert (verdict.stage, verdict.calibrated, verdict.label) == ("judge", True, "supported")
+    # a head trained for another prompt version or model is refused, not silently applied
+    with pytest.raises(ValueError, match="not gguf:tiny"):
+        LLMJudge(model, head=JudgeHead("gguf:other", plain.prompt, (1.0, 1.0), 1.0, 0.0))
+    # a backend that cannot show its hidden state (a server) keeps P(yes)
+    served = LLMJudge(FakeChatModel(lambda m: "No", name="gguf:tiny"), head=head)
+    assert served.head is None
+
+
+def test_a_bad_judge_head_file_names_the_fix(tmp_path: Path) -> None:
+    from citegraph.errors import InputFileError
+    from citegraph.verify.calibration import JudgeHead
+
+    bad = tmp_path / "head.json"
+    bad.write_text(json.dumps({"format": "citegraph-judge-head/1", "judge": "gguf:x"}), encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"head\.json.*not a judge head.*bench/judge_head\.py"):
+        JudgeHead.load(bad)

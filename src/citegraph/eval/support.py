@@ -218,7 +218,7 @@ class _RecordingJudge(LLMJudge):
     """The judge, keeping each raw P(yes) it returns: the product's path may calibrate the score it shows."""
 
     def __init__(self, judge: LLMJudge) -> None:
-        super().__init__(judge.model, top_logprobs=judge.top_logprobs)
+        super().__init__(judge.model, top_logprobs=judge.top_logprobs, head=judge.head or False)
         self.inner = judge
         self.raw: dict[tuple[str, str], float] = {}
 
@@ -666,6 +666,10 @@ def run(
     judge = make_judge(verifier, timeout=timeout)
     if fit is not None and judge is None:
         raise UserError(f"--fit needs a judge model: pass --verifier SPEC (e.g. gguf:{DEMO_MODEL})")
+    if fit is not None and judge is not None and judge.head is not None:
+        # the record calibrates P(yes); a head is its own calibration (bench/judge_head.py trains it)
+        say(f"--fit calibrates {judge.name}'s P(yes): its trained head is not used in this run")
+        judge.head = None
     summaries: list[dict] = []
     every: list[list[Scored]] = []
     names: list[str] = []

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citegraph.errors import ModelUnavailable
+
 __all__ = ["ChatModel", "ChatResult", "FakeChatModel", "Message", "wire"]
 
 
@@ -33,6 +35,9 @@ class ChatResult:
     text: str
     #: log-probabilities of the most likely first tokens, ``{token: logprob}``, when requested
     first_token_logprobs: dict[str, float] = field(default_factory=dict)
+    #: the model's last hidden state (after its final norm) at the position that predicts the first
+    #: answer token, when requested of a backend that exposes it (:attr:`ChatModel.exposes_state`)
+    state: tuple[float, ...] | None = None
 
 
 class ChatModel(ABC):
@@ -40,6 +45,8 @@ class ChatModel(ABC):
     #: how many calls may be in flight at once: servers queue or batch them; an in-process model
     #: holds one context and must be called from one thread at a time
     concurrency: int = 1
+    #: whether :meth:`first_token` can return the hidden state (an in-process model can; a server cannot)
+    exposes_state: bool = False
 
     @abstractmethod
     def chat(
@@ -51,6 +58,13 @@ class ChatModel(ABC):
         top_logprobs: int = 0,
     ) -> ChatResult:
         """One completion at temperature 0."""
+
+    def first_token(self, messages: Sequence[Message], *, top_logprobs: int = 10, state: bool = False) -> ChatResult:
+        """The first answer token's log-probabilities and, with ``state`` where :attr:`exposes_state`, the
+        hidden state that predicts it (ModelUnavailable where the backend does not expose it)."""
+        if state and not self.exposes_state:
+            raise ModelUnavailable(f"{self.name} does not expose its hidden state (only in-process gguf models do)")
+        return self.chat(messages, max_tokens=1, top_logprobs=top_logprobs)
 
     def close(self) -> None:
         """Release connections or memory held by the backend (a no-op by default)."""

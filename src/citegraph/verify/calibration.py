@@ -11,6 +11,11 @@ the calibrated probability, and says ``calibrated: false`` when it has none.
 
 A record applies only to the judge and prompt it was fitted for: a record whose ``prompt`` differs
 from the judge's current prompt version is not used (a changed prompt changes the scores).
+
+A :class:`JudgeHead` goes further where the judge runs in-process (``gguf:``): instead of reading
+P(yes) from one token, a logistic regression on the hidden state that predicts that token (and on
+logit P(yes)), trained on labelled pairs (``bench/judge_head.py``), gives P(supported) directly, so
+it is its own calibration and the Platt record is not used with it.
 """
 
 from __future__ import annotations
@@ -24,9 +29,10 @@ from typing import Any
 
 from citegraph.errors import InputFileError
 
-__all__ = ["FORMAT", "Calibration", "Platt", "prompt_version", "registered"]
+__all__ = ["FORMAT", "HEAD_FORMAT", "Calibration", "JudgeHead", "Platt", "prompt_version", "registered", "registered_head"]
 
 FORMAT = "citegraph-calibration/1"
+HEAD_FORMAT = "citegraph-judge-head/1"
 
 
 def _logit(p: float, eps: float = 1e-6) -> float:
@@ -115,3 +121,63 @@ def registered(judge: str) -> Calibration | None:
     if model is None or model.calibration is None:
         return None
     return Calibration.from_json(dict(model.calibration))
+
+
+@dataclass(frozen=True)
+class JudgeHead:
+    """P(supported) = sigmoid(weights . state + p_yes_weight * logit(P(yes)) + bias), for one judge model
+    and prompt version; ``state`` is the hidden state at the position that predicts the answer's first
+    token. Written by ``bench/judge_head.py fit`` with where it came from (data sha256, sizes, figures)."""
+
+    judge: str  #: e.g. ``gguf:qwen2.5-coder-1.5b``
+    prompt: str  #: :func:`prompt_version` of the support prompt it was trained under
+    weights: tuple[float, ...]
+    p_yes_weight: float
+    bias: float
+    threshold: float = 0.5  #: on its own scale, chosen on dev
+    provenance: dict[str, Any] | None = None  #: data, pairs, regularisation, figures: for the record only
+
+    def __call__(self, state: tuple[float, ...] | list[float], p_yes: float) -> float:
+        if len(state) != len(self.weights):
+            raise ValueError(f"a hidden state of {len(state)} numbers, the head expects {len(self.weights)}")
+        z = math.fsum(w * v for w, v in zip(self.weights, state, strict=True)) + self.p_yes_weight * _logit(p_yes) + self.bias
+        return _sigmoid(z)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> JudgeHead:
+        if data.get("format") != HEAD_FORMAT:
+            raise ValueError(f"not a judge head (format {data.get('format')!r}, expected {HEAD_FORMAT!r})")
+        known = {"format", "judge", "prompt", "weights", "p_yes_weight", "bias", "threshold"}
+        return cls(
+            judge=str(data["judge"]),
+            prompt=str(data["prompt"]),
+            weights=tuple(float(v) for v in data["weights"]),
+            p_yes_weight=float(data["p_yes_weight"]),
+            bias=float(data["bias"]),
+            threshold=float(data.get("threshold", 0.5)),
+            provenance={k: v for k, v in data.items() if k not in known},
+        )
+
+    @classmethod
+    def load(cls, path: Path) -> JudgeHead:
+        fix = "pass a file written by bench/judge_head.py fit"
+        try:
+            return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except OSError as exc:
+            raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}", fix) from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputFileError(str(path), f"not a judge head: {exc}", fix) from exc
+
+
+def registered_head(judge: str) -> JudgeHead | None:
+    """The head shipped for ``judge`` (``gguf:NAME``: ``citegraph/verify/data/judge-head-NAME.json``), or
+    None. Only in-process GGUF models expose their hidden state, and only their files are pinned."""
+    from importlib import resources
+
+    scheme, _, name = judge.partition(":")
+    if scheme != "gguf":
+        return None
+    record = resources.files("citegraph.verify") / "data" / f"judge-head-{name}.json"
+    if not record.is_file():
+        return None
+    return JudgeHead.from_json(json.loads(record.read_text(encoding="utf-8")))

@@ -20,9 +20,11 @@ verdict names it (``Support.stage``):
    a sentence the assertion rules find framed (hearsay, hedge, denial...).
    Without the checker (``guards``), the **screen** (:mod:`citegraph.verify.screen`), a small
    lexical classifier, settles the clear cases and abstains on the rest.
-4. **judge** (:mod:`citegraph.verify.judge`): the language model, for what remains. Its score is calibrated when a calibration
+4. **judge** (:mod:`citegraph.verify.judge`): the language model, for what remains. In-process
+   with a shipped head, its score is the head's P(supported) from the model's hidden state
+   (``calibrated: true``, at the head's threshold); else P(yes), calibrated when a calibration
    record (:mod:`citegraph.verify.calibration`) is configured for it (``calibrated: true``), else
-   it is the raw P(yes) (``calibrated: false``). A claim the judge does not find supported is asked
+   raw (``calibrated: false``). A claim the judge does not find supported is asked
    about once more, with its own prompt: does the premise contradict it? ``P(yes) >= 0.5`` labels
    it ``contradicted`` (the score stays P(supported)).
 
@@ -94,7 +96,9 @@ class CheckingVerifier(Verifier):
         self._screen_error = ""
         self.calibration: Calibration | None = None
         self.calibration_note = ""
-        if judge is not None:
+        if judge is not None and judge.head is not None:
+            self.threshold = judge.head.threshold  # the head's score is P(supported): its own calibration
+        elif judge is not None:
             record = registered(judge.name) if calibration is True else calibration or None
             if record is not None and (record.judge, record.prompt) != (judge.name, judge.prompt):
                 self.calibration_note = (
@@ -199,7 +203,7 @@ class CheckingVerifier(Verifier):
         except ModelOutputError as exc:
             return Support(Verdict.UNVERIFIED, None, self.name, (*notes, *extra, f"judge: {exc}"))
         score = self.calibration(raw) if self.calibration is not None else raw
-        calibrated = self.calibration is not None
+        calibrated = self.calibration is not None or self.judge.head is not None
         # The judge decides; a frame the claim drops (hearsay, hedge, denial, instruction) is said beside it.
         framed = (*notes, *frame_notes([f for f in unkept if f.kind in NOT_ASSERTED]), *extra)
         if score >= self.threshold:

@@ -5,6 +5,10 @@ spacing variants of each word. The prompt starts with the fixed instructions and
 consecutive checks of one span share a prefix that llama.cpp keeps in its KV cache, and only one
 token is generated. Ollama's ``bespoke-minicheck`` is used through the same interface with its own
 document/claim prompt. The judge is the last stage of the cascade (:mod:`citegraph.verify.cascade`).
+
+Where the model runs in-process and a head is shipped for it (:class:`~citegraph.verify.calibration.JudgeHead`),
+the score is the head's P(supported) from the hidden state that predicts that token, read in the same
+forward pass; else it is P(yes).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import math
 from citegraph.errors import ModelOutputError
 from citegraph.llm.base import ChatModel, Message
 from citegraph.prompts import load_prompt, render
-from citegraph.verify.calibration import prompt_version
+from citegraph.verify.calibration import JudgeHead, prompt_version, registered_head
 
 __all__ = ["LLMJudge", "p_yes"]
 
@@ -29,11 +33,21 @@ def p_yes(first_token_logprobs: dict[str, float]) -> float:
 
 
 class LLMJudge:
-    def __init__(self, model: ChatModel, *, top_logprobs: int = 10) -> None:
+    def __init__(self, model: ChatModel, *, top_logprobs: int = 10, head: JudgeHead | bool = True) -> None:
+        """``head``: True for the head shipped for this model (if any, and if the backend exposes its
+        hidden state), False for none (P(yes)), or a :class:`JudgeHead`; one trained for another
+        model or prompt version is refused."""
         self.model = model
         self.top_logprobs = top_logprobs
         self.minicheck = "minicheck" in model.name.lower()
         self.name = model.name
+        chosen = registered_head(model.name) if head is True else head or None
+        if chosen is not None and (chosen.judge, chosen.prompt) != (model.name, self.prompt):
+            if head is not True:
+                raise ValueError(f"the head is for {chosen.judge} with prompt {chosen.prompt}, not {model.name} with {self.prompt}")
+            chosen = None
+        #: the trained head on the hidden state, when used; its score is a measured P(supported)
+        self.head: JudgeHead | None = chosen if chosen is not None and model.exposes_state and not self.minicheck else None
 
     @property
     def prompt(self) -> str:
@@ -49,6 +63,12 @@ class LLMJudge:
         ]
 
     def score(self, claim: str, premise: str) -> float:
+        """The head's P(supported) when there is a head, else P(yes)."""
+        if self.head is not None:
+            result = self.model.first_token(self.messages(claim, premise), top_logprobs=self.top_logprobs, state=True)
+            if result.state is None:
+                raise ModelOutputError(f"{self.name} returned no hidden state for the judge's head")
+            return self.head(result.state, p_yes(result.first_token_logprobs))
         result = self.model.chat(self.messages(claim, premise), max_tokens=1, top_logprobs=self.top_logprobs)
         return p_yes(result.first_token_logprobs)
 
