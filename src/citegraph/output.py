@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from citegraph.components import ModelsReport
 
 __all__ = [
+    "STATUS_WORDS",
     "answer_json",
+    "answer_markdown",
     "check_json",
     "demo_json",
     "documents_json",
@@ -193,6 +195,63 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "retrieval": retrieval_json(answer),
         "models": dict(answer.models),
     }
+
+
+#: an answer's status in plain words, for people and chat front ends (the code stays in the JSON)
+STATUS_WORDS = {
+    "verified": "Every claim is supported by the sentence it cites.",
+    "quoted": "Every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's.",
+    "conflicting": "The sources disagree (in the answer or in the evidence it was given): see the warnings.",
+    "cited": "Every claim cites a sentence, but nothing checked the support.",
+    "partially_supported": "Some claims are supported by what they cite, some are not.",
+    "unsupported": "No claim is supported by what it cites.",
+    "no_evidence": "Nothing you may read matches the question.",
+    "not_found": "The documents visible to you do not answer this question.",
+}
+#: a citation's verdict in plain words
+VERDICT_WORDS = {
+    "supported": "supported",
+    "not_supported": "not supported",
+    "contradicted": "contradicted",
+    "unverified": "not checked",
+}
+
+
+def answer_markdown(answer: Answer) -> str:
+    """The answer as a chat reply: its text with ``[N]`` markers, the status in words, the warnings, and
+    a sources block naming each cited span (document, version, offsets, sentence) with its verdict and
+    the stage that decided it. A ``not_found`` answer says so and lists the nearest evidence as context
+    only. Markdown, the way chat front ends render replies."""
+
+    def source(marker: int, span: Span, verdict: str = "") -> str:
+        return f'[{marker}] {span.document} (version {span.version[:12]}, characters {span.start}-{span.end}): "{span.text}"{verdict}'
+
+    status = answer.status.value
+    parts = []
+    if answer.status is AnswerStatus.NOT_FOUND:
+        parts.append(STATUS_WORDS[status])
+    elif answer.text.strip():
+        parts.append(answer.text.strip())
+    parts.append(f"_Status: {status}. {STATUS_WORDS.get(status, '')}_")
+    parts.extend(f"Warning ({w.code}): {w.message}" for w in answer.warnings)
+    lines: list[str] = []
+    if answer.status is AnswerStatus.NOT_FOUND:
+        lines = [source(item.marker, item.span) for item in answer.context[:3]]
+        if lines:
+            parts.append("Nearest evidence (context only, not an answer):\n" + "\n".join(f"- {x}" for x in lines))
+        return "\n\n".join(parts)
+    seen: set[int] = set()
+    for claim in answer.claims:
+        for c in claim.citations:
+            if c.marker in seen:
+                continue
+            seen.add(c.marker)
+            score = "" if c.support.score is None else f", {c.support.score:.2f}"
+            verdict = f" - {VERDICT_WORDS.get(str(c.support.label), str(c.support.label))} ({c.support.stage}{score})"
+            lines.append(source(c.marker, c.span, verdict))
+    if lines:
+        parts.append("Sources:\n" + "\n".join(f"- {x}" for x in lines))
+    return "\n\n".join(parts)
 
 
 def ingest_json(report: IngestReport) -> dict[str, Any]:

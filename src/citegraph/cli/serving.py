@@ -91,6 +91,58 @@ def serve(
     uvicorn.run("citegraph.serve.app:app_from_env", factory=True, workers=workers, host=host, port=port, log_level="info")
 
 
+@main.command()
+@db_options
+@option(setting("generator"))
+@option(setting("verifier"))
+@click.option(
+    "--token",
+    "token_value",
+    envvar="CITEGRAPH_TOKEN",
+    help="stdio: read with this API token's labels (default: public); env CITEGRAPH_TOKEN",
+)
+@click.option("--http", is_flag=True, help="serve streamable HTTP at /mcp instead of stdio; each request's bearer token gives its labels")
+@click.option("--host", default="127.0.0.1", show_default=True, help="--http: address to listen on")
+@click.option("--port", default=8322, show_default=True, type=click.IntRange(1, 65535), help="--http: port to listen on")
+def mcp(spec: GraphSpec, generator: str, verifier: str, token_value: str | None, http: bool, host: str, port: int) -> None:
+    """Serve the Model Context Protocol: tools ask, verify_answer, search_evidence, show_document and
+    list_documents, each result with its spans, verdicts and stages, for the caller's labels.
+
+    Over stdio (the default: an agent host starts this command) every call reads with --token's labels,
+    or as 'public'. With --http, a streamable HTTP endpoint at http://HOST:PORT/mcp behind the same
+    tokens as `citegraph serve`."""
+    from citegraph.cli.base import open_graph
+    from citegraph.serve.mcp_server import TokenCheck, build_server
+    from citegraph.serve.tokens import TokenStore
+
+    tokens = TokenStore(spec.db)
+    if http and token_value:
+        raise UserError("--token is for stdio; over --http each request sends its own 'Authorization: Bearer TOKEN'")
+    labels: tuple[str, ...] = ("public",)
+    if token_value:
+        found = tokens.labels(token_value.strip())
+        if found is None:
+            raise UserError(
+                "unknown or revoked token (--token or CITEGRAPH_TOKEN); make one with: citegraph token add NAME --labels LABELS"
+            )
+        labels = found
+    if http and host not in _LOOPBACK and not tokens.any_active():
+        raise UserError(
+            f"refusing to listen on {host} with no access token: make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
+        )
+    graph = open_graph(spec, generator=generator, verifier=verifier)
+    try:
+        if not http:
+            build_server(graph, labels=labels).run("stdio")
+            return
+        import uvicorn
+
+        app = build_server(graph, tokens).streamable_http_app(streamable_http_path="/mcp", host=host)
+        uvicorn.run(TokenCheck(app, tokens), host=host, port=port, log_level="info")
+    finally:
+        graph.close()
+
+
 @main.group()
 def token() -> None:
     """API tokens for `citegraph serve`: each maps to a set of access labels."""

@@ -44,6 +44,9 @@ from citegraph import output
 from citegraph.components import GraphSpec
 from citegraph.errors import AccessDenied, BackendUnavailable, CitegraphError, LimitExceeded, NotFound, StoreLocked, UserError
 from citegraph.pipeline import CiteGraph
+from citegraph.serve.auth import Unauthorised as _Unauthorised
+from citegraph.serve.auth import caller as _caller
+from citegraph.serve.chat import add_chat_routes
 from citegraph.serve.jobs import JobStore
 from citegraph.serve.tables import close_pools
 from citegraph.serve.tokens import TokenStore, digest
@@ -86,10 +89,6 @@ class UploadRequest(BaseModel):
     prefix: str = Field("", description="put before every document id, e.g. 'pub/'")
 
 
-class _Unauthorised(CitegraphError):
-    pass
-
-
 class _Forbidden(CitegraphError):
     pass
 
@@ -110,19 +109,6 @@ _STATUSES: tuple[tuple[type[CitegraphError], int, str], ...] = (
 
 def _error(status: int, kind: str, message: str) -> JSONResponse:
     return JSONResponse({"ok": False, "error": {"type": kind, "message": message}}, status_code=status)
-
-
-def _caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> tuple[str, ...]:
-    """The labels the request reads with: ``public`` without a token, the token's with one."""
-    if authorization is None:
-        return ("public",)
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise _Unauthorised("the Authorization header must be 'Bearer TOKEN'")
-    labels: tuple[str, ...] | None = request.app.state.tokens.labels(token.strip())
-    if labels is None:
-        raise _Unauthorised("unknown or revoked token; make one with: citegraph token add NAME --labels LABELS")
-    return labels
 
 
 Labels = Annotated[tuple[str, ...], Depends(_caller)]
@@ -370,6 +356,8 @@ def create_app(
             "nodes": [{"entity": n.entity, "name": n.name, "depth": n.depth, "seed": n.seed} for n in shown],
             "edges": edges,
         }
+
+    add_chat_routes(app, graph, run)  # /v1/chat/completions, /v1/models: chat front ends
 
     jobs = JobStore(tokens.path, lock_timeout=getattr(target.store, "lock_timeout", DEFAULTS.lock_timeout))
     uploads = Uploads(jobs, max_file_bytes if max_file_bytes is not None else _megabytes(DEFAULTS.max_file_mb))
