@@ -471,3 +471,32 @@ def test_a_pooled_table_names_a_database_that_went_away(postgres_cluster) -> Non
     postgres_cluster.drop_database(url)
     with pytest.raises(UserError, match="does not exist; create it"), tables.connect():
         pass
+
+
+def _events(text: str) -> list[tuple[str, object]]:
+    out = []
+    for block in text.strip().split("\n\n"):
+        kind = block.split("\n", 1)[0].removeprefix("event: ")
+        out.append((kind, json.loads(block.split("data: ", 1)[1])))
+    return out
+
+
+def test_ask_stream_sends_the_answer_as_it_takes_shape(served) -> None:  # type: ignore[no-untyped-def]
+    client, _graph, _tokens = served
+    response = client.post("/ask/stream", json={"question": QUESTION})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    events = _events(response.text)
+    kinds = [k for k, _ in events]
+    assert kinds[:2] == ["stage", "context"] and kinds[-1] == "done"
+    assert kinds.index("draft") < kinds.index("claim") < kinds.index("done")
+    stages = [d for k, d in events if k == "stage"]
+    assert stages == ["retrieving", "answering", "checking", "comparing"]
+    final = events[-1][1]
+    assert final == client.post("/ask", json={"question": QUESTION}).json()  # the stream ends with /ask's object
+    streamed = [d for k, d in events if k == "claim"]
+    assert [c["index"] for c in streamed] == list(range(len(final["claims"])))  # type: ignore[index]
+    for c in streamed:  # each claim arrives checked: the verdict streamed is the final one, less the stale marks
+        assert c["claim"]["status"] == final["claims"][c["index"]]["status"]  # type: ignore[index]
+    assert [c["sentence"] for c in events[1][1]] == [c["sentence"] for c in final["context"]]  # type: ignore[union-attr,index]
+    failed = _events(client.post("/ask/stream", json={"question": QUESTION, "as_of": "soon"}).text)
+    assert failed[-1][0] == "error" and failed[-1][1]["type"] == "bad_input" and "as-of" in failed[-1][1]["message"]  # type: ignore[index]

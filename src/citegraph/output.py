@@ -22,6 +22,8 @@ from citegraph.models import (
     Answerability,
     AnswerStatus,
     Citation,
+    Claim,
+    ContextItem,
     Entity,
     Hop,
     IngestReport,
@@ -41,6 +43,8 @@ __all__ = [
     "answer_json",
     "answer_markdown",
     "check_json",
+    "claim_json",
+    "context_json",
     "demo_json",
     "documents_json",
     "entity_json",
@@ -144,51 +148,65 @@ def rejection_json(r: Rejection) -> dict[str, Any]:
     return {"kind": r.kind, "reason": r.reason, "detail": r.detail, "record": r.record}
 
 
+def context_json(items: Sequence[ContextItem], stale: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """An answer's numbered context; ``stale``: marker -> why that item's source is stale."""
+    stale = stale or {}
+    return [
+        {
+            "marker": c.marker,
+            **span_json(c.span),
+            "score": round(c.evidence.score, 6),
+            "found_by": c.evidence.found_by,
+            "stale": stale.get(c.marker),
+        }
+        for c in items
+    ]
+
+
+def claim_json(claim: Claim, stale: dict[int, str] | None = None) -> dict[str, Any]:
+    """One claim: its text, status, markers, and each citation's span, support verdict and route."""
+    stale = stale or {}
+    return {
+        "text": claim.text,
+        "raw": claim.raw,
+        "status": claim.status.value,
+        "markers": list(claim.markers),
+        "invalid_markers": list(claim.invalid_markers),
+        "citations": [
+            {
+                "marker": c.marker,
+                **span_json(c.span),
+                "support": {
+                    "label": c.support.label,
+                    "score": c.support.score,
+                    "verifier": c.support.verifier,
+                    "guards": list(c.support.guards),
+                    "stage": str(c.support.stage),
+                    "calibrated": c.support.calibrated,
+                },
+                "found_by": c.found_by,
+                "stale": stale.get(c.marker),
+                "entity": c.entity,
+                "route": route_json(c.route),
+            }
+            for c in claim.citations
+        ],
+    }
+
+
+def stale_markers(answer: Answer) -> dict[int, str]:
+    """Marker -> why that context item's source is stale, from the answer's ``stale`` warnings."""
+    return {int(str(dict(w.data)["marker"])): str(dict(w.data)["reason"]) for w in answer.warnings if w.code == "stale"}
+
+
 def answer_json(answer: Answer) -> dict[str, Any]:
-    stale = {dict(w.data)["marker"]: dict(w.data)["reason"] for w in answer.warnings if w.code == "stale"}
+    stale = stale_markers(answer)
     return {
         "question": answer.question,
         "answer": answer.text,
         "status": answer.status.value,
-        "context": [
-            {
-                "marker": c.marker,
-                **span_json(c.span),
-                "score": round(c.evidence.score, 6),
-                "found_by": c.evidence.found_by,
-                "stale": stale.get(c.marker),
-            }
-            for c in answer.context
-        ],
-        "claims": [
-            {
-                "text": claim.text,
-                "raw": claim.raw,
-                "status": claim.status.value,
-                "markers": list(claim.markers),
-                "invalid_markers": list(claim.invalid_markers),
-                "citations": [
-                    {
-                        "marker": c.marker,
-                        **span_json(c.span),
-                        "support": {
-                            "label": c.support.label,
-                            "score": c.support.score,
-                            "verifier": c.support.verifier,
-                            "guards": list(c.support.guards),
-                            "stage": str(c.support.stage),
-                            "calibrated": c.support.calibrated,
-                        },
-                        "found_by": c.found_by,
-                        "stale": stale.get(c.marker),
-                        "entity": c.entity,
-                        "route": route_json(c.route),
-                    }
-                    for c in claim.citations
-                ],
-            }
-            for claim in answer.claims
-        ],
+        "context": context_json(answer.context, stale),
+        "claims": [claim_json(claim, stale) for claim in answer.claims],
         "warnings": [{"code": w.code, "message": w.message, **dict(w.data)} for w in answer.warnings],
         "relevance": relevance_json(answer.relevance),
         "answerability": answerability_json(answer.answerability),

@@ -218,9 +218,12 @@ class CiteGraph(Reads, Lifecycle):
         answer_text: str | None = None,
         include_superseded: bool = False,
         as_of: str | None = None,
+        on_event: Callable[[str, object], None] | None = None,
     ) -> Answer:
         """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations.
-        ``as_of`` (``YYYY-MM-DD``): answer from the documents current on that day."""
+        ``as_of`` (``YYYY-MM-DD``): answer from the documents current on that day. ``on_event``: told
+        ``("stage", "retrieving")`` and then what :func:`~citegraph.answer.compose.compose` tells, as
+        the answer takes shape (the page streams it)."""
         self.limits.check_question(question)
         for name, value in (("hops", hops), ("top-k", top_k)):
             if value is not None:
@@ -228,6 +231,8 @@ class CiteGraph(Reads, Lifecycle):
         if answer_text is not None:
             self.limits.check_answer(answer_text)  # before any retrieval
         day = None if as_of is None else parse_date(as_of, "as-of")
+        if on_event is not None:
+            on_event("stage", "retrieving")
         retrieval = self.retriever.retrieve(question, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day)
         models = self.models(generator="answer-file" if answer_text is not None else None)
         return compose(
@@ -241,6 +246,7 @@ class CiteGraph(Reads, Lifecycle):
             answer_text=answer_text,
             document=self._documents(),
             as_of=day,
+            on_event=on_event,
         )
 
     def _documents(self) -> Callable[[Span], Document | None]:

@@ -17,11 +17,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span
+from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span, Support
 from citegraph.verify.base import Verifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
 from citegraph.verify.text import content_words
@@ -75,7 +75,12 @@ def parse_markers(claim: str) -> tuple[str, list[int]]:
     return " ".join(clean.split()), markers
 
 
-def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifier) -> tuple[list[Claim], list[AnswerWarning]]:
+def resolve_claims(
+    answer: str, context: Sequence[ContextItem], verifier: Verifier, *, on_claim: Callable[[int, Claim], None] | None = None
+) -> tuple[list[Claim], list[AnswerWarning]]:
+    """The answer's claims, each marker resolved to its context item and every citation checked.
+    Without ``on_claim`` every check is made in one batch (concurrently where the backend allows);
+    with it, claim by claim, and ``on_claim(i, claim)`` is called as each is checked (a stream)."""
     by_marker = {item.marker: item for item in context}
     warnings: list[AnswerWarning] = []
     parsed: list[tuple[int, str, str, list[int], list[int], list[ContextItem]]] = []
@@ -96,20 +101,27 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
             )
         parsed.append((index, raw, text, markers, invalid, valid))
 
-    # Every check the answer needs, made in one batch (concurrently where the backend allows): each
-    # citation alone, and the cited spans together (up to 3) for claims with several citations.
-    jobs: list[tuple[str, Sequence[Span]]] = []
+    # Every check a claim needs: each citation alone, and the cited spans together (up to 3) for
+    # claims with several citations.
+    jobs: list[list[tuple[str, Sequence[Span]]]] = []
     for _index, _raw, text, markers, invalid, valid in parsed:
-        jobs.extend((text, [item.span]) for item in valid)
+        jobs.append([(text, [item.span]) for item in valid])
         if markers and not invalid and len(valid) > 1:
-            jobs.append((text, [item.span for item in valid[:3]]))
-    results = verifier.verify_many(jobs)
-    if len(results) != len(jobs):
-        raise RuntimeError(f"{verifier.name}: verify_many returned {len(results)} verdicts for {len(jobs)} checks")
-    verdicts = iter(results)
+            jobs[-1].append((text, [item.span for item in valid[:3]]))
+
+    def checked(batch: list[tuple[str, Sequence[Span]]]) -> list[Support]:
+        results = verifier.verify_many(batch) if batch else []
+        if len(results) != len(batch):
+            raise RuntimeError(f"{verifier.name}: verify_many returned {len(results)} verdicts for {len(batch)} checks")
+        return results
+
+    if on_claim is None:  # one batch for the whole answer
+        every = iter(checked([job for claim_jobs in jobs for job in claim_jobs]))
+        per_claim = [[next(every) for _ in claim_jobs] for claim_jobs in jobs]
 
     claims: list[Claim] = []
-    for index, raw, text, markers, invalid, valid in parsed:
+    for k, (index, raw, text, markers, invalid, valid) in enumerate(parsed):
+        verdicts = iter(per_claim[k] if on_claim is None else checked(jobs[k]))
         citations = tuple(
             Citation(item.marker, item.span, next(verdicts), item.evidence.route, item.evidence.found_by, item.evidence.entity)
             for item in valid
@@ -124,6 +136,8 @@ def resolve_claims(answer: str, context: Sequence[ContextItem], verifier: Verifi
             joint = citations[0].support if len(citations) == 1 else next(verdicts)
             status = _SUPPORT_TO_STATUS[joint.label]
         claims.append(Claim(text, raw, status, citations, tuple(markers), tuple(invalid)))
+        if on_claim is not None:
+            on_claim(len(claims) - 1, claims[-1])
     warnings.extend(_conflict_warnings(claims, [p[0] for p in parsed], verifier))
     return claims, warnings
 

@@ -72,6 +72,7 @@ def compose(
     answer_text: str | None = None,
     document: Callable[[Span], Document | None] | None = None,
     as_of: str | None = None,
+    on_event: Callable[[str, object], None] | None = None,
 ) -> Answer:
     """The checked answer to ``question`` from ``retrieval``'s evidence (its first ``context_size``
     sentences, numbered from 1): ``answer_text`` if given (an answer written elsewhere), else the
@@ -79,8 +80,14 @@ def compose(
     :meth:`CiteGraph.ask <citegraph.pipeline.CiteGraph.ask>` does). ``models`` are the ``(role, name)``
     pairs the answer records; ``document(span)`` is the stored document version a span is from (the
     answerability check reads each context sentence with the text around it; its date and whether it
-    is superseded say which source is stale; with ``as_of``, the day the context was current on)."""
+    is superseded say which source is stale; with ``as_of``, the day the context was current on).
+
+    ``on_event(kind, payload)``, for a stream, as the answer takes shape: ``("context", items)``,
+    ``("stage", "answering" | "checking" | "comparing")``, ``("draft", text)`` (written, not yet
+    checked) and ``("claim", (i, claim))`` as each claim is checked."""
+    emit = on_event or (lambda kind, payload: None)
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[:context_size]))
+    emit("context", context)
     surroundings = None if document is None else partial(_around, document)
     answerability = assess(question, context, surroundings=surroundings) if context else None
     if answer_text is None and answerability is not None and not answerability.answerable:
@@ -88,7 +95,10 @@ def compose(
         why = f" ({answerability.note})" if answerability.note else ""
         warning = AnswerWarning("not_found", f"the documents visible to you do not answer this question{why}", (("by", "answerability"),))
         return _not_found(question, retrieval, context, models, answerability, warning)
+    if answer_text is None:
+        emit("stage", "answering")
     text = answer_text if answer_text is not None else answerer.answer(question, context)
+    emit("draft", text)
     if answer_text is None:
         limits.check_answer(text)  # a generated answer is held to the caps a given one met before retrieval
         if context and is_abstention(text):
@@ -96,7 +106,9 @@ def compose(
                 "not_found", f"the generator ({answerer.name}) found no answer to this question in the evidence", (("by", "generator"),)
             )
             return _not_found(question, retrieval, context, models, answerability, warning, text=text)
-    claims, warnings = resolve_claims(text, context, verifier)
+    emit("stage", "checking")
+    claims, warnings = resolve_claims(text, context, verifier, on_claim=None if on_event is None else lambda i, c: emit("claim", (i, c)))
+    emit("stage", "comparing")
     warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
     if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
         warnings[:0] = answerer.warnings(question, context)

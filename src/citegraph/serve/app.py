@@ -25,7 +25,9 @@ when the store's change token moves. Several readers at once are several process
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -34,7 +36,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -105,6 +107,18 @@ _STATUSES: tuple[tuple[type[CitegraphError], int, str], ...] = (
     (BackendUnavailable, 503, "unavailable"),
     (StoreLocked, 503, "busy"),  # another writer held the store past the lock timeout: try again
 )
+
+
+def _status_of(exc: BaseException) -> tuple[int, str, str]:
+    """(HTTP status, error type, message) of an exception, as every endpoint reports it."""
+    if isinstance(exc, CitegraphError):
+        for kind, status, name in _STATUSES:
+            if isinstance(exc, kind):
+                return status, name, str(exc)
+        log.error("citegraph error", exc_info=exc)
+        return 500, type(exc).__name__, str(exc)
+    log.error("internal error", exc_info=exc)
+    return 500, "internal", f"internal error ({type(exc).__name__}); the server log has the details"
 
 
 def _error(status: int, kind: str, message: str) -> JSONResponse:
@@ -218,11 +232,7 @@ def create_app(
 
     @app.exception_handler(CitegraphError)
     async def _citegraph_error(_request: Request, exc: CitegraphError) -> JSONResponse:
-        for kind, status, name in _STATUSES:
-            if isinstance(exc, kind):
-                return _error(status, name, str(exc))
-        log.exception("citegraph error")
-        return _error(500, type(exc).__name__, str(exc))
+        return _error(*_status_of(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -269,6 +279,54 @@ def create_app(
             )
         )
         return output.answer_json(answer)
+
+    @app.post("/ask/stream")
+    async def ask_stream(body: AskRequest, labels: Labels) -> StreamingResponse:
+        """``/ask`` as server-sent events, as the answer takes shape: ``stage`` (retrieving, answering,
+        checking, comparing), ``context`` (the numbered evidence), ``draft`` (the answer's text, written,
+        not yet checked), ``claim`` (``{index, claim}``, as each claim is checked), then ``done`` (the
+        ``/ask`` object, final) or ``error`` (``{status, type, message}``)."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+        def emit(kind: str, payload: Any) -> None:
+            if kind == "context":
+                data: Any = output.context_json(payload)
+            elif kind == "claim":
+                data = {"index": payload[0], "claim": output.claim_json(payload[1])}
+            else:
+                data = payload
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
+
+        def work() -> None:
+            try:
+                answer = run(
+                    lambda: graph.ask(
+                        body.question,
+                        labels=labels,
+                        hops=body.hops,
+                        top_k=body.top_k,
+                        answer_text=body.answer_text,
+                        include_superseded=body.include_superseded,
+                        as_of=body.as_of,
+                        on_event=emit,
+                    )
+                )
+                loop.call_soon_threadsafe(queue.put_nowait, ("done", output.answer_json(answer)))
+            except Exception as exc:  # the stream is open: the error is its last event
+                status, kind, message = _status_of(exc)
+                loop.call_soon_threadsafe(queue.put_nowait, ("error", {"status": status, "type": kind, "message": message}))
+
+        async def events() -> AsyncIterator[str]:
+            task = loop.run_in_executor(None, work)
+            while True:
+                kind, data = await queue.get()
+                yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+                if kind in ("done", "error"):
+                    break
+            await task
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     @app.post("/verify")
     def verify(body: VerifyRequest, labels: Labels) -> dict[str, Any]:
