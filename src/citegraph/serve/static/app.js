@@ -4,7 +4,12 @@
 const $ = (id) => document.getElementById(id);
 const tokenInput = $("token");
 tokenInput.value = sessionStorage.getItem("citegraph-token") || "";
-tokenInput.addEventListener("change", () => sessionStorage.setItem("citegraph-token", tokenInput.value.trim()));
+function tokenChanged() {
+  sessionStorage.setItem("citegraph-token", tokenInput.value.trim());
+  $("token-state").textContent = tokenInput.value.trim() ? "with a token" : "public";
+}
+tokenInput.addEventListener("change", tokenChanged);
+tokenChanged();
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -13,59 +18,81 @@ function el(tag, text, cls) {
   return node;
 }
 
-async function api(path, options = {}) {
-  const headers = Object.assign({}, options.headers || {});
+function headers(json) {
+  const out = json ? { "Content-Type": "application/json" } : {};
   const token = tokenInput.value.trim();
-  if (token) headers["Authorization"] = "Bearer " + token;
-  if (options.body && typeof options.body !== "string") {
-    headers["Content-Type"] = "application/json";
-    options = Object.assign({}, options, { body: JSON.stringify(options.body) });
+  if (token) out["Authorization"] = "Bearer " + token;
+  return out;
+}
+
+// an error a person can act on: the HTTP status named, the server's message kept
+const STATUS_HINTS = {
+  401: "the token is missing, unknown or revoked: check it under Access",
+  403: "this token may not do that",
+  404: "not found, or not readable with this token",
+  413: "too large",
+  422: "the request was refused",
+  503: "a model or the store is busy or unavailable: try again",
+};
+class ApiError extends Error {
+  constructor(status, type, message) {
+    super(`${STATUS_HINTS[status] ? STATUS_HINTS[status] + " " : ""}(${status} ${type}): ${message}`);
+    this.status = status;
   }
-  const response = await fetch(path, Object.assign({}, options, { headers }));
-  const data = await response.json();
+}
+
+async function api(path, options = {}) {
+  const body = options.body && typeof options.body !== "string" ? JSON.stringify(options.body) : options.body;
+  const response = await fetch(path, Object.assign({}, options, { body, headers: headers(!!body) }));
+  let data = null;
+  try { data = await response.json(); } catch (_) { /* not JSON */ }
   if (!response.ok) {
-    const error = (data && data.error) || { type: String(response.status), message: response.statusText };
-    throw new Error(error.type + ": " + error.message);
+    const error = (data && data.error) || { type: "http_error", message: response.statusText };
+    throw new ApiError(response.status, error.type, error.message);
   }
   return data;
 }
 
-function showError(message) {
-  const box = $("error");
-  box.textContent = message;
+function showError(box, message) {
+  box.textContent = message || "";
   box.hidden = !message;
 }
 
-// -- ask ------------------------------------------------------------------------------------------
-$("ask-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  showError("");
-  const question = $("question").value.trim();
-  const answerText = $("answer-text").value.trim();
-  try {
-    const answer = answerText
-      ? await api("/verify", { method: "POST", body: { question, answer_text: answerText } })
-      : await api("/ask", { method: "POST", body: { question } });
-    renderAnswer(answer);
-  } catch (error) {
-    $("result").hidden = true;
-    showError(error.message);
-  }
-});
-
-const STATUS_NOTES = {
-  verified: "every claim is supported by the sentence it cites",
-  quoted: "every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's",
-  conflicting: "the sources disagree (in the answer or in the evidence it was given): see the warnings",
-  cited: "every claim cites a sentence, but nothing checked the support",
-  partially_supported: "some claims are supported, some are not",
-  unsupported: "no claim is supported by what it cites",
-  no_evidence: "nothing this token may read matches the question",
-  not_found: "the documents this token may read do not answer this question; the nearest evidence is shown below, not as an answer",
+// -- words for codes: the codes stay in tooltips and the JSON -----------------------------------------
+const STATUS = {
+  verified: ["Checked", "good", "every claim is supported by the sentence it cites"],
+  quoted: ["Quoted", "good", "every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's"],
+  conflicting: ["Sources disagree", "bad", "the sources disagree, in the answer or in the evidence it was given: see the warnings"],
+  cited: ["Not checked", "caution", "every claim cites a sentence, but nothing checked the support"],
+  partially_supported: ["Partly supported", "caution", "some claims are supported by what they cite, some are not"],
+  unsupported: ["Not supported", "bad", "no claim is supported by what it cites: do not rely on this answer"],
+  no_evidence: ["Nothing found", "caution", "nothing you may read matches the question"],
+  not_found: ["Not in your documents", "caution", "the documents you may read do not answer this question; the nearest evidence is below, not as an answer"],
 };
+const VERDICT = {
+  supported: ["supported", "good", "✓"],
+  not_supported: ["not supported", "bad", "✗"],
+  unsupported: ["not supported", "bad", "✗"],
+  contradicted: ["contradicted", "bad", "✗"],
+  unverified: ["not checked", "caution", "?"],
+  uncited: ["no citation", "caution", "?"],
+  invalid_marker: ["cites nothing", "bad", "!"],
+};
+const WARNING = {
+  conflict: "Sources disagree",
+  stale: "Stale source",
+  not_found: "Not in your documents",
+  no_evidence: "Nothing found",
+  uncited: "A claim has no citation",
+  invalid_marker: "A citation points at nothing",
+  off_topic: "Off the question",
+};
+const RELEVANCE = { addressed: "The answer addresses the question.", partly_addressed: "The answer partly addresses the question.", not_addressed: "The answer does not address the question." };
+const STAGES = { retrieving: "Finding the evidence…", answering: "Writing the answer…", checking: "Checking each claim against its source…", comparing: "Comparing the sources…" };
+const words = (code) => String(code).replace(/_/g, " ");
 
 function where(c) {
-  return `${c.document}@${String(c.version).slice(0, 8)}:${c.start}-${c.end}`;
+  return `${c.document} · version ${String(c.version).slice(0, 8)} · characters ${c.start}–${c.end}`;
 }
 
 function routeText(route) {
@@ -73,80 +100,262 @@ function routeText(route) {
   return route.reduce((text, h) => text + (h.direction === "out" ? ` -[${h.relation}]-> ${h.to}` : ` <-[${h.relation}]- ${h.to}`), route[0].from);
 }
 
-function renderAnswer(answer) {
+// -- asking, streamed -----------------------------------------------------------------------------------
+let current = null; // the answer shown
+
+function setBusy(busy, stage) {
+  $("ask-button").disabled = busy;
+  $("question").readOnly = busy;
+  $("progress").hidden = !busy;
+  $("progress-text").textContent = stage || "";
+  $("ask-form").setAttribute("aria-busy", busy ? "true" : "false");
+}
+
+async function* events(response) {
+  // server-sent events from a POST: "event: X\ndata: JSON\n\n"
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const kind = (block.match(/^event: (.*)$/m) || [])[1];
+      const data = (block.match(/^data: (.*)$/m) || [])[1];
+      if (kind && data !== undefined) yield [kind, JSON.parse(data)];
+    }
+  }
+}
+
+$("ask-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (!question) return;
+  const answerText = $("answer-text").value.trim();
+  showError($("error"), "");
+  closeSource();
+  $("empty-ask").hidden = true;
+  $("result").hidden = true;
+  setBusy(true, STAGES.retrieving);
+  const partial = { claims: [], context: [], draft: "" };
+  try {
+    const body = answerText ? { question, answer_text: answerText } : { question };
+    const response = await fetch("/ask/stream", { method: "POST", headers: headers(true), body: JSON.stringify(body) });
+    if (!response.ok) {
+      let data = null;
+      try { data = await response.json(); } catch (_) { /* not JSON */ }
+      const error = (data && data.error) || { type: "http_error", message: response.statusText };
+      throw new ApiError(response.status, error.type, error.message);
+    }
+    for await (const [kind, data] of events(response)) {
+      if (kind === "stage") $("progress-text").textContent = STAGES[data] || words(data);
+      else if (kind === "context") partial.context = data;
+      else if (kind === "draft") { partial.draft = data; renderPartial(partial); }
+      else if (kind === "claim") { partial.claims[data.index] = data.claim; renderPartial(partial); }
+      else if (kind === "done") renderAnswer(data);
+      else if (kind === "error") throw new ApiError(data.status, data.type, data.message);
+    }
+  } catch (error) {
+    $("result").hidden = !current;
+    showError($("error"), error.message);
+  } finally {
+    setBusy(false);
+  }
+});
+
+function renderPartial(partial) {
+  // while checking: the checked claims so far, then the rest of the draft, marked as not yet checked
   $("result").hidden = false;
   const status = $("status");
-  status.textContent = answer.status;
-  status.className = "badge " + answer.status;
-  $("status-note").textContent = STATUS_NOTES[answer.status] || "";
-  const r = answer.relevance;
-  const relevance = $("relevance");
-  relevance.textContent = "";
-  relevance.append(el("span", r.label.replace(/_/g, " "), "badge " + r.label));
-  const parts = [];
-  if (r.expected) parts.push(`asks for a ${r.expected}: ${r.found_type ? "stated" : "none stated"}`);
-  if (r.missing && r.missing.length) parts.push("not mentioned: " + r.missing.join(", "));
-  relevance.append(el("span", parts.length ? " (" + parts.join("; ") + ")" : "", "note"));
-
-  const claims = $("claims");
-  claims.textContent = "";
-  for (const claim of answer.claims) {
-    const item = el("li");
-    item.append(el("span", claim.text), document.createTextNode(" "), el("span", claim.status.replace(/_/g, " "), "badge " + claim.status));
-    for (const c of claim.citations) {
-      const line = el("span", null, "citation");
-      const link = el("a", `[${c.marker}] ${where(c)}`);
-      link.href = "#";
-      link.dataset.document = c.document;
-      link.dataset.version = c.version;
-      link.dataset.start = c.start;
-      link.dataset.end = c.end;
-      link.addEventListener("click", (event) => {
-        event.preventDefault();
-        openSource(c.document, c.version, c.start, c.end);
-      });
-      const s = c.support;
-      const score = s.score === null ? "" : ` ${s.score.toFixed(2)}${s.calibrated ? "" : " uncalibrated"}`;
-      line.append(link, el("span", ` “${c.sentence}”`), el("span", `  support: ${s.label.replace(/_/g, " ")}${score} (decided by ${s.stage})`, "note " + s.label));
-      item.append(line);
-      // notes and guards: a warning when the citation is not supported, a note beside a supported one (as the CLI prints them)
-      for (const g of s.guards) item.append(s.label === "supported" ? el("span", "note: " + g, "route") : el("span", "guard: " + g, "guard"));
-      if (c.route && c.route.length) item.append(el("span", "found by route: " + routeText(c.route), "route"));
-      else item.append(el("span", "found by: " + (c.found_by || "similarity"), "route"));
-    }
-    for (const m of claim.invalid_markers) item.append(el("span", `marker [${m}] points at nothing in the context`, "guard"));
-    claims.append(item);
+  status.textContent = "Checking…";
+  status.className = "badge caution";
+  status.title = "";
+  $("status-note").textContent = "claims appear here as they are checked";
+  const box = $("answer");
+  box.textContent = "";
+  const p = el("p");
+  const claims = partial.claims.filter(Boolean);
+  for (const claim of claims) renderClaim(p, claim, claims.indexOf(claim), partial.context);
+  box.append(p);
+  if (partial.draft && claims.length < partial.draft.split(/(?<=[.!?])\s+/).length) {
+    box.append(el("p", "Draft, not yet checked: " + partial.draft, "draft"));
   }
+  for (const id of ["warnings", "claims", "route-list", "context"]) $(id).textContent = "";
+  $("relevance").textContent = "";
+  $("routes").hidden = true;
+}
+
+function renderClaim(parent, claim, index, context) {
+  const [verdictWords, tone, symbol] = VERDICT[claim.status] || [words(claim.status), "caution", "?"];
+  const span = el("span", claim.text, "claim" + (tone === "bad" ? " bad-claim" : ""));
+  span.id = `claim-${index}`;
+  parent.append(span);
+  for (const c of claim.citations) parent.append(chip(c, c.support.label));
+  for (const m of claim.invalid_markers) {
+    const bad = el("span", String(m), "chip bad");
+    bad.title = `[${m}] points at nothing in the context`;
+    parent.append(bad);
+  }
+  const mark = el("button", symbol, "mark " + tone);
+  mark.type = "button";
+  mark.title = `${verdictWords}: how it was checked`;
+  mark.setAttribute("aria-label", `claim ${index + 1}: ${verdictWords}; show how it was checked`);
+  mark.addEventListener("click", () => showAudit(index));
+  parent.append(mark, document.createTextNode(" "));
+}
+
+function chip(c, label) {
+  const [verdictWords, verdictTone] = VERDICT[label] || [label ? words(label) : "context", label ? "caution" : "good"];
+  const tone = verdictTone === "good" && c.stale ? "caution" : verdictTone; // a stale source is never shown as plainly good
+  const button = el("button", String(c.marker), "chip" + (tone === "good" ? "" : " " + tone));
+  button.type = "button";
+  button.setAttribute("aria-label", `source ${c.marker}: ${verdictWords}${c.stale ? ", from a stale source" : ""}; open ${c.document}`);
+  button.dataset.marker = c.marker;
+  const show = () => showPreview(button, c, label);
+  button.addEventListener("mouseenter", show);
+  button.addEventListener("focus", show);
+  button.addEventListener("mouseleave", hidePreview);
+  button.addEventListener("blur", hidePreview);
+  button.addEventListener("click", () => openSource(c.document, c.version, c.start, c.end, button));
+  return button;
+}
+
+function showPreview(anchor, c, label) {
+  const box = $("preview");
+  box.textContent = "";
+  box.append(el("span", `“${c.sentence}”`));
+  const verdict = label ? ` · ${(VERDICT[label] || [words(label)])[0]}` + (c.support && c.support.score !== null ? ` (${c.support.stage}, ${c.support.score.toFixed(2)})` : c.support ? ` (${c.support.stage})` : "") : "";
+  box.append(el("span", where(c) + verdict + (c.stale ? " · stale: " + c.stale : ""), "where"));
+  box.hidden = false;
+  const r = anchor.getBoundingClientRect();
+  const width = box.offsetWidth, height = box.offsetHeight;
+  let left = Math.min(Math.max(8, r.left + r.width / 2 - width / 2), window.innerWidth - width - 8);
+  let top = r.bottom + 8;
+  if (top + height > window.innerHeight - 8) top = Math.max(8, r.top - height - 8);
+  box.style.left = left + "px";
+  box.style.top = top + "px";
+  anchor.setAttribute("aria-describedby", "preview");
+}
+
+function hidePreview() {
+  $("preview").hidden = true;
+}
+
+function showAudit(index) {
+  const audit = $("audit");
+  audit.open = true;
+  const item = $(`audit-${index}`);
+  if (item) {
+    item.scrollIntoView({ block: "center" });
+    item.focus();
+  }
+}
+
+function renderAnswer(answer) {
+  current = answer;
+  $("result").hidden = false;
+  const [statusWords, tone, note] = STATUS[answer.status] || [words(answer.status), "caution", ""];
+  const status = $("status");
+  status.textContent = statusWords;
+  status.className = "badge " + tone;
+  status.title = "status: " + answer.status;
+  status.dataset.code = answer.status;
+  $("status-note").textContent = note;
+
+  const box = $("answer");
+  box.textContent = "";
+  if (answer.status === "not_found" || answer.status === "no_evidence") {
+    box.append(el("p", answer.status === "not_found" ? "The documents you may read do not answer this question." : "Nothing you may read matches the question."));
+    if (answer.context.length) {
+      box.append(el("p", "Nearest evidence (context only, not an answer):", "note"));
+      const list = el("ul");
+      for (const c of answer.context.slice(0, 3)) {
+        const item = el("li");
+        item.append(el("span", `“${c.sentence}” `), chip(c, null));
+        list.append(item);
+      }
+      box.append(list);
+    }
+  } else {
+    const p = el("p");
+    answer.claims.forEach((claim, i) => renderClaim(p, claim, i, answer.context));
+    box.append(p);
+  }
+
   const warnings = $("warnings");
   warnings.textContent = "";
-  for (const w of answer.warnings) warnings.append(el("li", `warning [${w.code}]: ${w.message}`));
+  for (const w of answer.warnings) {
+    const item = el("li");
+    item.title = "warning: " + w.code;
+    item.dataset.code = w.code;
+    item.append(el("strong", (WARNING[w.code] || words(w.code)) + ": "), el("span", w.message));
+    warnings.append(item);
+  }
+  const r = answer.relevance;
+  $("relevance").textContent = answer.status === "not_found" ? "" : RELEVANCE[r.label] || "";
+  $("relevance").title = r.label ? "relevance: " + r.label + (r.missing && r.missing.length ? "; not mentioned: " + r.missing.join(", ") : "") : "";
+  renderAudit(answer);
   drawRoutes(answer);
   const context = $("context");
   context.textContent = "";
   for (const c of answer.context) {
     const item = el("li");
-    const link = el("a", where(c));
-    link.href = "#";
-    link.addEventListener("click", (event) => {
-      event.preventDefault();
-      openSource(c.document, c.version, c.start, c.end);
-    });
+    const link = el("button", `${c.document} (${c.start}–${c.end})`, "link");
+    link.type = "button";
+    link.addEventListener("click", () => openSource(c.document, c.version, c.start, c.end, link));
     item.append(link, el("span", ` “${c.sentence}”`));
-    if (c.stale) item.append(el("span", "stale: " + c.stale, "guard"));
+    if (c.stale) item.append(el("span", "stale: " + c.stale, "stale"));
     context.append(item);
   }
 }
 
-// -- routes: the citations' own, else the first reached entities' ------------------------------------
+function renderAudit(answer) {
+  const claims = $("claims");
+  claims.textContent = "";
+  answer.claims.forEach((claim, i) => {
+    const item = el("li");
+    item.id = `audit-${i}`;
+    item.tabIndex = -1;
+    const [verdictWords, tone] = VERDICT[claim.status] || [words(claim.status), "caution"];
+    item.append(el("span", claim.text + " "), el("span", verdictWords, "badge " + tone));
+    for (const c of claim.citations) {
+      const line = el("span", null, "citation");
+      const open = el("button", `[${c.marker}] ${where(c)}`, "link");
+      open.type = "button";
+      open.addEventListener("click", () => openSource(c.document, c.version, c.start, c.end, open));
+      const s = c.support;
+      const score = s.score === null ? "no score" : `score ${s.score.toFixed(2)}${s.calibrated ? " (calibrated)" : " (uncalibrated)"}`;
+      line.append(open, el("span", ` “${c.sentence}”`));
+      item.append(line, el("span", `${(VERDICT[s.label] || [words(s.label)])[0]}: decided by ${s.stage} (${s.verifier}), ${score}`, "detail" + (s.label === "supported" ? "" : " bad")));
+      for (const g of s.guards) item.append(el("span", (s.label === "supported" ? "note: " : "why: ") + g, "detail" + (s.label === "supported" ? "" : " bad")));
+      item.append(el("span", c.route && c.route.length ? "found by the route " + routeText(c.route) : "found by " + words(c.found_by || "similarity"), "detail"));
+      if (c.stale) item.append(el("span", "stale: " + c.stale, "detail bad"));
+    }
+    for (const m of claim.invalid_markers) item.append(el("span", `[${m}] points at nothing in the context`, "detail bad"));
+    claims.append(item);
+  });
+}
+
+// -- routes: those of the cited evidence; everything reached on request ------------------------------------
 const MAX_ROUTES = 15;
+$("all-routes").addEventListener("change", () => current && drawRoutes(current));
 
 function drawRoutes(answer) {
-  let routes = answer.claims.flatMap((claim) => claim.citations.map((c) => c.route)).filter((r) => r && r.length);
-  if (!routes.length) routes = answer.retrieval.nodes.map((n) => n.route).filter((r) => r && r.length).slice(0, MAX_ROUTES);
-  const box = $("routes");
-  box.hidden = !routes.length;
+  const cited = answer.claims.flatMap((claim) => claim.citations.map((c) => c.route)).filter((r) => r && r.length);
+  const reached = answer.retrieval.nodes.map((n) => n.route).filter((r) => r && r.length).slice(0, MAX_ROUTES);
+  const all = $("all-routes").checked;
+  const routes = all ? cited.concat(reached) : cited;
+  $("routes").hidden = !cited.length && !reached.length;
   const list = $("route-list");
   list.textContent = "";
+  if (window.citegraphGraph) { window.citegraphGraph.destroy(); window.citegraphGraph = null; }
+  $("graph").textContent = "";
+  $("graph").hidden = !routes.length;
+  $("routes-none").hidden = routes.length > 0;
   if (!routes.length) return;
   const nodes = new Map();
   const edges = new Map();
@@ -160,14 +369,16 @@ function drawRoutes(answer) {
       edges.set(id, { data: { id, source: "n:" + source, target: "n:" + target, label: h.relation, span: h.span } });
     }
   }
-  if (typeof cytoscape !== "function") return; // the list above still says it in words
+  if (typeof cytoscape !== "function") return; // the list still says it in words
+  const css = getComputedStyle(document.documentElement);
+  const color = (name) => css.getPropertyValue(name).trim();
   const cy = cytoscape({
     container: $("graph"),
     elements: [...nodes.values(), ...edges.values()],
-    layout: { name: "breadthfirst", directed: true, spacingFactor: 1.1 },
+    layout: { name: "breadthfirst", directed: true, spacingFactor: 1.6, padding: 24 },
     style: [
-      { selector: "node", style: { label: "data(label)", "font-size": 11, "background-color": "#4a6fa5", "text-valign": "bottom" } },
-      { selector: "edge", style: { label: "data(label)", "font-size": 10, "curve-style": "bezier", "target-arrow-shape": "triangle", width: 2, "line-color": "#999", "target-arrow-color": "#999", "text-rotation": "autorotate" } },
+      { selector: "node", style: { label: "data(label)", "font-size": 12, color: color("--text"), "background-color": color("--accent"), width: 14, height: 14, "text-valign": "bottom", "text-margin-y": 6, "text-background-color": color("--surface"), "text-background-opacity": 0.9, "text-background-padding": 2, "text-wrap": "wrap", "text-max-width": 120 } },
+      { selector: "edge", style: { label: "data(label)", "font-size": 10, color: color("--muted"), "curve-style": "bezier", "target-arrow-shape": "triangle", width: 1.5, "line-color": color("--line"), "target-arrow-color": color("--muted"), "text-rotation": "autorotate", "text-background-color": color("--surface"), "text-background-opacity": 1, "text-background-padding": 2 } },
     ],
   });
   cy.on("tap", "edge", (event) => {
@@ -178,31 +389,57 @@ function drawRoutes(answer) {
 }
 
 // -- a source, at its version, the cited span highlighted by its offsets -----------------------------
-async function openSource(documentId, version, start, end) {
-  showError("");
+let opener = null;
+async function openSource(documentId, version, start, end, from) {
+  showError($("error"), "");
+  hidePreview();
   try {
-    const doc = await api(`/documents/${encodeURIComponent(documentId)}?version=${encodeURIComponent(version)}`);
+    const query = version ? `?version=${encodeURIComponent(version)}` : "";
+    const doc = await api(`/documents/${encodeURIComponent(documentId)}${query}`);
     const chars = Array.from(doc.text); // offsets are code points, not UTF-16 units
     const pre = $("source-text");
     pre.textContent = "";
-    const mark = el("mark", chars.slice(start, end).join(""));
-    mark.id = "cited";
-    pre.append(document.createTextNode(chars.slice(0, start).join("")), mark, document.createTextNode(chars.slice(end).join("")));
-    $("source-title").textContent = `${doc.id} @ ${String(doc.version).slice(0, 8)}`;
-    const current = doc.versions.find((v) => v.current);
-    $("source-note").textContent = doc.current
-      ? `characters ${start}-${end}`
-      : `characters ${start}-${end} of a superseded version` + (current ? `; the current one is ${String(current.version).slice(0, 8)}` : "");
+    let mark = null;
+    if (start !== undefined && start !== null) {
+      mark = el("mark", chars.slice(start, end).join(""));
+      mark.id = "cited";
+      pre.append(document.createTextNode(chars.slice(0, start).join("")), mark, document.createTextNode(chars.slice(end).join("")));
+    } else {
+      pre.textContent = doc.text;
+    }
+    $("source-title").textContent = `${doc.id} · version ${String(doc.version).slice(0, 8)}`;
+    const now = doc.versions.find((v) => v.current);
+    const span = mark ? `characters ${start}–${end}` : `${chars.length} characters`;
+    $("source-note").textContent = doc.current ? span : `${span} of a superseded version` + (now ? `; the current one is ${String(now.version).slice(0, 8)}` : "");
+    opener = from || null;
     $("source").hidden = false;
+    $("backdrop").hidden = !window.matchMedia("(max-width: 767px)").matches;
+    $("layout").classList.add("with-source");
     refit();
-    mark.scrollIntoView({ block: "center" });
+    if (mark) mark.scrollIntoView({ block: "center" });
+    $("source-close").focus({ preventScroll: true });
   } catch (error) {
-    showError(error.message);
+    const box = $("docs-view").hidden ? $("error") : $("docs-error");
+    showError(box, error.message);
   }
 }
-$("source-close").addEventListener("click", () => {
+
+function closeSource() {
+  if ($("source").hidden) return;
   $("source").hidden = true;
+  $("backdrop").hidden = true;
+  $("layout").classList.remove("with-source");
   refit();
+  if (opener && document.body.contains(opener)) opener.focus();
+  opener = null;
+}
+$("source-close").addEventListener("click", closeSource);
+$("backdrop").addEventListener("click", closeSource);
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") {
+    hidePreview();
+    closeSource();
+  }
 });
 
 function refit() {
@@ -215,45 +452,64 @@ function refit() {
 
 // -- documents ------------------------------------------------------------------------------------
 function showTab(name) {
+  closeSource();
   $("ask-view").hidden = name !== "ask";
   $("docs-view").hidden = name !== "docs";
-  $("tab-ask").classList.toggle("active", name === "ask");
-  $("tab-docs").classList.toggle("active", name === "docs");
+  for (const [tab, view] of [["tab-ask", "ask"], ["tab-docs", "docs"]]) {
+    if (view === name) $(tab).setAttribute("aria-current", "page");
+    else $(tab).removeAttribute("aria-current");
+  }
   if (name === "docs") loadDocuments();
 }
 $("tab-ask").addEventListener("click", () => showTab("ask"));
 $("tab-docs").addEventListener("click", () => showTab("docs"));
 
 async function loadDocuments() {
-  showError("");
-  const body = $("documents").querySelector("tbody");
+  showError($("docs-error"), "");
+  const table = $("documents");
+  const body = table.querySelector("tbody");
   body.textContent = "";
+  let docs;
   try {
-    for (const d of await api("/documents")) {
-      const row = el("tr");
-      for (const value of [d.id, String(d.version).slice(0, 8), d.status, d.current ? "current" : "superseded", d.access.join(", "), d.sentences]) {
-        row.append(el("td", value));
-      }
-      const cell = el("td");
-      if (d.current && tokenInput.value.trim()) { // deleting needs a token
-        const remove = el("button", "delete");
-        remove.type = "button";
-        remove.addEventListener("click", async () => {
-          if (!confirm(`Delete ${d.id}, every version?`)) return;
-          try {
-            await api(`/documents/${encodeURIComponent(d.id)}`, { method: "DELETE" });
-            loadDocuments();
-          } catch (error) {
-            showError(error.message);
-          }
-        });
-        cell.append(remove);
-      }
-      row.append(cell);
-      body.append(row);
-    }
+    docs = await api("/documents");
   } catch (error) {
-    showError(error.message);
+    table.hidden = true;
+    $("docs-empty").hidden = true;
+    showError($("docs-error"), error.message);
+    return;
+  }
+  table.hidden = !docs.length;
+  $("docs-empty").hidden = docs.length > 0;
+  for (const d of docs) {
+    const row = el("tr");
+    const name = el("td");
+    const open = el("button", d.id, "link");
+    open.type = "button";
+    open.addEventListener("click", () => openSource(d.id, d.version, null, null, open));
+    name.append(open);
+    if (d.label) name.append(el("span", " " + d.label, "note"));
+    const labels = el("td");
+    for (const a of d.access) labels.append(el("span", a, "label"));
+    const state = d.superseded_by ? `superseded by ${d.superseded_by}` : d.current ? "current" : "older version";
+    row.append(name, el("td", d.dated || "–"), el("td", (d.ingested_at || "").slice(0, 10)), labels, el("td", d.status === "ok" || !d.status ? state : `${state}, ${words(d.status)}`), el("td", d.sentences));
+    const cell = el("td");
+    if (d.current && tokenInput.value.trim()) { // deleting needs a token
+      const remove = el("button", "Delete", "danger");
+      remove.type = "button";
+      remove.setAttribute("aria-label", `delete ${d.id}`);
+      remove.addEventListener("click", async () => {
+        if (!confirm(`Delete ${d.id}, every version? Claims that cite it will lose their source.`)) return;
+        try {
+          await api(`/documents/${encodeURIComponent(d.id)}`, { method: "DELETE" });
+          loadDocuments();
+        } catch (error) {
+          showError($("docs-error"), error.message);
+        }
+      });
+      cell.append(remove);
+    }
+    row.append(cell);
+    body.append(row);
   }
 }
 
@@ -268,26 +524,56 @@ function base64Of(file) {
 
 $("upload-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  showError("");
+  showError($("docs-error"), "");
   const files = Array.from($("files").files);
-  if (!files.length) return;
+  if (!files.length) {
+    showError($("docs-error"), "choose one or more files first (.txt .md .html .pdf)");
+    return;
+  }
   const access = $("access").value.split(",").map((s) => s.trim()).filter(Boolean);
-  const progress = $("upload-progress");
-  const state = $("upload-state");
+  const list = $("upload-files");
+  list.textContent = "";
+  const rows = new Map();
+  for (const f of files) {
+    const item = el("li");
+    const bar = el("progress");
+    bar.max = 1;
+    bar.value = 0;
+    bar.setAttribute("aria-label", `${f.name} progress`);
+    const state = el("span", "waiting", "note");
+    item.append(el("span", f.name), bar, state);
+    list.append(item);
+    rows.set(f.name, { bar, state });
+  }
+  const submit = event.submitter || $("upload-form").querySelector("button");
+  submit.disabled = true;
   try {
     const documents = await Promise.all(files.map(async (f) => ({ name: f.name, content_base64: await base64Of(f) })));
     const job = await api("/documents", { method: "POST", body: access.length ? { documents, access } : { documents } });
-    progress.hidden = false;
     for (let i = 0; i < 1200; i++) { // at most 10 minutes of polling
       const s = await api(`/jobs/${job.job}`);
-      progress.max = s.total || 1;
-      progress.value = s.done;
-      state.textContent = `${s.state}: ${s.done} of ${s.total}` + (s.current ? ` (${s.current})` : "") + (s.error ? ` ${s.error}` : "");
-      if (s.state === "done" || s.state === "failed") break;
-      await new Promise((r) => setTimeout(r, 500));
+      files.forEach((f, k) => {
+        const row = rows.get(f.name);
+        if (k < s.done) { row.bar.value = 1; row.state.textContent = "added"; }
+        else if (s.current === f.name) { row.bar.removeAttribute("value"); row.state.textContent = "reading…"; }
+      });
+      if (s.state === "failed") throw new Error("the upload failed: " + (s.error || "see the server log"));
+      if (s.state === "done") {
+        for (const d of (s.report && s.report.documents) || []) {
+          const row = rows.get(String(d.id).split("/").pop());
+          if (!row) continue;
+          row.bar.value = 1;
+          row.state.textContent = d.status === "ok" ? "added" : words(d.status) + (d.reason ? ": " + d.reason : "");
+        }
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 400));
     }
     loadDocuments();
   } catch (error) {
-    showError(error.message);
+    for (const row of rows.values()) if (row.state.textContent !== "added") row.state.textContent = "not added";
+    showError($("docs-error"), error.message);
+  } finally {
+    submit.disabled = false;
   }
 });
