@@ -4,7 +4,7 @@ handbook (the checker verifies; the extractive answerer writes).
 
     .venv/bin/python docs/screenshots.py --out docs/results/2026-12-02/page
 
-Writes ``{desktop,phone}-{light,dark}-{answer,preview,source,documents}.png``. Not a test: the
+Writes ``{desktop,phone}-{light,dark}-{answer,preview,source,routes,documents}.png``. Not a test: the
 browser tests (tests/test_page_browser.py) check the same flows and write nothing here.
 """
 
@@ -77,6 +77,9 @@ def main() -> None:
                         page.wait_for_selector("mark#cited")
                         page.screenshot(path=str(args.out / f"{name}-source.png"))
                         page.keyboard.press("Escape")
+                        page.check("#all-routes")
+                        page.wait_for_selector("#graph canvas")
+                        page.locator("#routes").screenshot(path=str(args.out / f"{name}-routes.png"))
                         page.click("#tab-docs")
                         page.wait_for_selector("#documents:not([hidden]) tbody tr")
                         page.screenshot(path=str(args.out / f"{name}-documents.png"), full_page=True)
