@@ -46,7 +46,7 @@ import numpy as np
 REAL = {
     "halueval_dialogue": (160, 50, 80),
     "halueval_qa": (160, 40, 80),
-    "halueval_summarization": (60, 20, 40),
+    "halueval_summarization": (60, 20, 24),
     "hotpotqa": (92, 16, 86),
     "attributionbench": (160, 60, 80),
 }
@@ -91,6 +91,7 @@ def sample(folder: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def extract(args: argparse.Namespace) -> None:
+    from citegraph.errors import ModelOutputError
     from citegraph.llm.gguf import GGUFChat
     from citegraph.verify.judge import LLMJudge, p_yes
 
@@ -108,7 +109,13 @@ def extract(args: argparse.Namespace) -> None:
     with args.out.open("a", encoding="utf-8") as out:
         for n, (split, row) in enumerate(todo, 1):
             t0 = time.perf_counter()
-            result = judge.model.first_token(judge.messages(row["claim"], row["premise"]), top_logprobs=judge.top_logprobs, state=True)
+            try:
+                result = judge.model.first_token(judge.messages(row["claim"], row["premise"]), top_logprobs=judge.top_logprobs, state=True)
+            except ModelOutputError as exc:  # e.g. longer than the context window: the product says unverified
+                failed = {"key": _key(row), "split": split, "source": row["source"], "label": row["label"], "error": str(exc)}
+                out.write(json.dumps(failed) + "\n")
+                out.flush()
+                continue
             assert result.state is not None
             record = {
                 "key": _key(row),
@@ -228,9 +235,14 @@ def fit(args: argparse.Namespace) -> None:
     rows = {k: wanted[k][1] for k in wanted}
     split = np.array([r["split"] for r in records])
     y = np.array([r["label"] == "supported" for r in records], dtype=float)
-    state = np.array([r["state"] for r in records], dtype=np.float64)
-    logit_p = _logit(np.array([r["p_yes"] for r in records]))
-    tr, dv, te = (split == "train"), (split == "dev"), (split == "test")
+    # a pair the judge could not read (longer than its context window) has no state: the product
+    # says `unverified` (not supported) there, and so does every score below; it is not trained on
+    ok = np.array(["state" in r for r in records])
+    width = len(next(r["state"] for r in records if "state" in r))
+    state = np.array([r["state"] if "state" in r else [0.0] * width for r in records], dtype=np.float64)
+    logit_p = _logit(np.array([r.get("p_yes", 0.5) for r in records]))
+    split_tr, split_dv, te = (split == "train"), (split == "dev"), (split == "test")
+    tr, dv = split_tr & ok, split_dv & ok
     mean, scale = state[tr].mean(0), state[tr].std(0) + 1e-6
     x = np.column_stack([(state - mean) / scale, logit_p])
     weight = _balance_weights([records[i] for i in np.flatnonzero(tr)], y[tr])
@@ -238,7 +250,7 @@ def fit(args: argparse.Namespace) -> None:
     # the baseline the head must beat: P(yes) with Platt scaling fitted on the same train pairs
     (pa,), pb = fit_logistic(logit_p[tr, None], y[tr], 0.0, weight)
     platt = Platt(float(pa), pb)
-    p_platt = np.array([platt(float(p)) for p in (r["p_yes"] for r in records)])
+    p_platt = np.where(ok, [platt(float(r.get("p_yes", 0.5))) for r in records], 0.0)
 
     grid = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
     tried = []
@@ -253,7 +265,7 @@ def fit(args: argparse.Namespace) -> None:
             file=sys.stderr,
         )
     _, l2, w, b = min(tried, key=lambda t: t[0])
-    head = _sigmoid(x @ w + b)
+    head = np.where(ok, _sigmoid(x @ w + b), 0.0)
     # fold the standardisation in: the record maps the raw state and logit P(yes) straight to a logit
     state_weights = w[:-1] / scale
     bias = float(b - (w[:-1] * mean / scale).sum())
@@ -266,7 +278,7 @@ def fit(args: argparse.Namespace) -> None:
     guard = [next((g.code for g in check_guards(claim, premise) if g.overrules), "") for premise, claim in premises_claims]
 
     # cascade re-tune on dev: the fewest pairs to the judge within 0.01 of the best balanced accuracy
-    dev_idx = np.flatnonzero(dv)
+    dev_idx = np.flatnonzero(split_dv)
     real_dev = [i for i in dev_idx if not records[i]["source"].startswith("built")]
 
     def cascade(idx: Sequence[int], settle: dict[str, float]) -> tuple[float, float]:
@@ -289,7 +301,7 @@ def fit(args: argparse.Namespace) -> None:
     settle = chosen[2]
     print(f"cascade on dev: best {best:.3f}; chosen {chosen[0]:.3f} with {chosen[1]:.0%} to the judge, settle {settle}", file=sys.stderr)
 
-    judge_seconds = float(np.mean([r["seconds"] for r in records]))
+    judge_seconds = float(np.mean([r["seconds"] for r in records if "seconds" in r]))
 
     # the report, per split and source
     def figures(idx: Sequence[int]) -> dict[str, Any]:
@@ -297,7 +309,7 @@ def fit(args: argparse.Namespace) -> None:
         lab = [bool(t) for t in truth]
         casc = [_cascade_label(guard[i], p_sup[i], p_con[i], head[i], settle, 0.5) for i in idx]
         checker_alone = [False if guard[i] else p_sup[i] >= 0.5 for i in idx]
-        out: dict[str, Any] = {"pairs": len(idx), "supported": int(truth.sum())}
+        out: dict[str, Any] = {"pairs": len(idx), "supported": int(truth.sum()), "judge_could_not_read": int((~ok[idx]).sum())}
         for name, predicted, score in (
             ("head", list(head[idx] >= 0.5), head[idx]),
             ("p_yes_platt", list(p_platt[idx] >= 0.5), p_platt[idx]),
@@ -312,7 +324,7 @@ def fit(args: argparse.Namespace) -> None:
             }
         out["cascade"]["to_judge"] = round(sum(c[1] == "judge" for c in casc) / len(casc), 3)
         out["cascade"]["seconds_per_pair"] = round(
-            float(np.mean([records[i]["seconds"] if c[1] == "judge" else 0.0 for i, c in zip(idx, casc, strict=True)])) + 0.02, 3
+            float(np.mean([records[i].get("seconds", 0.0) if c[1] == "judge" else 0.0 for i, c in zip(idx, casc, strict=True)])) + 0.02, 3
         )
         return out
 
@@ -320,22 +332,24 @@ def fit(args: argparse.Namespace) -> None:
         return None if v is None else round(v, 3)
 
     # the length-only baseline: one threshold on the claim's words, fitted on the source's train pairs
+    words = [len(rows[r["key"]]["claim"].split()) for r in records]
+
     def length_baseline(source: str, idx: Sequence[int]) -> float | None:
-        train_idx = [i for i in np.flatnonzero(tr) if records[i]["source"] == source]
+        train_idx = [i for i in np.flatnonzero(split_tr) if records[i]["source"] == source]
         if not train_idx:
             return None
         best_rule, best_score = (0, True), -1.0
-        for t in sorted({records[i]["claim_words"] for i in train_idx}):
+        for t in sorted({words[i] for i in train_idx}):
             for shorter in (True, False):
-                pred = [(records[i]["claim_words"] <= t) == shorter for i in train_idx]
+                pred = [(words[i] <= t) == shorter for i in train_idx]
                 s = balanced_accuracy([y[i] == 1 for i in train_idx], pred)
                 if s is not None and s > best_score:
                     best_rule, best_score = (t, shorter), s
         t, shorter = best_rule
-        return balanced_accuracy([y[i] == 1 for i in idx], [(records[i]["claim_words"] <= t) == shorter for i in idx])
+        return balanced_accuracy([y[i] == 1 for i in idx], [(words[i] <= t) == shorter for i in idx])
 
     report: dict[str, Any] = {"l2": l2, "settle": settle, "judge_seconds_mean": round(judge_seconds, 3), "splits": {}}
-    for name, mask in (("dev", dv), ("test", te)):
+    for name, mask in (("dev", split_dv), ("test", te)):
         per: dict[str, Any] = {}
         sources = sorted({records[i]["source"] for i in np.flatnonzero(mask)})
         for source in sources:
@@ -364,7 +378,7 @@ def fit(args: argparse.Namespace) -> None:
             "dev.jsonl": _sha256(args.data / "dev.jsonl"),
             "test.jsonl": _sha256(args.data / "test.jsonl"),
         },
-        "pairs": {"train": int(tr.sum()), "dev": int(dv.sum()), "test": int(te.sum())},
+        "pairs": {"train": int(tr.sum()), "dev": int(split_dv.sum()), "test": int(te.sum()), "unreadable": int((~ok).sum())},
         "settle": settle,
         "figures": {k: v.get("all real sets") for k, v in report["splits"].items()},
     }

@@ -24,12 +24,21 @@ from citegraph.pipeline import CiteGraph
 from citegraph.retrieve.modes import Bridge, Query
 from common import environment, write_report
 
-GRID = {
-    "specificity": (0.0, 0.05, 0.1),
-    "naming": (0.0, 0.5, 1.0),
-    "subject": (0.0, 0.2),
-    "per_passage": (1, 2),
-    "depth": (1, 2),
+GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
+    # the bridge walk's own weights (docs/results/2026-11-30/retrieval/grid.md)
+    "weights": {
+        "specificity": (0.0, 0.05, 0.1),
+        "naming": (0.0, 0.5, 1.0),
+        "subject": (0.0, 0.2),
+        "per_passage": (1, 2),
+        "depth": (1, 2),
+    },
+    # question-entity seeds (issue 25, item 2): passages about / mentioning a name the question gives
+    "seeds": {
+        "embedded": (False, True),
+        "seeds": (0.0, 0.2, 0.5, 1.0),
+        "mentions": (0.0, 0.1, 0.3),
+    },
 }
 
 
@@ -39,7 +48,9 @@ def main() -> None:
     parser.add_argument("--store", type=Path, required=True, help="the store eval retrieval built (built here if missing)")
     parser.add_argument("--context-size", type=int, default=8)
     parser.add_argument("--out", type=Path, help="write the table (markdown) here")
+    parser.add_argument("--grid", choices=sorted(GRIDS), default="weights", help="which weights to vary (the others at their defaults)")
     args = parser.parse_args()
+    grid = GRIDS[args.grid]
     data = load(args.data)
     questions = [q for q in data.questions if q.split == "dev"]
     console = Console()
@@ -49,24 +60,26 @@ def main() -> None:
         view = retriever.view(["public"])
         vectors = graph.embedder.embed([q.text for q in questions])
         rows: list[tuple[dict[str, Any], dict[str, Any]]] = []
-        for values in itertools.product(*GRID.values()):
-            weights = dict(zip(GRID, values, strict=True))
+        for values in itertools.product(*grid.values()):
+            weights = dict(zip(grid, values, strict=True))
             mode = Bridge(**weights)
             ranked = []
             for q, vector in zip(questions, vectors, strict=True):
-                query = Query(q.text, vector, retriever.link(q.text, view), min_words=retriever.min_evidence_words)
+                query = Query(
+                    q.text, vector, retriever.link(q.text, view), min_words=retriever.min_evidence_words, embed=graph.embedder.embed
+                )
                 evidence, _seeds = mode.rank(query, view, 200)
                 ranked.append(Ranked(q, [(e.span.document, e.span.start, e.span.end) for e in evidence], 0.0))
             rows.append((weights, summarise(ranked, args.context_size)))
     rows.sort(key=lambda r: (-(r[1]["context"]["all_gold"] or 0), -(r[1]["all_gold"][8] or 0)))
-    header = "| " + " | ".join(GRID) + " | all-gold@2 | @5 | @8 | @10 | context all-gold | context passages | context sent R | sent R@10 |"
+    header = "| " + " | ".join(grid) + " | all-gold@2 | @5 | @8 | @10 | context all-gold | context passages | context sent R | sent R@10 |"
     lines = [
         f"# bridge weights on the dev half of {data.name} ({len(questions)} questions)",
         "",
         f"{environment()}. Sorted by all-gold at the default context ({args.context_size} sentences), then at 8 passages.",
         "",
         header,
-        "|" + "---|" * (len(GRID) + 8),
+        "|" + "---|" * (len(grid) + 8),
     ]
     for weights, m in rows:
         cells = (

@@ -83,6 +83,21 @@ def _serious(page, axe: str) -> list[str]:  # type: ignore[no-untyped-def]
     ]
 
 
+LABEL_OVERLAPS = """() => {
+    const cy = window.citegraphGraph;
+    const box = (e) => e.boundingBox({includeNodes: false, includeEdges: false, includeLabels: true});
+    const labels = cy.elements().filter((e) => e.style('label')).map((e) => [e.style('label'), box(e)]).filter(([, b]) => b.w > 0);
+    const hits = [];
+    for (let i = 0; i < labels.length; i++)
+        for (let j = i + 1; j < labels.length; j++) {
+            const [a, p] = labels[i], [b, q] = labels[j];
+            const x = Math.min(p.x2, q.x2) - Math.max(p.x1, q.x1), y = Math.min(p.y2, q.y2) - Math.max(p.y1, q.y1);
+            if (x > 2 && y > 2) hits.push(a + ' / ' + b);
+        }
+    return hits;
+}"""
+
+
 def _ask(page, question: str) -> None:  # type: ignore[no-untyped-def]
     """Ask, recording what the page showed while the answer streamed in."""
     page.evaluate("""() => {
@@ -149,6 +164,8 @@ def test_ask_streams_then_a_chip_previews_and_opens_its_span(server, axe: str, v
         assert page.is_visible("#routes-none")
         page.check("#all-routes")
         page.wait_for_selector("#graph canvas")
+        overlaps = page.evaluate(LABEL_OVERLAPS)
+        assert not overlaps, overlaps  # legible: no label drawn over another node's or edge's label
         edge = page.evaluate("(() => { const e = window.citegraphGraph.edges()[0]; e.emit('tap'); return e.data('span'); })()")
         page.wait_for_function(f"document.getElementById('cited') && document.getElementById('cited').textContent === {edge['sentence']!r}")
         page.keyboard.press("Escape")

@@ -339,3 +339,14 @@ def test_a_bad_judge_head_file_names_the_fix(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"format": "citegraph-judge-head/1", "judge": "gguf:x"}), encoding="utf-8")
     with pytest.raises(InputFileError, match=r"head\.json.*not a judge head.*bench/judge_head\.py"):
         JudgeHead.load(bad)
+
+
+def test_the_default_judge_ships_a_head_for_its_current_prompt() -> None:
+    from citegraph.verify.calibration import registered_head
+
+    head = registered_head("gguf:qwen2.5-coder-1.5b")
+    plain = LLMJudge(FakeChatModel(lambda m: "No", name="gguf:qwen2.5-coder-1.5b"), head=False)
+    assert head is not None and (head.judge, head.prompt) == ("gguf:qwen2.5-coder-1.5b", plain.prompt)
+    assert len(head.weights) == 1536 and head.settle is not None and set(head.settle) == {"supported", "not_supported", "contradicted"}
+    assert head.provenance is not None and head.provenance["pairs"]["train"] > 500 and "test" in head.provenance["figures"]
+    assert registered_head("ollama:qwen2.5-coder-1.5b") is None  # another quantisation may sit behind that name

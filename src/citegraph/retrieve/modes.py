@@ -439,6 +439,8 @@ class Bridge(Mode):
         specificity: float = 0.1,
         naming: float = 0.5,
         subject: float = 0.2,
+        seeds: float = 0.0,
+        mentions: float = 0.0,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -447,6 +449,10 @@ class Bridge(Mode):
         self.specificity = specificity  #: weight of the bridge entity's specificity
         self.naming = naming  #: weight of the similarity to the question of the sentence naming the entity
         self.subject = subject  #: bonus when the entity is the first one the bridge passage names
+        #: question-entity seeds: a passage *about* an entity the question names gains up to ``seeds``
+        #: (the rarest name the most), one that only mentions it up to ``mentions``
+        self.seeds = seeds
+        self.mentions = mentions
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
 
@@ -455,12 +461,37 @@ class Bridge(Mode):
         cos = ExactIndex(vectors).scores(query.vector)
         best = np.full(len(view.passages), -1.0, dtype=np.float32)
         np.maximum.at(best, view.span_doc, query.similarity(view))
-        return (cos + best).astype(np.float32)
+        score = (cos + best).astype(np.float32)
+        for d, bonus in self.seed_bonus(query, view).items():
+            score[d] += bonus
+        return score
+
+    def seed_bonus(self, query: Query, view: GraphView) -> dict[int, float]:
+        """Passage -> its bonus for the entities the question names (linked by key or a document's
+        title): ``seeds`` x the entity's specificity relative to the rarest possible name for a passage
+        about it, ``mentions`` x the same for one that only mentions it; the larger per passage."""
+        if not (self.seeds or self.mentions):
+            return {}
+        linked = [view.index[k] for k in query.linked_keys() if k in view.index]
+        if not linked:
+            return {}
+        top = float(np.log1p(max(len(view.passages), 1))) or 1.0
+        pointers, about = view.topic
+        bonus: dict[int, float] = {}
+        for e in linked:
+            weight = float(view.specificity[e]) / top
+            if self.mentions:
+                for d in np.unique(view.span_doc[view.spans_of(e)]).tolist():
+                    bonus[d] = max(bonus.get(d, 0.0), self.mentions * weight)
+            if self.seeds:
+                for d in about[pointers[e] : pointers[e + 1]].tolist():
+                    bonus[d] = max(bonus.get(d, 0.0), self.seeds * weight)
+        return bonus
 
     def _scores(self, query: Query, view: GraphView) -> np.ndarray | _PassageScores:
         """Every passage's score (an exact view), or each one's when first read (an approximate view)."""
         if view.approximate and not self.embedded:
-            return _PassageScores(view, query)
+            return _PassageScores(view, query, self.seed_bonus(query, view))
         return self.passage_scores(query, view)
 
     def _dense(self, view: GraphView, query: Query, scores: np.ndarray | _PassageScores, limit: int) -> list[int]:
@@ -478,7 +509,7 @@ class Bridge(Mode):
                     np.array([d for d, _s in view.passage_index.search(query.vector, k // 2)], dtype=np.int64),
                 ]
             )
-            pool = np.unique(near)
+            pool = np.unique(np.concatenate([near, np.fromiter(scores.bonus, dtype=np.int64, count=len(scores.bonus))]))
             spans, owner = gather(view.doc_ptr, view.doc_order, pool)
             filled = len(np.unique(owner[eligible[spans]]))
             if filled >= limit + self.first_hops * (self.depth + 1) or len(pool) >= len(view.passages):
@@ -597,9 +628,10 @@ class _PassageScores(_Lazy):
     sentence's, computed for a passage when first read (a million-sentence view has no full array).
     ``pool`` marks the passages the indexes found near the question."""
 
-    def __init__(self, view: GraphView, query: Query) -> None:
+    def __init__(self, view: GraphView, query: Query, bonus: dict[int, float] | None = None) -> None:
         super().__init__(len(view.passages))
         self.view, self.query = view, query
+        self.bonus = bonus or {}  #: question-entity seeds' bonus per passage (Bridge.seed_bonus)
         self.pool = np.zeros(len(view.passages), dtype=bool)
 
     def _compute(self, missing: np.ndarray) -> np.ndarray:
@@ -608,7 +640,8 @@ class _PassageScores(_Lazy):
         spans, owner = gather(view.doc_ptr, view.doc_order, missing)
         best = np.full(len(missing), -1.0, dtype=np.float32)
         np.maximum.at(best, owner, np.asarray(self.query.sims(view)[spans], dtype=np.float32))
-        return (cos + best).astype(np.float32)
+        extra = np.array([self.bonus.get(d, 0.0) for d in missing.tolist()], dtype=np.float32)
+        return (cos + best + extra).astype(np.float32)
 
 
 def _by_passage(view: GraphView, query: Query, doc_scores: np.ndarray, span_scores: np.ndarray, limit: int) -> list[int]:

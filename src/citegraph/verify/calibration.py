@@ -135,6 +135,9 @@ class JudgeHead:
     p_yes_weight: float
     bias: float
     threshold: float = 0.5  #: on its own scale, chosen on dev
+    #: the checker's thresholds in front of this judge (re-tuned on dev with the head: what the checker
+    #: settles alone), or None for the checker card's own
+    settle: dict[str, float] | None = None
     provenance: dict[str, Any] | None = None  #: data, pairs, regularisation, figures: for the record only
 
     def __call__(self, state: tuple[float, ...] | list[float], p_yes: float) -> float:
@@ -147,7 +150,7 @@ class JudgeHead:
     def from_json(cls, data: dict[str, Any]) -> JudgeHead:
         if data.get("format") != HEAD_FORMAT:
             raise ValueError(f"not a judge head (format {data.get('format')!r}, expected {HEAD_FORMAT!r})")
-        known = {"format", "judge", "prompt", "weights", "p_yes_weight", "bias", "threshold"}
+        known = {"format", "judge", "prompt", "weights", "p_yes_weight", "bias", "threshold", "settle"}
         return cls(
             judge=str(data["judge"]),
             prompt=str(data["prompt"]),
@@ -155,6 +158,7 @@ class JudgeHead:
             p_yes_weight=float(data["p_yes_weight"]),
             bias=float(data["bias"]),
             threshold=float(data.get("threshold", 0.5)),
+            settle={str(k): float(v) for k, v in data["settle"].items()} if data.get("settle") else None,
             provenance={k: v for k, v in data.items() if k not in known},
         )
 

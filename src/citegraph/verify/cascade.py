@@ -15,7 +15,8 @@ verdict names it (``Support.stage``):
    cross-encoder gives P(supported), P(contradicted), P(neither), calibrated on dev. Alone, it decides
    every pair (``supported`` at P(supported) >= the threshold, else ``contradicted`` when
    P(contradicted) >= 0.5, else ``not_supported``); before a judge, it settles only what it is sure
-   of (the card's ``settle`` thresholds, chosen on dev) and leaves the rest to the judge. It weighs
+   of (the card's ``settle`` thresholds, chosen on dev, or those the judge's head was tuned with)
+   and leaves the rest to the judge. It weighs
    framing itself (trained on framed sentences), and never settles ``supported`` for a near-quote of
    a sentence the assertion rules find framed (hearsay, hedge, denial...).
    Without the checker (``guards``), the **screen** (:mod:`citegraph.verify.screen`), a small
@@ -131,7 +132,8 @@ class CheckingVerifier(Verifier):
         if checker is None:
             return None, self._checker_error
         p_sup, p_con = (float(v) for v in checker.scores([(premise, claim)])[0])
-        settle = checker.card.settle
+        head = self.judge.head if self.judge is not None else None
+        settle = head.settle if head is not None and head.settle else checker.card.settle
         if self.judge is not None:  # settle only what it is sure of; the judge takes the rest
             if p_sup >= settle["supported"] and not framed:
                 label = Verdict.SUPPORTED

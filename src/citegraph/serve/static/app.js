@@ -342,6 +342,7 @@ function renderAudit(answer) {
 
 // -- routes: those of the cited evidence; everything reached on request ------------------------------------
 const MAX_ROUTES = 15;
+const EDGE_LABELS = 6; // edges named at once, at most
 $("all-routes").addEventListener("change", () => current && drawRoutes(current));
 
 function drawRoutes(answer) {
@@ -375,17 +376,48 @@ function drawRoutes(answer) {
   const cy = cytoscape({
     container: $("graph"),
     elements: [...nodes.values(), ...edges.values()],
-    layout: { name: "breadthfirst", directed: true, spacingFactor: 1.6, padding: 24 },
+    layout: { name: "breadthfirst", directed: true, spacingFactor: 1.6, padding: 24, boundingBox: layoutBox(nodes, edges) },
     style: [
       { selector: "node", style: { label: "data(label)", "font-size": 12, color: color("--text"), "background-color": color("--accent"), width: 14, height: 14, "text-valign": "bottom", "text-margin-y": 6, "text-background-color": color("--surface"), "text-background-opacity": 0.9, "text-background-padding": 2, "text-wrap": "wrap", "text-max-width": 120 } },
-      { selector: "edge", style: { label: "data(label)", "font-size": 10, color: color("--muted"), "curve-style": "bezier", "target-arrow-shape": "triangle", width: 1.5, "line-color": color("--line"), "target-arrow-color": color("--muted"), "text-rotation": "autorotate", "text-background-color": color("--surface"), "text-background-opacity": 1, "text-background-padding": 2 } },
+      // with a few edges every relation is named; with more, an edge names its relation when pointed at
+      // (the list below names them all), so no label is drawn over another
+      { selector: "edge", style: { label: edges.size <= EDGE_LABELS ? "data(label)" : "", "font-size": 10, color: color("--muted"), "curve-style": "bezier", "target-arrow-shape": "triangle", width: 1.5, "line-color": color("--line"), "target-arrow-color": color("--muted"), "text-rotation": "autorotate", "text-background-color": color("--surface"), "text-background-opacity": 1, "text-background-padding": 2 } },
+      { selector: "edge.named", style: { label: "data(label)", "z-index": 10 } },
     ],
   });
+  cy.on("mouseover", "edge", (event) => event.target.addClass("named"));
+  cy.on("mouseout", "edge", (event) => event.target.removeClass("named"));
   cy.on("tap", "edge", (event) => {
     const span = event.target.data("span");
     openSource(span.document, span.version, span.start, span.end);
   });
   window.citegraphGraph = cy; // for the browser tests
+}
+
+function layoutBox(nodes, edges) {
+  // room for every label: as wide as the widest row of the breadth-first layout needs (a narrow
+  // screen then shows the graph smaller, and it can be zoomed), never narrower than the box
+  const box = $("graph");
+  const incoming = new Map([...nodes.keys()].map((k) => [k, 0]));
+  const out = new Map([...nodes.keys()].map((k) => [k, []]));
+  for (const e of edges.values()) {
+    const [s, t] = [e.data.source.slice(2), e.data.target.slice(2)];
+    incoming.set(t, incoming.get(t) + 1);
+    out.get(s).push(t);
+  }
+  const depth = new Map();
+  let frontier = [...nodes.keys()].filter((k) => incoming.get(k) === 0);
+  if (!frontier.length) frontier = [...nodes.keys()].slice(0, 1);
+  for (let d = 0; frontier.length; d++) {
+    frontier = frontier.filter((k) => !depth.has(k));
+    for (const k of frontier) depth.set(k, d);
+    frontier = frontier.flatMap((k) => out.get(k));
+  }
+  const rows = new Map();
+  for (const k of nodes.keys()) rows.set(depth.get(k) || 0, (rows.get(depth.get(k) || 0) || 0) + 1);
+  const widest = Math.max(...rows.values());
+  const label = Math.max(...[...nodes.keys()].map((k) => Math.min(String(k).length, 20))) * 7 + 24;
+  return { x1: 0, y1: 0, w: Math.max(box.clientWidth, widest * label), h: Math.max(box.clientHeight, rows.size * 90) };
 }
 
 // -- a source, at its version, the cited span highlighted by its offsets -----------------------------
