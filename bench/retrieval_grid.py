@@ -82,14 +82,18 @@ def main() -> None:
         "|" + "---|" * (len(grid) + 8),
     ]
     for weights, m in rows:
+
+        def cell(v: float | None, digits: int = 3) -> str:
+            return "–" if v is None else f"{v:.{digits}f}"  # no sentence gold (the plain format): no sentence recall
+
         cells = (
             [str(v) for v in weights.values()]
-            + [f"{m['all_gold'][k]:.3f}" for k in (2, 5, 8, 10)]
+            + [cell(m["all_gold"][k]) for k in (2, 5, 8, 10)]
             + [
-                f"{m['context']['all_gold']:.3f}",
-                f"{m['context']['passages']:.2f}",
-                f"{m['context']['sentence_recall']:.3f}",
-                f"{m['sentence_recall'][10]:.3f}",
+                cell(m["context"]["all_gold"]),
+                cell(m["context"]["passages"], 2),
+                cell(m["context"]["sentence_recall"]),
+                cell(m["sentence_recall"][10]),
             ]
         )
         lines.append("| " + " | ".join(cells) + " |")

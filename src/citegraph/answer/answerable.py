@@ -16,10 +16,7 @@ its document), so a sentence that says "she" is read with the name its paragraph
   are said together somewhere, not scattered over unrelated sentences;
 - ``typed``: the question asks for a date, number, person or place (:func:`expected_type`) and the
   context holds one that the question does not already name (1 when no type is asked);
-- ``similarity``: the best cosine similarity of a context sentence to the question;
-- ``together``: the best single sentence (with its surroundings) by its share of the question's
-  terms, counted only where that same passage holds a value of the asked type (a date, number,
-  person, place) that the question does not name: the terms and an answer said in one place.
+- ``similarity``: the best cosine similarity of a context sentence to the question.
 
 The weights were fitted on the dev halves of the built unanswerable sets by ``bench/abstention.py``
 (HotpotQA-100 questions asked with their gold passages hidden from the caller by access labels,
@@ -39,9 +36,9 @@ from citegraph.models import Answerability, ContextItem, Span
 
 __all__ = ["ABSTAIN_BELOW", "FEATURES", "WEIGHTS", "assess", "features", "probability"]
 
-FEATURES = ("entities", "named", "words", "sentence", "typed", "similarity", "together")
+FEATURES = ("entities", "named", "words", "sentence", "typed", "similarity")
 #: Logistic weights (intercept first, then :data:`FEATURES`), fitted by ``bench/abstention.py`` on dev.
-WEIGHTS = (-5.808, 2.65, 0.533, 2.246, 0.359, 0.0, 2.303, 0.0)
+WEIGHTS = (-5.808, 2.65, 0.533, 2.246, 0.359, 0.0, 2.303)
 #: P(answerable) under which the answer says the documents do not answer (chosen on dev).
 ABSTAIN_BELOW = 0.2204
 WINDOW = 400  #: characters either side of a context sentence that its features look at
@@ -69,17 +66,13 @@ def features(question: Any, sentences: Sequence[Any], similarities: Sequence[flo
         return got / weight
 
     asked = {e.casefold() for e in entities}
-
-    def holds_answer(s: Any) -> bool:
-        """Whether a parsed passage states a value of the asked type the question does not name."""
-        if expected is None:
-            return True
-        return any(ent.label_ in SATISFIES[expected] and ent.text.casefold() not in asked for ent in s.ents) or (
-            expected == "number" and any(t.like_num for t in s)
+    typed = 1.0
+    if expected is not None:
+        labels = SATISFIES[expected]
+        typed = float(
+            any(ent.label_ in labels and ent.text.casefold() not in asked for s in sentences for ent in s.ents)
+            or (expected == "number" and any(t.like_num for s in sentences for t in s))
         )
-
-    answering = [holds_answer(s) for s in sentences]
-    typed = float(any(answering)) if expected is not None else 1.0
     found = {
         "entities": (len(entities) - len(missing)) / len(entities) if entities else 1.0,
         "named": 1.0 if entities else 0.0,
@@ -87,9 +80,6 @@ def features(question: Any, sentences: Sequence[Any], similarities: Sequence[flo
         "sentence": max((share(bag, s.text.casefold()) for bag, s in zip(per_sentence, sentences, strict=True)), default=0.0),
         "typed": typed,
         "similarity": max(similarities, default=0.0),
-        "together": max(
-            (share(bag, s.text.casefold()) for bag, s, ok in zip(per_sentence, sentences, answering, strict=True) if ok), default=0.0
-        ),
     }
     return found, missing
 
