@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from support_baselines import balanced_accuracy
+
 #: pairs per source and split (train / dev / test): the real data sets first; long premises cost
 #: seconds each (HaluEval summarization's documents are about 600 words), so fewer of those
 REAL = {
@@ -163,14 +165,6 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, weight: np.ndarray | N
 
     theta = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
     return theta[:-1], float(theta[-1])
-
-
-def balanced_accuracy(truth: Sequence[bool], predicted: Sequence[bool]) -> float | None:
-    pos = [p for t, p in zip(truth, predicted, strict=True) if t]
-    neg = [not p for t, p in zip(truth, predicted, strict=True) if not t]
-    if not pos or not neg:
-        return None
-    return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
 
 
 def accuracy(truth: Sequence[bool], predicted: Sequence[bool]) -> float:

@@ -264,10 +264,9 @@ def create_app(
     def health() -> dict[str, Any]:
         return {"ok": True, "models": dict(graph.models())}
 
-    @app.post("/ask")
-    def ask(body: AskRequest, labels: Labels) -> dict[str, Any]:
-        """The ``citegraph ask --json`` object."""
-        answer = run(
+    def asked(body: AskRequest, labels: tuple[str, ...], on_event: Callable[[str, Any], None] | None = None) -> Any:
+        """The answer to an ``/ask`` body, under the read lock (``on_event``: told as it takes shape)."""
+        return run(
             lambda: graph.ask(
                 body.question,
                 labels=labels,
@@ -276,9 +275,14 @@ def create_app(
                 answer_text=body.answer_text,
                 include_superseded=body.include_superseded,
                 as_of=body.as_of,
+                on_event=on_event,
             )
         )
-        return output.answer_json(answer)
+
+    @app.post("/ask")
+    def ask(body: AskRequest, labels: Labels) -> dict[str, Any]:
+        """The ``citegraph ask --json`` object."""
+        return output.answer_json(asked(body, labels))
 
     @app.post("/ask/stream")
     async def ask_stream(body: AskRequest, labels: Labels) -> StreamingResponse:
@@ -300,18 +304,7 @@ def create_app(
 
         def work() -> None:
             try:
-                answer = run(
-                    lambda: graph.ask(
-                        body.question,
-                        labels=labels,
-                        hops=body.hops,
-                        top_k=body.top_k,
-                        answer_text=body.answer_text,
-                        include_superseded=body.include_superseded,
-                        as_of=body.as_of,
-                        on_event=emit,
-                    )
-                )
+                answer = asked(body, labels, emit)
                 loop.call_soon_threadsafe(queue.put_nowait, ("done", output.answer_json(answer)))
             except Exception as exc:  # the stream is open: the error is its last event
                 status, kind, message = _status_of(exc)

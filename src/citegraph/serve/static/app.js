@@ -41,16 +41,19 @@ class ApiError extends Error {
   }
 }
 
+async function failure(response) {
+  // the API's error shape, {ok: false, error: {type, message}}, as an ApiError
+  let data = null;
+  try { data = await response.json(); } catch (_) { /* not JSON */ }
+  const error = (data && data.error) || { type: "http_error", message: response.statusText };
+  return new ApiError(response.status, error.type, error.message);
+}
+
 async function api(path, options = {}) {
   const body = options.body && typeof options.body !== "string" ? JSON.stringify(options.body) : options.body;
   const response = await fetch(path, Object.assign({}, options, { body, headers: headers(!!body) }));
-  let data = null;
-  try { data = await response.json(); } catch (_) { /* not JSON */ }
-  if (!response.ok) {
-    const error = (data && data.error) || { type: "http_error", message: response.statusText };
-    throw new ApiError(response.status, error.type, error.message);
-  }
-  return data;
+  if (!response.ok) throw await failure(response);
+  return response.json();
 }
 
 function showError(box, message) {
@@ -145,12 +148,7 @@ $("ask-form").addEventListener("submit", async (event) => {
   try {
     const body = answerText ? { question, answer_text: answerText } : { question };
     const response = await fetch("/ask/stream", { method: "POST", headers: headers(true), body: JSON.stringify(body) });
-    if (!response.ok) {
-      let data = null;
-      try { data = await response.json(); } catch (_) { /* not JSON */ }
-      const error = (data && data.error) || { type: "http_error", message: response.statusText };
-      throw new ApiError(response.status, error.type, error.message);
-    }
+    if (!response.ok) throw await failure(response);
     for await (const [kind, data] of events(response)) {
       if (kind === "stage") $("progress-text").textContent = STAGES[data] || words(data);
       else if (kind === "context") partial.context = data;
@@ -179,7 +177,7 @@ function renderPartial(partial) {
   box.textContent = "";
   const p = el("p");
   const claims = partial.claims.filter(Boolean);
-  for (const claim of claims) renderClaim(p, claim, claims.indexOf(claim), partial.context);
+  for (const claim of claims) renderClaim(p, claim, claims.indexOf(claim));
   box.append(p);
   if (partial.draft && claims.length < partial.draft.split(/(?<=[.!?])\s+/).length) {
     box.append(el("p", "Draft, not yet checked: " + partial.draft, "draft"));
@@ -189,7 +187,7 @@ function renderPartial(partial) {
   $("routes").hidden = true;
 }
 
-function renderClaim(parent, claim, index, context) {
+function renderClaim(parent, claim, index) {
   const [verdictWords, tone, symbol] = VERDICT[claim.status] || [words(claim.status), "caution", "?"];
   const span = el("span", claim.text, "claim" + (tone === "bad" ? " bad-claim" : ""));
   span.id = `claim-${index}`;
@@ -282,7 +280,7 @@ function renderAnswer(answer) {
     }
   } else {
     const p = el("p");
-    answer.claims.forEach((claim, i) => renderClaim(p, claim, i, answer.context));
+    answer.claims.forEach((claim, i) => renderClaim(p, claim, i));
     box.append(p);
   }
 
