@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from citegraph import output
 from citegraph.errors import CitegraphError, NotFound
 from citegraph.pipeline import CiteGraph
+from citegraph.serve.auth import Unauthorised, bearer_labels
 from citegraph.serve.tokens import TokenStore
 
 __all__ = ["TokenCheck", "build_server"]
@@ -47,15 +48,10 @@ EXCERPT = 4000  #: characters of a document show_document returns without a span
 
 
 def _labels_from(tokens: TokenStore, headers: Mapping[str, str] | None) -> tuple[str, ...]:
-    """The labels of a request's bearer token; ``public`` without one. Raises ToolError for a bad one."""
+    """The labels of a request's bearer token (:func:`~citegraph.serve.auth.bearer_labels`); ``public``
+    without one."""
     value = None if headers is None else next((v for k, v in headers.items() if k.lower() == "authorization"), None)
-    if value is None:
-        return ("public",)
-    scheme, _, token = value.partition(" ")
-    labels = tokens.labels(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
-    if labels is None:
-        raise ToolError("unknown or revoked token; make one with: citegraph token add NAME --labels LABELS")
-    return labels
+    return bearer_labels(tokens, value)
 
 
 def build_server(graph: CiteGraph, tokens: TokenStore | None = None, *, labels: tuple[str, ...] = ("public",)) -> MCPServer:
@@ -65,7 +61,10 @@ def build_server(graph: CiteGraph, tokens: TokenStore | None = None, *, labels: 
     lock = threading.Lock()
 
     def caller(ctx: Context) -> tuple[str, ...]:
-        return labels if tokens is None else _labels_from(tokens, ctx.headers)
+        try:
+            return labels if tokens is None else _labels_from(tokens, ctx.headers)
+        except Unauthorised as exc:
+            raise ToolError(str(exc)) from exc
 
     def run(call: Callable[[], T]) -> T:
         with lock:
@@ -165,7 +164,7 @@ class TokenCheck:
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
             try:
                 _labels_from(self.tokens, headers)
-            except ToolError as exc:
+            except Unauthorised as exc:
                 from starlette.responses import JSONResponse
 
                 response = JSONResponse({"ok": False, "error": {"type": "unauthorised", "message": str(exc)}}, status_code=401)

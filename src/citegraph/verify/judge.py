@@ -64,13 +64,12 @@ class LLMJudge:
 
     def score(self, claim: str, premise: str) -> float:
         """The head's P(supported) when there is a head, else P(yes)."""
-        if self.head is not None:
-            result = self.model.first_token(self.messages(claim, premise), top_logprobs=self.top_logprobs, state=True)
-            if result.state is None:
-                raise ModelOutputError(f"{self.name} returned no hidden state for the judge's head")
-            return self.head(result.state, p_yes(result.first_token_logprobs))
-        result = self.model.chat(self.messages(claim, premise), max_tokens=1, top_logprobs=self.top_logprobs)
-        return p_yes(result.first_token_logprobs)
+        result = self.model.first_token(self.messages(claim, premise), top_logprobs=self.top_logprobs, state=self.head is not None)
+        if self.head is None:
+            return p_yes(result.first_token_logprobs)
+        if result.state is None:
+            raise ModelOutputError(f"{self.name} returned no hidden state for the judge's head")
+        return self.head(result.state, p_yes(result.first_token_logprobs))
 
     def contradiction(self, claim: str, premise: str) -> float | None:
         """P(the premise contradicts the claim); None for checkers that only answer support (MiniCheck)."""
@@ -80,5 +79,4 @@ class LLMJudge:
             Message("system", load_prompt("contradiction_system").strip()),
             Message("user", render("contradiction_user", premise=premise, claim=claim).strip()),
         ]
-        result = self.model.chat(messages, max_tokens=1, top_logprobs=self.top_logprobs)
-        return p_yes(result.first_token_logprobs)
+        return p_yes(self.model.first_token(messages, top_logprobs=self.top_logprobs).first_token_logprobs)
