@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +32,34 @@ from citegraph.eval.retrieval import load
 from common import environment
 
 
-def fit(rows: list[dict[str, Any]]) -> tuple[list[float], float]:
+def fit(rows: list[dict[str, Any]], others: Sequence[list[dict[str, Any]]] = ()) -> tuple[list[float], float]:
     """Logistic regression (L2 0.1, Newton's method) on dev: hidden = 0, visible and retrieved = 1; then the threshold.
-    By hand: seven weights on a few hundred rows, where a library would be a dependency for one fit."""
-    train = [r for r in rows if r["half"] == "dev" and r["features"] and (r["condition"] == "hidden" or r["retrieved"])]
-    x = np.array([[1.0, *(r["features"][f] for f in FEATURES)] for r in train])
-    y = np.array([0.0 if r["condition"] == "hidden" else 1.0 for r in train])
+    With ``others`` (the rows of runs on other data sets), their dev rows join the fit, each set
+    weighing the same in total, and the threshold is the highest at which *every* set's dev still
+    answers >= 90% of its visible-and-retrieved questions.
+    By hand: eight weights on a few hundred rows, where a library would be a dependency for one fit."""
+    sets = [
+        [r for r in group if r["half"] == "dev" and r["features"] and (r["condition"] == "hidden" or r["retrieved"])]
+        for group in (rows, *others)
+    ]
+    sets = [group for group in sets if group]
+    x = np.array([[1.0, *(r["features"][f] for f in FEATURES)] for group in sets for r in group])
+    y = np.array([0.0 if r["condition"] == "hidden" else 1.0 for group in sets for r in group])
+    weight = np.concatenate([np.full(len(group), len(x) / (len(sets) * len(group))) for group in sets])
     w = np.zeros(x.shape[1])
     ridge = 0.1 * np.eye(x.shape[1])
     ridge[0, 0] = 0.0
     for _ in range(50):
         p = 1 / (1 + np.exp(-x @ w))
-        grad = x.T @ (p - y) + ridge @ w
-        hess = x.T @ (x * (p * (1 - p))[:, None]) + ridge
+        grad = x.T @ (weight * (p - y)) + ridge @ w
+        hess = x.T @ (x * (weight * p * (1 - p))[:, None]) + ridge
         w -= np.linalg.solve(hess, grad)
-    p = 1 / (1 + np.exp(-x @ w))
-    positives = np.sort(p[y == 1])
-    threshold = float(positives[int(np.floor(0.10 * len(positives)))]) if len(positives) else 0.5
-    return [round(float(v), 3) for v in w], round(threshold - 1e-6, 4)
+    thresholds = []
+    for group in sets:
+        gx = np.array([[1.0, *(r["features"][f] for f in FEATURES)] for r in group if r["condition"] == "visible"])
+        positives = np.sort(1 / (1 + np.exp(-gx @ w))) if len(gx) else np.zeros(0)
+        thresholds.append(float(positives[int(np.floor(0.10 * len(positives)))]) if len(positives) else 0.5)
+    return [round(float(v), 3) for v in w], round(min(thresholds) - 1e-6, 4)
 
 
 def main() -> None:
@@ -59,6 +70,13 @@ def main() -> None:
     parser.add_argument("--generator", default="extractive")
     parser.add_argument("--fit", action="store_true", help="refit the weights and threshold on dev and print them")
     parser.add_argument("--limit", type=int)
+    parser.add_argument(
+        "--fit-also",
+        type=Path,
+        action="append",
+        default=[],
+        help="the abstention JSON of a run on another data set: its dev rows join the fit",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     data = load(args.data, limit=args.limit)
@@ -80,13 +98,15 @@ def main() -> None:
     text += f"\nCommand: `python bench/abstention.py {' '.join(sys.argv[1:])}`; machine: {environment()}.\n"
     text += f"Answerability weights {tuple(WEIGHTS)}, threshold {ABSTAIN_BELOW}.\n"
     if args.fit:
-        weights, threshold = fit(rows)
+        others = [json.loads(p.read_text(encoding="utf-8"))["rows"] for p in args.fit_also]
+        weights, threshold = fit(rows, others)
         result["fitted"] = {"weights": weights, "threshold": threshold}
         print(f"fitted on dev: WEIGHTS = {tuple(weights)}  ABSTAIN_BELOW = {threshold}", file=sys.stderr)
     print(text)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         name = "abstention" if args.generator == "extractive" else "abstention-" + args.generator.replace(":", "-")
+        name = name if args.data.stem.startswith("hotpotqa") else f"{name}-{args.data.stem}"
         (args.out / f"{name}.md").write_text(text, encoding="utf-8")
         (args.out / f"{name}.json").write_text(json.dumps({"result": result, "rows": rows}, indent=1) + "\n", encoding="utf-8")
 

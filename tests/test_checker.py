@@ -102,13 +102,27 @@ def test_probabilities_are_distributions(checker: CheckingVerifier) -> None:
 
 
 @pytest.mark.xfail(
-    strict=True, reason="missed (issue 22): the checker gives it 0.16; 'downloaded' for 'available' is a paraphrase its training data lacks"
+    strict=True,
+    reason="missed (issues 22, 23): 0.43 with 'a month' read as the premise's '30 days' (0.16 as written); "
+    "'downloaded' for 'available' is a paraphrase the checker's training data lacks",
 )
 def test_the_planted_paraphrase_is_supported(checker: CheckingVerifier) -> None:
     support = checker.verify("Its snapshot exports can still be downloaded for a month.", span(POLICY))
     assert support.label == Verdict.SUPPORTED
     assert support.stage == Stage.CHECKER
     assert support.calibrated is True and support.score is not None and support.score >= 0.5
+
+
+def test_a_quantity_proven_equal_is_read_the_premises_way(checker: CheckingVerifier) -> None:
+    from citegraph.verify.text import in_premise_units
+
+    assert in_premise_units("Its exports can be downloaded for a month.", POLICY) == "Its exports can be downloaded for 30 days."
+    assert in_premise_units("Kept for 12 months.", "Kept for a year.") == "Kept for a year."
+    assert in_premise_units("Kept for 30 months.", POLICY) == "Kept for 30 months."  # another value: left for the guards
+    assert in_premise_units("Kept for a month.", "No numbers here.") == "Kept for a month."
+    plain = checker.verify("Its snapshot exports can still be downloaded for a month.", span(POLICY))
+    said = checker.verify("Its snapshot exports can still be downloaded for 30 days.", span(POLICY))
+    assert plain.score == said.score  # the checker saw the same pair
 
 
 def test_a_duration_said_another_way_is_supported(checker: CheckingVerifier) -> None:

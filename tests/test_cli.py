@@ -61,7 +61,7 @@ def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: igno
     }
     assert set(answer["retrieval"]) == {"seeds", "hops", "reached", "nodes"}
     assert answer["retrieval"]["reached"] == len(answer["retrieval"]["nodes"])  # a small graph: all of them
-    assert set(answer["models"]) == {"extractor", "embedder", "generator", "verifier"}
+    assert set(answer["models"]) == {"extractor", "embedder", "generator", "verifier", "reader"}
 
     nodes = json.loads(run("traverse", "Exports", "--hops", "1", "--json").stdout)["nodes"]
     assert nodes[0] == {"entity": "export", "name": nodes[0]["name"], "depth": 0, "seed": "export", "route": []}

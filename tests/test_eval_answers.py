@@ -35,6 +35,13 @@ def test_containment_reads_the_answer_and_its_aliases() -> None:
     assert contains(("yes",), "anything") is None and contains((), "anything") is None
 
 
+def test_the_threshold_free_figure_counts_ties_half() -> None:
+    from citegraph.eval.answers import _auroc
+
+    assert _auroc([(0.9, True), (0.1, False)]) == 1.0 and _auroc([(0.1, True), (0.9, False)]) == 0.0
+    assert _auroc([(0.5, True), (0.5, False)]) == 0.5 and _auroc([(0.5, True)]) is None
+
+
 def test_eval_answers_asks_hidden_and_visible(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["eval", "answers", "--data", str(HOTPOT), "--embedder", "hashing", "--out", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.output
@@ -47,6 +54,7 @@ def test_eval_answers_asks_hidden_and_visible(tmp_path: Path) -> None:
     assert all(r["contained"] is None for r in rows if r["condition"] == "hidden")
     assert any(r["retrieved"] for r in rows if r["condition"] == "visible") and gold
     assert "abstains, gold hidden" in (tmp_path / "answers-hotpot_sample.md").read_text(encoding="utf-8")
+    assert set(record["result"]["test_auroc"]) == {"probability", "similarity"}
 
 
 def test_eval_conflicts_scores_built_pairs(tmp_path: Path) -> None:

@@ -341,6 +341,9 @@ class Answerability:
     features: tuple[tuple[str, float], ...] = ()
     missing: tuple[str, ...] = ()  #: the question's named entities no context sentence names
     note: str = ""
+    #: the reader's best answer among the context (its words, the marker of the context sentence that
+    #: holds them, P(answers)); None when it found none in a context sentence
+    reading: tuple[str, int, float] | None = None
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,7 @@ def answerability_json(a: Answerability | None) -> dict[str, Any] | None:
         "features": dict(a.features),
         "missing": list(a.missing),
         "note": a.note,
+        "reader": None if a.reading is None else {"answer": a.reading[0], "marker": a.reading[1], "probability": round(a.reading[2], 4)},
     }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from citegraph.answer.base import Answerer
 from citegraph.answer.compose import Limits, compose
 from citegraph.answer.extractive import ExtractiveAnswerer
+from citegraph.answer.reader import Reader
 from citegraph.components import GraphSpec, check_store_embedder, make_answerer, make_embedder, make_extractor, make_verifier
 from citegraph.embed.base import Embedder
 from citegraph.errors import CitegraphError
@@ -263,10 +264,12 @@ class CiteGraph(Reads, Lifecycle):
 
     def models(self, *, generator: str | None = None) -> tuple[tuple[str, str], ...]:
         """``(role, model name)`` of the extractor, embedder, generator (or ``generator``: what wrote
-        an answer instead) and verifier, as an answer records them."""
+        an answer instead), verifier and the reader (whether the context answers at all), as an
+        answer records them."""
         return (
             ("extractor", self.extractor.name),
             ("embedder", self.embedder.name),
             ("generator", generator or self.answerer.name),
             ("verifier", self.verifier.name),
+            ("reader", Reader.name),
         )

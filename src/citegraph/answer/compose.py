@@ -23,7 +23,11 @@ from citegraph.models import Answer, Answerability, AnswerStatus, AnswerWarning,
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
-__all__ = ["Limits", "compose"]
+__all__ = ["LEAD_AT", "Limits", "compose"]
+
+#: The reader's P(answers) at which the extractive answerer quotes the sentence it found the answer in:
+#: the reader's own point where its best span outscores "no answer" (not tuned on any data set).
+LEAD_AT = 0.5
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,15 @@ def compose(
         return _not_found(question, retrieval, context, models, answerability, warning)
     if answer_text is None:
         emit("stage", "answering")
-    text = answer_text if answer_text is not None else answerer.answer(question, context)
+    lead = None
+    if answerability is not None and answerability.reading is not None and answerability.reading[2] >= LEAD_AT:
+        lead = answerability.reading[1]
+    if answer_text is not None:
+        text = answer_text
+    elif isinstance(answerer, ExtractiveAnswerer):
+        text = answerer.answer(question, context, lead)
+    else:
+        text = answerer.answer(question, context)
     emit("draft", text)
     if answer_text is None:
         limits.check_answer(text)  # a generated answer is held to the caps a given one met before retrieval
@@ -111,7 +123,7 @@ def compose(
     emit("stage", "comparing")
     warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
     if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
-        warnings[:0] = answerer.warnings(question, context)
+        warnings[:0] = answerer.warnings(question, context, lead)
     if not context:
         warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
     if document is not None:

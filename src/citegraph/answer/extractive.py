@@ -38,11 +38,15 @@ class ExtractiveAnswerer(Answerer):
         self.max_claims = max_claims
         self.relative = relative
 
-    def select(self, context: Sequence[ContextItem], question: str = "") -> Selection:
+    def select(self, context: Sequence[ContextItem], question: str = "", lead: int | None = None) -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
         ``relative`` of the best quoted one's, up to ``max_claims``; then each quote's other hop (see
         :meth:`hops`), one more claim at most; quotes keep the context's order. (A mode may order the
-        context by passage, so the best sentence need not come first.)"""
+        context by passage, so the best sentence need not come first.)
+
+        ``lead`` is the marker of the sentence the reader found the answer in
+        (:attr:`Answerability.reading <citegraph.models.Answerability.reading>`): it is quoted whatever
+        its retrieval score, in place of the lowest-scored quote when there is no room."""
         quoted: list[ContextItem] = []
         skipped: list[tuple[ContextItem, Frame]] = []
         for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker)):
@@ -55,6 +59,9 @@ class ExtractiveAnswerer(Answerer):
                 skipped.append((item, frame))
             else:
                 quoted.append(item)
+        led = next((c for c in context if c.marker == lead), None)
+        if led is not None and led not in quoted and instruction_frame(led.span.text) is None:
+            quoted = [led, *quoted][: self.max_claims]
         for item in self.hops(quoted, context, question):
             if len(quoted) > self.max_claims:
                 break
@@ -93,19 +100,19 @@ class ExtractiveAnswerer(Answerer):
                     have.add(partner.marker)
         return out
 
-    def answer(self, question: str, context: Sequence[ContextItem]) -> str:
+    def answer(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> str:
         parts = []
-        for item in self.select(context, question).quoted:
+        for item in self.select(context, question, lead).quoted:
             # A bracketed number inside a quoted source is not a citation: defuse it.
             sentence = MARKER.sub(lambda m: f"({m.group(1)})", " ".join(item.span.text.split()))
             body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
             parts.append(f"{body} [{item.marker}]{end}")
         return " ".join(parts)
 
-    def warnings(self, question: str, context: Sequence[ContextItem]) -> list[AnswerWarning]:
+    def warnings(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> list[AnswerWarning]:
         """One warning per context sentence :meth:`answer` skipped, with its marker and why."""
         out = []
-        for item, frame in self.select(context, question).skipped:
+        for item, frame in self.select(context, question, lead).skipped:
             what = "a question" if frame.kind is FrameKind.QUESTION else "an instruction, not a statement"
             out.append(
                 AnswerWarning(

@@ -131,6 +131,15 @@ def summary(rows: Sequence[dict[str, Any]], abstains: Callable[[dict[str, Any]],
     }
 
 
+def _auroc(scored: Sequence[tuple[float, bool]]) -> float | None:
+    """P(a random positive scores above a random negative), ties counted half; None without both."""
+    pos = [x for x, y in scored if y]
+    neg = [x for x, y in scored if not y]
+    if not pos or not neg:
+        return None
+    return sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg) / (len(pos) * len(neg))
+
+
 def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
@@ -150,6 +159,11 @@ def report(name: str, rows: list[dict[str, Any]], setup: dict[str, Any]) -> tupl
 
     for half in ("dev", "test"):
         part = [r for r in rows if r["half"] == half]
+        answerable = [r for r in part if r["condition"] == "hidden" or r["retrieved"]]
+        result[half + "_auroc"] = {
+            key: _auroc([(r[key] if r[key] is not None else 1.0, r["condition"] == "visible") for r in answerable])
+            for key in ("probability", "similarity")
+        }
         result[half] = {
             "product": summary(part, lambda r: r["abstained"]),
             "always_answer": summary(part, lambda r: False),
@@ -178,6 +192,12 @@ def report(name: str, rows: list[dict[str, Any]], setup: dict[str, Any]) -> tupl
     lines += [
         "",
         f"Similarity baseline: abstain when the best similarity is under {threshold} (its best balanced accuracy on dev).",
+        "",
+        "Threshold-free: AUROC of telling the hidden asks from the visible-and-retrieved ones, by P(answerable) "
+        + ", ".join(f"{half} {_fmt(result[half + '_auroc']['probability'])}" for half in ("dev", "test"))
+        + "; by the best similarity alone "
+        + ", ".join(f"{half} {_fmt(result[half + '_auroc']['similarity'])}" for half in ("dev", "test"))
+        + ".",
         "",
         "By question type, test half:",
         "",

@@ -8,7 +8,7 @@ Data (paths given on the command line):
   is ``supporting_facts``: paragraph titles and sentence numbers (MuSiQue: the supporting
   paragraphs, so no sentence recall; its unanswerable questions are left out).
 * The plain format: passages ``[{"title", "text"}]`` and questions ``[{"question",
-  "gold_supporting_titles"[, "id", "type"]}]``, either as one JSON object ``{"corpus": [...],
+  "gold_supporting_titles"[, "id", "type", "answer" or "answers"]}]``, either as one JSON object ``{"corpus": [...],
   "questions": [...]}``, as a folder holding ``corpus.json`` and ``questions.json``, or as a
   questions file with ``--corpus FILE``. (No sentence-level gold: sentence recall is left out.)
 
@@ -137,9 +137,16 @@ def _plain(name: str, corpus: Any, rows: Any, limit: int | None, path: Path) -> 
         missing = [t for t in row["gold_supporting_titles"] if t not in passages]
         if missing:
             raise InputFileError(str(path), f"question {i}: gold titles not in the corpus: {missing}")
+        given = row.get("answers", row.get("answer")) or ()
+        answers = tuple(str(a) for a in ([given] if isinstance(given, str) else list(given)) if str(a).strip())
         questions.append(
             Question(
-                str(row.get("id", i)), row["question"], tuple(dict.fromkeys(row["gold_supporting_titles"])), (), str(row.get("type", ""))
+                str(row.get("id", i)),
+                row["question"],
+                tuple(dict.fromkeys(row["gold_supporting_titles"])),
+                (),
+                str(row.get("type", "")),
+                answers,
             )
         )
     return RetrievalData(name, passages, questions)

@@ -50,6 +50,7 @@ from citegraph.verify.guards import check_guards, is_near_quote
 from citegraph.verify.judge import LLMJudge
 from citegraph.verify.language import language_of
 from citegraph.verify.screen import Screen
+from citegraph.verify.text import in_premise_units
 
 __all__ = ["CheckingVerifier"]
 
@@ -131,7 +132,8 @@ class CheckingVerifier(Verifier):
         checker = self.checker
         if checker is None:
             return None, self._checker_error
-        p_sup, p_con = (float(v) for v in checker.scores([(premise, claim)])[0])
+        # quantities the normaliser proves equal are said the premise's way ("a month" -> "30 days")
+        p_sup, p_con = (float(v) for v in checker.scores([(premise, in_premise_units(claim, premise))])[0])
         head = self.judge.head if self.judge is not None else None
         settle = head.settle if head is not None and head.settle else checker.card.settle
         if self.judge is not None:  # settle only what it is sure of; the judge takes the rest

@@ -25,6 +25,7 @@ __all__ = [
     "dates_by_kind",
     "has_negation",
     "has_phrase",
+    "in_premise_units",
     "moments",
     "numbers_in",
     "premise_sentences",
@@ -249,6 +250,29 @@ def same_value(a: float, b: float) -> bool:
 
 def shared_values(a: set[float], b: set[float]) -> bool:
     return any(same_value(x, y) for x in a for y in b)
+
+
+def in_premise_units(claim: str, premise: str) -> str:
+    """``claim`` with each quantity that equals one of ``premise``'s in value but is said another way
+    written as the premise says it ("downloaded for a month" against "available for 30 days" becomes
+    "downloaded for 30 days"): the normaliser has proven the two one value, so a model that reads the
+    pair is not left to know that a month is 30 days. Different values are left as they are (the
+    guards prove those a conflict); money, which has no words to align, too."""
+    premise_tokens = tokenize(premise)
+    said = [(dim, base, " ".join(premise_tokens[i:j])) for dim, base, _v, _u, i, j in _measured(premise) if i >= 0]
+    if not said:
+        return claim
+    claim_tokens = tokenize(claim)
+    out = claim
+    for dim, base, _value, _unit, i, j in _measured(claim):
+        surface = claim_tokens[i:j] if i >= 0 else []
+        match = next((text for d, b, text in said if d == dim and same_value(b, base)), None)
+        if not surface or match is None or match == " ".join(surface):
+            continue
+        pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, surface)) + r"\b", re.IGNORECASE)
+        replacement = match.replace("\\", "\\\\")  # the premise's words, taken literally
+        out = pattern.sub(replacement, out, count=1)
+    return out
 
 
 # -- moments: when something happens, relative to an event ----------------------------------------

@@ -1,0 +1,94 @@
+"""The reader (P(this passage answers this question)) and its place in "are the documents answering
+this at all?": the shipped weights, their pin, and what happens without them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citegraph.answer.answerable import assess
+from citegraph.answer.reader import CARD_PATH, Reader, Reading, default_reader
+from citegraph.errors import ModelUnavailable
+from citegraph.models import ContextItem, Evidence, Span
+
+HANDBOOK = "Larkspur keeps daily snapshots of every active workspace. Snapshots are kept for 14 days on active workspaces."
+ABOUT = "Larkspur keeps daily snapshots of every active workspace. Snapshots can be restored from the settings page by an owner."
+
+
+def test_the_passage_that_holds_the_asked_fact_reads_as_the_answer() -> None:
+    reader = default_reader()
+    question = "How long are snapshots kept on active workspaces?"
+    answers, about, unrelated = reader.read(question, [HANDBOOK, ABOUT, "The office is closed on public holidays."])
+    assert answers.probability > 0.5 and about.probability < answers.probability - 0.2  # same subject and words, no duration
+    assert answers.probability > unrelated.probability
+    assert "14 days" in answers.answer and answers.answer in HANDBOOK  # it points at the words that answer
+    # read once per distinct passage, in the caller's order, whatever else is read with it
+    again = reader.scores(question, [ABOUT, HANDBOOK, ABOUT])
+    assert again[0] == pytest.approx(about.probability) and again[1] == pytest.approx(answers.probability) and again[2] == again[0]
+    assert reader.scores(question, []).shape == (0,)
+    (long,) = reader.read(question * 60, [HANDBOOK])  # far over the window: read by its first words
+    assert 0.0 <= long.probability <= 1.0
+
+
+def test_weights_that_are_not_the_pinned_ones_are_refused(tmp_path: Path) -> None:
+    card = json.loads(CARD_PATH.read_text(encoding="utf-8"))
+    shutil.copy(CARD_PATH.parent / card["model_file"], tmp_path / card["model_file"])
+    (tmp_path / "reader-minilm.json").write_text(json.dumps({**card, "sha256": "0" * 64}), encoding="utf-8")
+    with pytest.raises(ModelUnavailable, match="sha256"):
+        Reader(tmp_path / "reader-minilm.json")
+    (tmp_path / "broken.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ModelUnavailable, match="model_file"):
+        Reader(tmp_path / "broken.json")
+
+
+def _context(*texts: str) -> list[ContextItem]:
+    items = []
+    for i, text in enumerate(texts):
+        span = Span(f"doc{i}.md", "v1", 0, len(text), text)
+        items.append(ContextItem(i + 1, Evidence(span=span, score=0.6, similarity=0.6, found_by="sentence")))
+    return items
+
+
+def test_answerability_reads_with_the_reader_and_says_so_when_it_cannot() -> None:
+    pytest.importorskip("spacy")
+    question = "How long are snapshots kept on active workspaces?"
+    seen: list[tuple[str, list[str]]] = []
+
+    def never(q: str, passages: list[str]) -> list[Reading]:
+        seen.append((q, list(passages)))
+        return [Reading(0.0, "", p) for p in passages]
+
+    low = assess(question, _context(HANDBOOK), read=never)
+    high = assess(
+        question,
+        _context(ABOUT, HANDBOOK),
+        read=lambda q, ps: [Reading(0.9 if "14" in p else 0.1, "14 days" if "14" in p else "", p) for p in ps],
+    )
+    assert seen == [(question, [HANDBOOK])]
+    assert dict(low.features)["reader"] == 0.0 and dict(high.features)["reader"] == 0.9
+    assert low.probability is not None and high.probability is not None and high.probability > low.probability
+    # where the answer was read: its words and the marker of the sentence that holds them
+    assert low.reading is None and high.reading == ("14 days", 2, 0.9)
+
+    def unavailable(q: str, passages: list[str]) -> list[Reading]:
+        raise ModelUnavailable("no weights")
+
+    unassessed = assess(question, _context(HANDBOOK), read=unavailable)
+    assert unassessed.answerable and unassessed.probability is None and "reader is unavailable" in unassessed.note
+
+
+def test_the_extractive_answer_quotes_the_sentence_the_reader_found_the_answer_in() -> None:
+    from citegraph.answer.extractive import ExtractiveAnswerer
+
+    context = _context("Snapshots are a feature of Larkspur.", "Snapshots help.", "Owners keep snapshots for 14 days.")
+    scored = [
+        ContextItem(c.marker, Evidence(c.span, score=s, similarity=s, found_by="sentence"))
+        for c, s in zip(context, (0.9, 0.85, 0.3), strict=True)
+    ]
+    plain = ExtractiveAnswerer(max_claims=2)
+    assert [c.marker for c in plain.select(scored, "How long?").quoted] == [1, 2]
+    assert [c.marker for c in plain.select(scored, "How long?", lead=3).quoted] == [1, 3]  # in place of the lowest-scored
+    assert "[3]" in plain.answer("How long?", scored, lead=3)
