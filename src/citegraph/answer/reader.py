@@ -30,11 +30,11 @@ import numpy as np
 
 from citegraph.errors import ModelUnavailable
 from citegraph.verify.crossencoder import TOKENIZER_PATH, fit_premise
+from citegraph.verify.crossencoder import load_tokenizer as load_pair_tokenizer
 
 __all__ = ["CARD_PATH", "MAX_ANSWER", "Reader", "Reading", "default_reader", "encode", "load_tokenizer", "readings"]
 
 CARD_PATH = Path(__file__).parent / "data" / "reader-minilm.json"
-MAX_TOKENS = 256  #: question and passage together, in word pieces
 MAX_ANSWER = 24  #: the longest answer span, in word pieces
 MAX_QUESTION = 64  #: a question longer than this (in words) is read by its first ones
 
@@ -48,16 +48,9 @@ class Reading:
     passage: str  #: the passage as read (fitted to the window: a long one keeps its sentences nearest the question)
 
 
-def load_tokenizer(path: Path = TOKENIZER_PATH) -> Any:
+def load_tokenizer() -> Any:
     """all-MiniLM-L6-v2's word pieces, set to truncate the passage (the second text), never the question."""
-    try:
-        from tokenizers import Tokenizer
-    except ImportError as exc:
-        raise ModelUnavailable("the tokenizers package is needed: pip install tokenizers") from exc
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(MAX_TOKENS, strategy="only_second")
-    return tokenizer
+    return load_pair_tokenizer(strategy="only_second")
 
 
 def encode(tokenizer: Any, question: str, passages: Sequence[str]) -> tuple[dict[str, np.ndarray], list[Any], list[str]]:

@@ -57,15 +57,16 @@ def fit_premise(premise: str, claim: str, max_words: int = PREMISE_WORDS) -> str
     return " ".join(sentences[i] for i in sorted(keep))
 
 
-def load_tokenizer(path: Path = TOKENIZER_PATH) -> Any:
-    """all-MiniLM-L6-v2's word-piece tokenizer, set to truncate the premise (never the claim)."""
+def load_tokenizer(path: Path = TOKENIZER_PATH, *, strategy: str = "only_first") -> Any:
+    """all-MiniLM-L6-v2's word-piece tokenizer, unpadded, set to truncate only the first text of a
+    pair (the premise, never the claim; the reader passes ``only_second``: the passage)."""
     try:
         from tokenizers import Tokenizer
     except ImportError as exc:
         raise ModelUnavailable("the tokenizers package is needed: pip install tokenizers") from exc
     tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_padding()
-    tokenizer.enable_truncation(MAX_TOKENS, strategy="only_first")
+    tokenizer.enable_truncation(MAX_TOKENS, strategy=strategy)
     return tokenizer
 
 
