@@ -35,7 +35,7 @@ import numpy as np
 from citegraph.answer.reader import encode, load_tokenizer, readings
 from citegraph.llm.registry import file_sha256
 from citegraph.verify.text import content_words
-from train_support import BASE_SHA256, batches, read
+from train_support import BASE_SHA256, batches, read, trainer
 
 
 def auroc(scores: np.ndarray, labels: np.ndarray) -> float | None:
@@ -147,13 +147,8 @@ def main() -> None:
                 usable.append({**row, "claim": row["question"], "target": found[1:]})
         plan = [b for epoch in range(args.epochs) for b in batches(usable, args.batch, args.seed + epoch)]
         model = BertForQuestionAnswering.from_pretrained(str(args.base))
-        model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
-        model.train()
-        params = [p for p in model.parameters() if p.requires_grad]
-        optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
         steps = len(plan)
-        warm = max(1, int(0.06 * steps))
-        schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+        step_with = trainer(model, args.lr, steps, torch)
         log = log_path.open("w", encoding="utf-8")
         start_record = {
             "argv": sys.argv,
@@ -179,12 +174,7 @@ def main() -> None:
                 torch.nn.functional.cross_entropy(out.start_logits.masked_fill(mask, -1e4), starts)
                 + torch.nn.functional.cross_entropy(out.end_logits.masked_fill(mask, -1e4), ends)
             ) / 2
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad()
-            losses.append(loss.item())
+            losses.append(step_with(loss)[0])
             if step % 20 == 0:
                 record = {"step": step, "of": steps, "loss": round(sum(losses[-20:]) / 20, 4), "seconds": round(time.monotonic() - started)}
                 log.write(json.dumps(record) + "\n")

@@ -38,6 +38,7 @@ import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,28 @@ def sample(rows: list[dict[str, Any]], per_source: int, seed: int) -> list[dict[
         rng.shuffle(group)
         out += group[:per_source]
     return out
+
+
+def trainer(model: Any, lr: float, steps: int, torch: Any) -> Callable[[Any], tuple[float, float]]:
+    """One optimisation step per call, for ``steps`` planned steps: word embeddings frozen (the
+    vocabulary keeps what the sentence encoder learnt), AdamW (weight decay 0.01), 6% linear warm-up
+    then linear decay, gradients clipped at 1. Returns ``step(loss) -> (loss value, learning rate now)``."""
+    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimiser = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    warm = max(1, int(0.06 * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+
+    def step(loss: Any) -> tuple[float, float]:
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimiser.step()
+        schedule.step()
+        optimiser.zero_grad()
+        return float(loss.item()), float(schedule.get_last_lr()[0])
+
+    return step
 
 
 def batches(rows: list[dict[str, Any]], size: int, seed: int) -> list[list[dict[str, Any]]]:
@@ -139,13 +162,8 @@ def main() -> None:
         id2label=dict(enumerate(LABELS)),
         label2id={label: i for i, label in enumerate(LABELS)},
     )
-    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
-    model.train()
-    params = [p for p in model.parameters() if p.requires_grad]
-    optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     steps = len(plan)
-    warm = max(1, int(0.06 * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+    step_with = trainer(model, args.lr, steps, torch)
     args.out.mkdir(parents=True, exist_ok=True)
     log = (args.out / "log.jsonl").open("a", encoding="utf-8")
     counts: dict[str, int] = defaultdict(int)
@@ -176,18 +194,14 @@ def main() -> None:
         feed = {k: torch.from_numpy(v) for k, v in encode(tokenizer, [(r["premise"], r["claim"]) for r in batch]).items()}
         labels = torch.tensor([LABELS.index(r["label"]) for r in batch])
         loss = torch.nn.functional.cross_entropy(model(**feed).logits, labels)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimiser.step()
-        schedule.step()
-        optimiser.zero_grad()
-        losses.append(loss.item())
+        value, lr_now = step_with(loss)
+        losses.append(value)
         if step % 20 == 0:
             record = {
                 "step": step,
                 "loss": round(sum(losses[-20:]) / 20, 4),
                 "seconds": round(time.monotonic() - started),
-                "lr": schedule.get_last_lr()[0],
+                "lr": lr_now,
             }
             log.write(json.dumps(record) + "\n")
             log.flush()

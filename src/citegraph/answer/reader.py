@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from citegraph.errors import ModelUnavailable
-from citegraph.verify.crossencoder import TOKENIZER_PATH, fit_premise
+from citegraph.verify.crossencoder import TOKENIZER_PATH, fit_premise, padded
 from citegraph.verify.crossencoder import load_tokenizer as load_pair_tokenizer
 
 __all__ = ["CARD_PATH", "MAX_ANSWER", "Reader", "Reading", "default_reader", "encode", "load_tokenizer", "readings"]
@@ -67,14 +67,7 @@ def encode(tokenizer: Any, question: str, passages: Sequence[str]) -> tuple[dict
             if len(words) <= 1:
                 raise
             words = words[: len(words) // 2]
-    width = max((len(r.ids) for r in rows), default=0)
-    feed = {name: np.zeros((len(rows), width), dtype=np.int64) for name in ("input_ids", "attention_mask", "token_type_ids")}
-    for i, row in enumerate(rows):
-        n = len(row.ids)
-        feed["input_ids"][i, :n] = row.ids
-        feed["attention_mask"][i, :n] = 1
-        feed["token_type_ids"][i, :n] = row.type_ids
-    return feed, rows, fitted
+    return padded(rows), rows, fitted
 
 
 def readings(start: np.ndarray, end: np.ndarray, rows: Sequence[Any], fitted: Sequence[str]) -> list[Reading]:

@@ -25,7 +25,7 @@ import numpy as np
 from citegraph.errors import ModelUnavailable
 from citegraph.verify.text import content_words, premise_sentences
 
-__all__ = ["LABELS", "CrossEncoder", "batched_logits", "default_cross_encoder", "encode", "fit_premise", "load_tokenizer"]
+__all__ = ["LABELS", "CrossEncoder", "batched_logits", "default_cross_encoder", "encode", "fit_premise", "load_tokenizer", "padded"]
 
 LABELS = ("supported", "contradicted", "neither")
 MAX_TOKENS = 256  #: premise and claim together, in word pieces
@@ -83,6 +83,11 @@ def encode(tokenizer: Any, pairs: Sequence[tuple[str, str]]) -> dict[str, np.nda
             head = tokenizer.encode(" ".join(claim.split()), add_special_tokens=False)
             short = tokenizer.decode(head.ids[: MAX_TOKENS - 32 - 3])
             rows.append(tokenizer.encode(fitted, short))
+    return padded(rows)
+
+
+def padded(rows: Sequence[Any]) -> dict[str, np.ndarray]:
+    """``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, padded to the longest) of encodings."""
     width = max((len(r.ids) for r in rows), default=0)
     out = {name: np.zeros((len(rows), width), dtype=np.int64) for name in ("input_ids", "attention_mask", "token_type_ids")}
     for i, row in enumerate(rows):
