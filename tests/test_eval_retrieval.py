@@ -4,8 +4,10 @@ these tests (HotpotQA's shape and the plain format)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -170,3 +172,35 @@ def test_a_passage_is_about_what_its_title_names(graph: CiteGraph) -> None:
     # "Larkspur" by its first sentence; "Quillon Labs" by its title (its first sentence names only Tallinn);
     # "company-history" neither
     assert sorted(view.passages[d][0] for d in about) == ["Larkspur", "Quillon Labs"]
+
+
+def test_passage_vectors_are_made_at_ingest_and_read_with_the_callers_graph(graph: CiteGraph) -> None:
+    """Each version's whole-text vector is embedded at ingest with its sentences (a long document's on
+    its last part) and read back with the graph, so a passage mode embeds nothing; a view embeds only
+    a version stored without one (a store from before schema 5)."""
+    from citegraph.sentences import passage_text
+
+    graph.ingester.indexer.chunk_chars = 60  # the long one is made in several parts
+    short = "Larkspur is a project tracker. It is made by Quillon Labs."
+    long = "\n\n".join(f"Paragraph {i} says that Quillon Labs opened office {i} in Tallinn." for i in range(12))
+    graph.ingest_texts([TextInput("short", short), TextInput("long", long)], access=("public",))
+    view = graph.retriever.view(["public"])
+    texts = {doc: passage_text(view.columns.span_text[i] for i in view.spans_in(d)) for d, (doc, _v) in enumerate(view.passages)}
+    assert texts["long"].startswith("Paragraph 0 says") and "office 11" in texts["long"]
+    expected = graph.embedder.embed([texts[doc] for doc, _v in view.passages])
+    asked: list[list[str]] = []
+
+    def embed(batch: Sequence[str]) -> np.ndarray:
+        asked.append(list(batch))
+        return graph.embedder.embed(batch)
+
+    assert view.columns.passage_vectors is not None
+    np.testing.assert_allclose(view.passage_vectors(embed), expected, atol=1e-5)
+    assert asked == []
+    # A version stored before the store kept them: the view embeds that one, and only that one.
+    with graph.store._writing():
+        graph.store._execute("UPDATE documents SET passage_vector = NULL WHERE doc_id = 'long'")
+    graph.retriever.clear_cache()
+    view = graph.retriever.view(["public"])
+    np.testing.assert_allclose(view.passage_vectors(embed), expected, atol=1e-5)
+    assert asked == [[texts["long"]]]

@@ -14,7 +14,7 @@ is cut at whitespace into pieces, each flagged ``cut`` so the ingest report can 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -24,12 +24,14 @@ from citegraph.models import Span
 
 __all__ = [
     "MAX_SENTENCE_CHARS",
+    "PASSAGE_CHARS",
     "SPACY_MODEL",
     "Sentence",
     "SentenceSplitter",
     "fresh_spacy",
     "front_matter_end",
     "load_spacy",
+    "passage_text",
     "split_blocks",
 ]
 
@@ -74,6 +76,26 @@ def evidence_words(text: str) -> int:
     if _STAMP.fullmatch(body.strip()):  # "Time: 20260506_12:00": the entry's date, not evidence
         return 0
     return sum(1 for w in _WORD.findall(body) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER)
+
+
+#: Characters of a passage embedded as one text. The embedder reads its first 256 word pieces (about
+#: 1,000 characters of English), so the cut changes no vector of an ordinary passage; it keeps a
+#: long document from being tokenised whole, and ingest and a view from embedding different texts.
+PASSAGE_CHARS = 4_000
+
+
+def passage_text(sentences: Iterable[str]) -> str:
+    """A passage (one document version) as one text to embed: its sentences in document order,
+    joined by spaces, cut at :data:`PASSAGE_CHARS`. Ingest stores its vector; a view embeds it for a
+    version stored without one, so both embed the same text."""
+    parts: list[str] = []
+    size = 0
+    for text in sentences:
+        parts.append(text)
+        size += len(text) + 1
+        if size > PASSAGE_CHARS:
+            break
+    return " ".join(parts)[:PASSAGE_CHARS]
 
 
 def front_matter_end(text: str) -> int:

@@ -86,9 +86,10 @@ SETTINGS = (
     Setting("timeout", 120.0, "seconds to wait for a model server's answer", minimum=0, above=True),
     Setting(
         "retrieval",
-        "bridge",
-        "retrieval mode: 'bridge' (passages, each followed by the passage about an entity it names), 'ppr', 'hybrid', 'bfs', "
-        "'dense-sentence', 'dense-passage', 'bridge-embedded' or 'notebook' (see citegraph eval retrieval)",
+        "bridge-embedded",
+        "retrieval mode: 'bridge-embedded' (passages by their whole text's vector, each followed by the passage about an entity "
+        "it names), 'bridge' (the same by their sentences' mean vector), 'ppr', 'hybrid', 'bfs', 'dense-sentence', "
+        "'dense-passage' or 'notebook' (see citegraph eval retrieval)",
     ),
     Setting("hops", 2, "traversal hop limit from the entry entities", minimum=0),
     Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question", minimum=1),

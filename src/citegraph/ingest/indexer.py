@@ -35,7 +35,7 @@ from citegraph.embed.base import Embedder
 from citegraph.errors import BackendUnavailable, CitegraphError, UserError
 from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
 from citegraph.models import Document, DocumentReport, DocumentStatus, Extraction, Rejection, Span
-from citegraph.sentences import Sentence, SentenceSplitter, split_blocks
+from citegraph.sentences import PASSAGE_CHARS, Sentence, SentenceSplitter, passage_text, split_blocks
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import DocumentStream, MentionRow, WritePart, WriteResult
 
@@ -83,7 +83,14 @@ class _Rules:
     cut: int = 0
     records: int = 0
 
-    def part(self, sentences: Sequence[Sentence], extraction: Extraction, vectors: np.ndarray, keys: dict[str, np.ndarray]) -> WritePart:
+    def part(
+        self,
+        sentences: Sequence[Sentence],
+        extraction: Extraction,
+        vectors: np.ndarray,
+        keys: dict[str, np.ndarray],
+        passage_vector: np.ndarray | None = None,
+    ) -> WritePart:
         spans = [(s.span, "sentence") for s in sentences] + [(s, "imported") for s in extraction.extra_spans]
         self.sentences += len(sentences)
         self.cut += sum(s.cut for s in sentences)
@@ -130,7 +137,7 @@ class _Rules:
             relations.append(r)
         self.keys.update(m.key for m in mentions)
         self.records += len(mentions) + len(relations)
-        return WritePart(tuple(spans), vectors, tuple(mentions), tuple(relations), keys)
+        return WritePart(tuple(spans), vectors, tuple(mentions), tuple(relations), keys, passage_vector)
 
     @property
     def status(self) -> DocumentStatus:
@@ -302,25 +309,33 @@ class Indexer:
                 break
             except CitegraphError as exc:
                 out[n] = IndexFailure(doc, f"extraction failed: {exc}")
-        # One embedding call for the whole batch: sentences, imported spans, and keys new to the store.
+        # One embedding call for the whole batch: sentences, imported spans, each document's whole
+        # text (for the passage-level modes), and keys new to the store.
         texts = [t for _n, sents, ex in extracted for t in _span_texts(sents, ex)]
+        passages = [_passage(sents, ex) for _n, sents, ex in extracted if sents or ex.extra_spans]  # no sentence: no passage
         new_keys = sorted(self.missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
         try:
-            vectors = self.embedder.embed(texts + new_keys) if texts or new_keys else np.zeros((0, 0), np.float32)
+            wanted = texts + passages + new_keys
+            vectors = self.embedder.embed(wanted) if texts or new_keys else np.zeros((0, 0), np.float32)
         except BackendUnavailable as exc:
             for n, _sents, _extraction in extracted:
                 out[n] = IndexFailure(items[n][0], f"embedding model unavailable: {exc}", True)
             return [o for o in out if o is not None]
-        key_vectors = dict(zip(new_keys, vectors[len(texts) :], strict=True))
-        at = 0
+        key_vectors = dict(zip(new_keys, vectors[len(texts) + len(passages) :], strict=True))
+        at, passage = 0, len(texts)
         for n, sents, extraction in extracted:
             doc, extractor, _imported = items[n]
             count = len(sents) + len(extraction.extra_spans)
             rules = _Rules(doc, self.dangling, self.nlp)
             part = rules.part(
-                sents, extraction, vectors[at : at + count], {k: key_vectors[k] for k in _keys(extraction) if k in key_vectors}
+                sents,
+                extraction,
+                vectors[at : at + count],
+                {k: key_vectors[k] for k in _keys(extraction) if k in key_vectors},
+                vectors[passage] if count else None,
             )
             at += count
+            passage += 1 if count else 0
             out[n] = IndexedDocument(doc, extraction.extractor, rules, iter([part]))
         return [o for o in out if o is not None]
 
@@ -328,6 +343,7 @@ class Indexer:
         """The parts of a long document, a run of blocks of about ``chunk_chars`` at a time."""
         run: list[tuple[int, int]] = []
         size = 0
+        head: list[Span] = []  # the spans the passage text is made of (the first PASSAGE_CHARS or so)
         for block in [*split_blocks(doc.text, doc.media_type), None]:
             if block is not None and (not run or size + block[1] - block[0] <= self.chunk_chars):
                 run.append(block)
@@ -339,12 +355,24 @@ class Indexer:
             except BackendUnavailable as exc:
                 raise BackendUnavailable(f"extraction model unavailable: {exc}") from exc
             texts = _span_texts(sentences, extraction)
+            if sum(len(s.text) + 1 for s in head) <= PASSAGE_CHARS:
+                head.extend([s.span for s in sentences] + list(extraction.extra_spans))
+            # The last part carries the whole document's passage vector, embedded with its sentences.
+            passage = [passage_text(s.text for s in sorted(head))] if block is None and head else []
             new_keys = sorted(self.missing_keys(_keys(extraction)))
             try:
-                vectors = self.embedder.embed(texts + new_keys) if texts or new_keys else np.zeros((0, 0), np.float32)
+                wanted = texts + passage + new_keys
+                vectors = self.embedder.embed(wanted) if wanted else np.zeros((0, 0), np.float32)
             except BackendUnavailable as exc:
                 raise BackendUnavailable(f"embedding model unavailable: {exc}") from exc
-            yield rules.part(sentences, extraction, vectors[: len(texts)], dict(zip(new_keys, vectors[len(texts) :], strict=True)))
+            at = len(texts) + len(passage)
+            yield rules.part(
+                sentences,
+                extraction,
+                vectors[: len(texts)],
+                dict(zip(new_keys, vectors[at:], strict=True)),
+                vectors[len(texts)] if passage else None,
+            )
             if block is None:
                 return
             run, size = [block], block[1] - block[0]
@@ -375,6 +403,11 @@ class _Spool:
 
 def _span_texts(sentences: Sequence[Sentence], extraction: Extraction) -> list[str]:
     return [s.span.text for s in sentences] + [s.text for s in extraction.extra_spans]
+
+
+def _passage(sentences: Sequence[Sentence], extraction: Extraction) -> str:
+    """The document's text as one passage: its spans in document order (the order a view reads)."""
+    return passage_text(s.text for s in sorted([s.span for s in sentences] + list(extraction.extra_spans)))
 
 
 def _keys(extraction: Extraction) -> set[str]:

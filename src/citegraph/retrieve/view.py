@@ -33,7 +33,7 @@ from citegraph.embed.base import ExactIndex, IVFIndex, VectorIndex, normalise, t
 from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
-from citegraph.sentences import evidence_words
+from citegraph.sentences import evidence_words, passage_text
 from citegraph.store.base import SpanHit
 from citegraph.store.columns import GraphColumns, GraphData
 
@@ -361,13 +361,24 @@ class GraphView:
         return distinct, best
 
     def passage_vectors(self, embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
-        """One vector per passage, of its whole text (its visible sentences, in order), embedded once."""
+        """One vector per passage, of its whole text (:func:`~citegraph.sentences.passage_text` of its
+        sentences in order): the one stored at ingest, or, for a version stored without one,
+        embedded here once for the life of the view."""
         if self._passage_vectors is None:
-            texts = self.columns.span_text
-            rank = self.span_rank
-            ordered = [sorted(self.spans_in(d).tolist(), key=rank.__getitem__) for d in range(len(self.passages))]
-            joined = [" ".join(texts[i] for i in spans) for spans in ordered]
-            self._passage_vectors = embed(joined) if joined else np.zeros((0, self.span_vectors.shape[1]), np.float32)
+            dim = self.span_vectors.shape[1] if self.span_vectors.ndim == 2 else 0
+            stored = self.columns.passage_vectors
+            vectors = (
+                stored.copy()
+                if stored is not None and stored.shape == (len(self.passages), dim)
+                else np.zeros((len(self.passages), dim), np.float32)
+            )
+            missing = np.flatnonzero(~vectors.any(axis=1)).tolist()
+            if missing:
+                texts = self.columns.span_text
+                rank = self.span_rank
+                joined = [passage_text(texts[i] for i in sorted(self.spans_in(d).tolist(), key=rank.__getitem__)) for d in missing]
+                vectors[missing] = embed(joined)
+            self._passage_vectors = vectors
         return self._passage_vectors
 
     _passage_vectors: np.ndarray | None = None

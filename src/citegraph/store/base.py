@@ -68,6 +68,9 @@ class WritePart:
     mentions: tuple[MentionRow, ...] = ()
     relations: tuple[ExtractedRelation, ...] = ()
     key_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  #: for keys the store may not have
+    #: the embedding of the whole version's text (:func:`~citegraph.sentences.passage_text`), on one
+    #: part of a document (the last); the store keeps it with the version
+    passage_vector: np.ndarray | None = None
 
 
 class DocumentStream(ABC):
@@ -102,9 +105,10 @@ class DocumentWrite(DocumentStream):
     relations: tuple[ExtractedRelation, ...] = ()
     key_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
     rejections: tuple[Rejection, ...] = ()
+    passage_vector: np.ndarray | None = None
 
     def parts(self) -> Iterator[WritePart]:
-        yield WritePart(self.spans, self.span_vectors, self.mentions, self.relations, self.key_vectors)
+        yield WritePart(self.spans, self.span_vectors, self.mentions, self.relations, self.key_vectors, self.passage_vector)
 
     def outcome(self) -> tuple[str, tuple[Rejection, ...]]:
         return self.status, self.rejections

@@ -80,6 +80,9 @@ class GraphColumns:
     relation_type: np.ndarray  #: int64 code into ``types``
     relation_span: np.ndarray
     types: list[str]
+    #: float32 ``[passages, dim]``: each version's stored vector of its whole text, a zero row where
+    #: none is stored (a version ingested before the store kept them); None: the source keeps none
+    passage_vectors: np.ndarray | None = None
 
     def span(self, i: int) -> Span:
         document, version = self.passages[int(self.span_passage[i])]
@@ -170,8 +173,8 @@ class GraphColumns:
     ) -> GraphColumns:
         """The columns from a SQL store's rows, read a batch at a time (no Python object per row kept).
 
-        ``versions``: ``(document, version, current, spans)`` of every visible version, sorted by
-        document and version; ``spans``: batches of ``(id, start, end, text, float32 vector bytes)`` in
+        ``versions``: ``(document, version, current, spans, passage vector bytes or None)`` of every
+        visible version, sorted by document and version; ``spans``: batches of ``(id, start, end, text, float32 vector bytes)`` in
         that order, then by start and end; ``mentions``: batches of ``(entity id, span id, surface,
         inferred)`` and ``relations``: batches of ``(id, source id, target id, type, span id)``, both in
         the store's row order and of visible spans only; ``entities(ids)``: ``{id: (key, vector bytes)}``.
@@ -229,6 +232,10 @@ class GraphColumns:
         # A relation whose endpoint no visible sentence mentions is left out, as it always was.
         known = entity_of.contains(relation_array[1]) & entity_of.contains(relation_array[2])
         relation_array = relation_array[:, known]
+        passage_vectors = np.zeros((len(versions), dim), dtype=np.float32)
+        for i, row in enumerate(versions):
+            if row[4] is not None and len(row[4]) == 4 * dim:  # another size is no vector of this store's: embedded again
+                passage_vectors[i] = np.frombuffer(row[4], dtype=np.float32)
         return cls(
             passages,
             np.array([bool(r[2]) for r in versions], dtype=bool),
@@ -250,6 +257,7 @@ class GraphColumns:
             relation_array[3],
             span_of(relation_array[4]),
             list(types),
+            passage_vectors,
         )
 
 

@@ -29,6 +29,8 @@ from contextlib import AbstractContextManager
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from citegraph.errors import AccessConflict, NotFound, StoreError, UserError
 from citegraph.models import Document
 from citegraph.store.base import DeleteResult, DocumentStream, RelabelResult, Store, WritePart, WriteResult
@@ -48,7 +50,8 @@ DOCUMENT_COUNTS = """
 # its document's name; then the spans, mentions and relations of those versions.
 _VISIBLE_SPANS = "JOIN visible v ON v.doc_id = s.doc_id AND v.version = s.version"
 _VERSIONS = """
-    SELECT d.doc_id, d.version, d.current, (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version)
+    SELECT d.doc_id, d.version, d.current, (SELECT count(*) FROM spans s WHERE s.doc_id = d.doc_id AND s.version = d.version),
+        d.passage_vector
     FROM documents d JOIN visible v ON v.doc_id = d.doc_id AND v.version = d.version
     ORDER BY d.doc_id, d.version"""
 _SPANS = f"SELECT s.id, s.start_char, s.end_char, s.text, s.vector FROM spans s {_VISIBLE_SPANS} ORDER BY s.doc_id, s.version, s.start_char, s.end_char"
@@ -280,7 +283,15 @@ class SQLStore(Store):
                 self._mark_superseded(old_id, doc.id, doc.ingested_at)
             superseded = self._make_current(doc.id, doc.version)
             self._set_access(doc.id, doc.access)
-            stored_relations = sum(self._write_part(doc, write.extractor, part) for part in write.parts())
+            stored_relations, passage = 0, None
+            for part in write.parts():
+                stored_relations += self._write_part(doc, write.extractor, part)
+                passage = part.passage_vector if part.passage_vector is not None else passage
+            if passage is not None:
+                self._execute(
+                    "UPDATE documents SET passage_vector = ? WHERE doc_id = ? AND version = ?",
+                    (np.asarray(passage, np.float32).tobytes(), doc.id, doc.version),
+                )
             status, rejections = write.outcome()
             self._execute("UPDATE documents SET status = ? WHERE doc_id = ? AND version = ?", (status, doc.id, doc.version))
             self._drop_orphans(replaced)
