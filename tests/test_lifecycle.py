@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -58,6 +59,32 @@ def test_updated_faq_replaces_the_stale_sentence_everywhere(graph: CiteGraph) ->
     # Asked for explicitly, the superseded sentence comes back, carrying its old version.
     superseded = graph.export("json", include_superseded=True)
     assert stale in superseded and old_version in superseded
+
+
+def test_a_new_version_embeds_only_what_changed(graph: CiteGraph) -> None:
+    """Re-ingesting an edited document embeds its changed sentences, its new whole text and its new
+    entity keys; an unchanged sentence keeps its stored vector, and a sentence given twice is embedded once."""
+    embedded: list[str] = []
+    embed = graph.embedder.embed
+
+    def counting(texts):  # type: ignore[no-untyped-def]
+        embedded.extend(texts)
+        return embed(texts)
+
+    graph.ingester.indexer.embedder.embed = counting  # type: ignore[method-assign]
+    graph.ingest_texts([TextInput("faq.md", OLD_FAQ + " Billing questions go to the help desk.")])
+    assert embedded.count("Billing questions go to the help desk.") == 1
+    old = graph.store.graph(None)
+    before = {s.text: v for s, v in zip(old.spans, old.span_vectors, strict=True)}
+    embedded.clear()
+    graph.ingest_texts([TextInput("faq.md", NEW_FAQ)], version_label="2024")
+    sentences = [t for t in embedded if t in NEW_FAQ and t.endswith(".") and t != NEW_FAQ]
+    assert sentences == ["Snapshot exports stay available for 30 days after cancellation."]
+    assert NEW_FAQ in embedded  # the new version's whole text
+    new = graph.store.graph(None)  # the current version only
+    assert {s.version for s in new.spans} != {s.version for s in old.spans}
+    after = {s.text: v for s, v in zip(new.spans, new.span_vectors, strict=True)}
+    np.testing.assert_array_equal(after["Billing questions go to the help desk."], before["Billing questions go to the help desk."])
 
 
 def test_history_and_unknown_documents(graph: CiteGraph) -> None:

@@ -70,7 +70,13 @@ class CiteGraph(Reads, Lifecycle):
         self.answerer = answerer or ExtractiveAnswerer()
         self.verifier = verifier or UncheckedVerifier()
         indexer = Indexer(
-            self.splitter, extractor, embedder, dangling=settings.dangling, missing_keys=store.missing_keys, nlp=self._nlp_or_none()
+            self.splitter,
+            extractor,
+            embedder,
+            dangling=settings.dangling,
+            missing_keys=store.missing_keys,
+            stored_vectors=store.stored_vectors,
+            nlp=self._nlp_or_none(),
         )
         check_store_embedder(store.embedder_name(), embedder.name)
         self.ingester = Ingester(store, indexer, max_file_mb=settings.max_file_mb)

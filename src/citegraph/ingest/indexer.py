@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import tempfile
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -242,6 +242,8 @@ class Indexer:
     """Turns documents into :class:`IndexedDocument` streams. Holds the parts, never a store.
 
     ``missing_keys`` says which entity keys have no vector yet (so only those are embedded);
+    ``stored_vectors(documents, texts)`` gives the stored vectors of those texts that are already
+    sentences of those documents (any version), so a new version embeds only what changed;
     ``extractor_for`` picks the extractor of one document (an import file names some of them);
     ``dangling`` is one of :data:`DANGLING`.
     """
@@ -254,6 +256,7 @@ class Indexer:
         *,
         dangling: str = DEFAULTS.dangling,
         missing_keys: Callable[[Collection[str]], set[str]] = set,
+        stored_vectors: Callable[[Collection[str], Collection[str]], Mapping[str, np.ndarray]] = lambda documents, texts: {},
         nlp: Any | None = None,
         chunk_chars: int = CHUNK_CHARS,
     ) -> None:
@@ -264,6 +267,7 @@ class Indexer:
         self.embedder = embedder
         self.dangling = dangling
         self.missing_keys = missing_keys
+        self.stored_vectors = stored_vectors
         self.nlp = nlp
         self.chunk_chars = chunk_chars
 
@@ -315,8 +319,8 @@ class Indexer:
         passages = [_passage(sents, ex) for _n, sents, ex in extracted if sents or ex.extra_spans]  # no sentence: no passage
         new_keys = sorted(self.missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
         try:
-            wanted = texts + passages + new_keys
-            vectors = self.embedder.embed(wanted) if texts or new_keys else np.zeros((0, 0), np.float32)
+            known = self.stored_vectors([items[n][0].id for n, _s, _e in extracted], texts) if texts else {}
+            vectors = self._vectors(texts + passages + new_keys, known)
         except BackendUnavailable as exc:
             for n, _sents, _extraction in extracted:
                 out[n] = IndexFailure(items[n][0], f"embedding model unavailable: {exc}", True)
@@ -339,11 +343,22 @@ class Indexer:
             out[n] = IndexedDocument(doc, extraction.extractor, rules, iter([part]))
         return [o for o in out if o is not None]
 
+    def _vectors(self, texts: list[str], known: Mapping[str, np.ndarray]) -> np.ndarray:
+        """One vector per text: a sentence this document already has in the store keeps its stored
+        vector (a new version re-embeds only what changed), and a text given twice (a repeated line,
+        a one-sentence document's whole text) is embedded once; the rest in one embedding call."""
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        if not todo and not known:
+            return np.zeros((0, 0), np.float32)
+        made = dict(zip(todo, self.embedder.embed(todo), strict=True)) if todo else {}
+        return np.stack([made[t] if t in made else known[t] for t in texts]).astype(np.float32, copy=False)
+
     def _chunks(self, doc: Document, extractor: Extractor, rules: _Rules) -> Iterator[WritePart]:
         """The parts of a long document, a run of blocks of about ``chunk_chars`` at a time."""
         run: list[tuple[int, int]] = []
         size = 0
         head: list[Span] = []  # the spans the passage text is made of (the first PASSAGE_CHARS or so)
+        made: dict[str, np.ndarray] = {}  # key vectors embedded for an earlier part: not embedded again
         for block in [*split_blocks(doc.text, doc.media_type), None]:
             if block is not None and (not run or size + block[1] - block[0] <= self.chunk_chars):
                 run.append(block)
@@ -359,18 +374,18 @@ class Indexer:
                 head.extend([s.span for s in sentences] + list(extraction.extra_spans))
             # The last part carries the whole document's passage vector, embedded with its sentences.
             passage = [passage_text(s.text for s in sorted(head))] if block is None and head else []
-            new_keys = sorted(self.missing_keys(_keys(extraction)))
+            keys = _keys(extraction)
+            new_keys = sorted(self.missing_keys(keys - made.keys()))
             try:
-                wanted = texts + passage + new_keys
-                vectors = self.embedder.embed(wanted) if wanted else np.zeros((0, 0), np.float32)
+                vectors = self._vectors(texts + passage + new_keys, self.stored_vectors([doc.id], texts) if texts else {})
             except BackendUnavailable as exc:
                 raise BackendUnavailable(f"embedding model unavailable: {exc}") from exc
-            at = len(texts) + len(passage)
+            made.update(zip(new_keys, vectors[len(texts) + len(passage) :], strict=True))
             yield rules.part(
                 sentences,
                 extraction,
                 vectors[: len(texts)],
-                dict(zip(new_keys, vectors[at:], strict=True)),
+                {k: made[k] for k in keys if k in made},
                 vectors[len(texts)] if passage else None,
             )
             if block is None:

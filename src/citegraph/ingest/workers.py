@@ -62,24 +62,26 @@ def start_indexing(
 
 
 def build_indexer(spec: GraphSpec, threads: int = 1) -> Indexer:
-    """A worker's indexer. It reads the store only to ask which entity keys still need a vector;
-    where the store cannot be reached from the worker (a SQLite file on another machine), it embeds
-    every key and the writer keeps the vectors of those still missing."""
+    """A worker's indexer. It reads the store only to ask which entity keys still need a vector and
+    which of a document's sentences it already holds; where the store cannot be reached from the
+    worker (a SQLite file on another machine), it embeds every key and sentence, and the writer
+    keeps the vectors of the keys still missing."""
     from citegraph.components import make_embedder, make_extractor
     from citegraph.errors import CitegraphError
     from citegraph.sentences import SentenceSplitter
     from citegraph.store import open_store
 
     splitter = SentenceSplitter()
-    missing_keys: Callable[[Any], set[str]] = set
+    store = None
     with contextlib.suppress(CitegraphError):
-        missing_keys = open_store(spec.db, create=False, lock_timeout=spec.lock_timeout).missing_keys
+        store = open_store(spec.db, create=False, lock_timeout=spec.lock_timeout)
     return Indexer(
         splitter,
         make_extractor(spec.extractor, splitter, timeout=spec.timeout),
         make_embedder(spec.embedder, timeout=spec.timeout, threads=threads),
         dangling=spec.dangling,
-        missing_keys=missing_keys,
+        missing_keys=store.missing_keys if store is not None else set,
+        stored_vectors=store.stored_vectors if store is not None else lambda documents, texts: {},
         nlp=splitter.nlp,
     )
 

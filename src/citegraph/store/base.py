@@ -298,6 +298,12 @@ class Store(ABC):
     def missing_keys(self, keys: Collection[str]) -> set[str]:
         """The keys that have no entity row yet."""
 
+    def stored_vectors(self, documents: Collection[str], texts: Collection[str]) -> dict[str, np.ndarray]:
+        """Text -> stored vector, for those of ``texts`` that are already a span of one of
+        ``documents`` (any version): ingest re-embeds only the sentences a new version changed.
+        A store that cannot say returns nothing, and every sentence is embedded."""
+        return {}
+
     @abstractmethod
     def write_document(self, write: DocumentStream) -> WriteResult:
         """Store one document version, its spans, mentions and relations, in one transaction.

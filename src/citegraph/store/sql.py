@@ -168,6 +168,26 @@ class SQLStore(Store):
         keys = set(keys)
         return keys - self._stored_keys(sorted(keys)) if keys else set()
 
+    def stored_vectors(self, documents: Collection[str], texts: Collection[str]) -> dict[str, np.ndarray]:
+        documents, wanted = sorted(set(documents)), sorted(set(texts))
+        out: dict[str, np.ndarray] = {}
+        if not documents or not wanted:
+            return out
+        with self._reading():
+            if not self._execute(
+                f"SELECT 1 FROM documents WHERE doc_id IN ({', '.join('?' * len(documents))}) LIMIT 1", documents
+            ).fetchone():
+                return out  # new documents (the usual case): nothing to look up
+            for at in range(0, len(wanted), 500):
+                batch = wanted[at : at + 500]
+                rows = self._execute(
+                    f"SELECT text, vector FROM spans WHERE doc_id IN ({', '.join('?' * len(documents))})"
+                    f" AND text IN ({', '.join('?' * len(batch))})",
+                    [*documents, *batch],
+                )
+                out.update((text, np.frombuffer(bytes(vector), dtype=np.float32)) for text, vector in rows)
+        return out
+
     def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
         """What :meth:`graph` returns, as arrays (no Python object per row): retrieval's read, in one snapshot."""
         params = self._params(labels, include_superseded)
