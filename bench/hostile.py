@@ -12,7 +12,9 @@ deterministically (seed 13), at several sizes:
 
 Targets (issue 14): peak memory at most 1.5 GB for any file ingest accepts (the file-size limit is
 10 MB), and time linear in size: ``s/MB`` at the largest size over ``s/MB`` at the smallest, and
-each kind's ``s/MB`` over prose's at the same size, are printed as ratios.
+each kind's ``s/MB`` over prose's at the same size, are printed as ratios. Issue 25: any document
+the default text limit (``max-text-mb``) accepts ingests in at most 10 minutes; a size over it is
+measured with the limit raised, and only the sizes within it are held to that target.
 
     python bench/hostile.py --sizes 0.25,0.5,1 --embedder minilm --json-out docs/results/DATE/hostile.json
 """
@@ -34,11 +36,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from citegraph.settings import DEFAULTS
 from common import environment, load_before_run, load_figures, write_figures
 
 err = Console(stderr=True)
 CITEGRAPH = [sys.executable, "-m", "citegraph.cli"]
 PEAK_LIMIT_MB = 1500
+TIME_LIMIT_S = 600  # issue 25: any accepted file ingests in at most 10 minutes on two cores
 
 
 def _words(rng: random.Random, n: int) -> list[str]:
@@ -101,7 +105,10 @@ def ingest_runs(kinds: list[str], sizes: list[float], env: dict[str, str], folde
             path.write_text(make_text(kind, int(mb * 1_000_000)), encoding="utf-8")
             db = folder / f"{kind}-{mb:g}.db"
             err.print(f"ingest {path.name} …")
-            run = measure([*CITEGRAPH, "ingest", str(path), "--db", str(db), "--quiet", "--json"], env)
+            # Every size is ingested (the text limit raised where needed); a size within the default
+            # limit is what a user's ingest accepts, and is held to the 10-minute target.
+            limit = ["--max-text-mb", f"{mb + 0.01:g}"] if mb > DEFAULTS.max_text_mb else []
+            run = measure([*CITEGRAPH, "ingest", str(path), "--db", str(db), "--quiet", "--json", *limit], env)
             report = json.loads(run["stdout"]) if run["stdout"].startswith("{") else {}
             totals = report.get("totals", {})
             doc = (report.get("documents") or [{}])[0]
@@ -109,6 +116,7 @@ def ingest_runs(kinds: list[str], sizes: list[float], env: dict[str, str], folde
                 {
                     "kind": kind,
                     "mb": mb,
+                    "accepted_by_default": mb <= DEFAULTS.max_text_mb,
                     "seconds": run["seconds"],
                     "s_per_mb": round(run["seconds"] / mb, 2),
                     "peak_mb": run["peak_mb"],
@@ -191,6 +199,14 @@ def main() -> None:
     if ingests:
         verdict = "met" if peak <= PEAK_LIMIT_MB else "MISSED"
         Console().print(f"largest peak memory of an accepted file: {peak:.0f} MB (target ≤ {PEAK_LIMIT_MB} MB): {verdict}")
+    accepted = [r for r in ingests if r["accepted_by_default"]]
+    if accepted:
+        worst = max(accepted, key=lambda r: r["seconds"])
+        verdict = "met" if worst["seconds"] <= TIME_LIMIT_S else "MISSED"
+        Console().print(
+            f"slowest accepted file (within the default {DEFAULTS.max_text_mb:g} MB text limit): {worst['kind']} {worst['mb']:g} MB "
+            f"in {worst['seconds']:.0f} s (target ≤ {TIME_LIMIT_S} s): {verdict}"
+        )
     answers_table = Table("claims", "KB", "s", "peak MB", "exit", "refused by the cap")
     for a in answers:
         answers_table.add_row(

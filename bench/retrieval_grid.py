@@ -39,7 +39,17 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
         "seeds": (0.0, 0.2, 0.5, 1.0),
         "mentions": (0.0, 0.1, 0.3),
     },
+    # names as written (issue 25, item 2): a passage whose title the question names, and entity keys
+    # read off the question's capitalised words, with bridge-embedded's own weights
+    "titles": {
+        "embedded": (True,),
+        "seeds": (0.5,),
+        "mentions": (0.1,),
+        "titles": (0.0, 0.25, 0.5, 1.0),
+        "as_written": (False, True),
+    },
 }
+LINK_OPTIONS = ("as_written",)  # passed to Retriever.link, not to Bridge
 
 
 def main() -> None:
@@ -62,11 +72,16 @@ def main() -> None:
         rows: list[tuple[dict[str, Any], dict[str, Any]]] = []
         for values in itertools.product(*grid.values()):
             weights = dict(zip(grid, values, strict=True))
-            mode = Bridge(**weights)
+            mode = Bridge(**{k: v for k, v in weights.items() if k not in LINK_OPTIONS})
+            linking = {k: v for k, v in weights.items() if k in LINK_OPTIONS}
             ranked = []
             for q, vector in zip(questions, vectors, strict=True):
                 query = Query(
-                    q.text, vector, retriever.link(q.text, view), min_words=retriever.min_evidence_words, embed=graph.embedder.embed
+                    q.text,
+                    vector,
+                    retriever.link(q.text, view, **linking),
+                    min_words=retriever.min_evidence_words,
+                    embed=graph.embedder.embed,
                 )
                 evidence, _seeds = mode.rank(query, view, 200)
                 ranked.append(Ranked(q, [(e.span.document, e.span.start, e.span.end) for e in evidence], 0.0))

@@ -204,3 +204,27 @@ def test_passage_vectors_are_made_at_ingest_and_read_with_the_callers_graph(grap
     view = graph.retriever.view(["public"])
     np.testing.assert_allclose(view.passage_vectors(embed), expected, atol=1e-5)
     assert asked == [[texts["long"]]]
+
+
+def test_names_as_written_find_titles_and_keys_the_parser_misses(graph: CiteGraph) -> None:
+    """A capitalised run of words is a name as written: a title ("The Woman in the Window"), a key
+    with its possessive ("Patti LaBelle's"), never a lower-case word ("what time"); the passages whose
+    title the question names are found by it, and only those."""
+    from citegraph.retrieve.view import named_ngrams
+
+    known = {"woman in the window", "patti labelle", "time", "arthur's magazine", "first for women"}.__contains__
+    assert named_ngrams("Who directed The Woman in the Window?", known) == ["woman in the window"]
+    assert named_ngrams("Is Patti LaBelle's album older?", known) == ["patti labelle"]
+    assert named_ngrams("What time does it open?", known) == []
+    assert named_ngrams("Which came first, Arthur's Magazine or First for Women?", known) == ["arthur's magazine", "first for women"]
+    graph.ingest_texts(
+        [
+            TextInput("The Woman in the Window (film)", "It is a 1944 film noir directed by Fritz Lang."),
+            TextInput("Fritz Lang", "Fritz Lang was an Austrian film director."),
+            TextInput("Window cleaning", "Window cleaning is the washing of glass."),
+        ],
+        access=("public",),
+    )
+    view = graph.retriever.view(["public"])
+    assert [view.passages[d][0] for d in view.titled("Who directed The Woman in the Window?")] == ["The Woman in the Window (film)"]
+    assert view.titled("who cleans a window?") == []

@@ -286,3 +286,24 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
     named = CliRunner().invoke(main, ["ingest", str(docs / "zeros.txt"), "--db", str(db), "--embedder", "hashing", "--quiet", "--json"])
     (zeros,) = json.loads(named.stdout)["documents"]
     assert zeros["status"] == "failed" and "not a regular file" in zeros["reason"]
+
+
+def test_a_document_over_the_text_limit_is_refused_with_the_reason_and_the_others_are_ingested(tmp_path: Path) -> None:
+    """The text limit (``--max-text-mb``) is read on the text, not the file: it says how large the
+    text is, why there is a limit, and how to pass it; the documents beside it are ingested, by
+    file and by text alike."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "long.md").write_text("Exports are kept for a month. " * 40_000, encoding="utf-8")  # 1.2 MB
+    (docs / "short.md").write_text(POLICY, encoding="utf-8")
+    db = tmp_path / "store.db"
+    args = ["ingest", str(docs), "--db", str(db), "--embedder", "hashing", "--quiet", "--json"]
+    result = CliRunner().invoke(main, [*args, "--max-text-mb", "1"])
+    rows = {d["id"]: d for d in json.loads(result.stdout)["documents"]}
+    assert rows["short.md"]["status"] == "ok"
+    assert rows["long.md"]["status"] == "failed"
+    assert "its text is 1.2 MB, over the 1 MB text limit" in rows["long.md"]["reason"] and "--max-text-mb" in rows["long.md"]["reason"]
+    with CiteGraph(SQLiteStore(db), HashingEmbedder(), max_text_mb=0.001) as graph:
+        report = graph.ingest_texts([TextInput("a.md", OLD_FAQ * 30), TextInput("b.md", POLICY)])
+        assert [(d.id, d.status) for d in report.documents] == [("a.md", DocumentStatus.FAILED), ("b.md", DocumentStatus.OK)]
+        assert "over the 0.001 MB text limit" in report.documents[0].reason

@@ -227,5 +227,5 @@ def test_bench_query_runs_on_a_tiny_synthetic_store(tmp_path: Path) -> None:
     run = subprocess.run([*command, "--questions", "3", "--json-out", str(out)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     figures = json.loads(out.read_text())
-    assert set(figures["modes"]) == {"bridge", "bfs"} and figures["store"]["sentences"] == 500
+    assert set(figures["modes"]) == {"bridge-embedded", "bfs"} and figures["store"]["sentences"] == 500
     assert figures["notebook_ratio"] is not None

@@ -83,6 +83,7 @@ class GraphSpec:
     context_size: int = DEFAULTS.context_size
     depth_penalty: float = DEFAULTS.depth_penalty
     max_file_mb: float = DEFAULTS.max_file_mb
+    max_text_mb: float = DEFAULTS.max_text_mb
     max_answer_chars: int = DEFAULTS.max_answer_chars
     max_claims: int = DEFAULTS.max_claims
     max_question_chars: int = DEFAULTS.max_question_chars

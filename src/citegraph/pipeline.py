@@ -79,7 +79,7 @@ class CiteGraph(Reads, Lifecycle):
             nlp=self._nlp_or_none(),
         )
         check_store_embedder(store.embedder_name(), embedder.name)
-        self.ingester = Ingester(store, indexer, max_file_mb=settings.max_file_mb)
+        self.ingester = Ingester(store, indexer, max_file_mb=settings.max_file_mb, max_text_mb=settings.max_text_mb)
         self.spec: GraphSpec | None = None  #: what :meth:`from_spec` was given: worker processes open the same
         self.retriever = Retriever(store, embedder, nlp=self._nlp_or_none(), **settings.retriever_options())
 

@@ -64,6 +64,13 @@ class Setting:
         return None
 
 
+#: The default ``max-text-mb``. Ingest time grows linearly with a document's text, and most with many
+#: short sentences (each is parsed and embedded, and so is every new name in it): bench/hostile.py
+#: measured a flood of two-word sentences at about 3 minutes per MB on two cores (ordinary prose
+#: about 2), so 3 MB keeps any accepted document under about 10 minutes (docs/scaling.md).
+TEXT_MB = 3.0
+MINUTES_PER_MB = 3.0  #: the worst measured ingest time per MB of text, in minutes (said in the refusal)
+
 SETTINGS = (
     Setting("db", "citegraph.db", "the store: a SQLite file, or a postgresql://USER@HOST[:PORT]/DATABASE URL"),
     Setting("lock-timeout", 30.0, "seconds to wait while another process holds the store's write lock", minimum=0),
@@ -118,6 +125,14 @@ SETTINGS = (
     ),
     Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)", minimum=0, above=True),
     Setting(
+        "max-text-mb",
+        TEXT_MB,
+        "documents whose text (read out of the file) is larger than this many megabytes are refused at ingest: "
+        "the default keeps one document under about 10 minutes on two cores (docs/scaling.md)",
+        minimum=0,
+        above=True,
+    ),
+    Setting(
         "max-request-mb",
         100.0,
         "`serve`: a request body larger than this many megabytes is refused (413) before it is read",
@@ -165,6 +180,7 @@ class Defaults:
     max_claims: int
     workers: int
     max_file_mb: float
+    max_text_mb: float
     max_request_mb: float
     max_query_kb: float
     dangling: str

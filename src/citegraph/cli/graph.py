@@ -69,6 +69,7 @@ from citegraph.store.urls import is_postgres_url
 @option(setting("extractor"))
 @option(setting("dangling"), type=click.Choice(DANGLING))
 @option(setting("max-file-mb"))
+@option(setting("max-text-mb"))
 @option(setting("workers"))
 @click.option(
     "--executor",
@@ -92,6 +93,7 @@ def ingest(
     extractor: str,
     dangling: str,
     max_file_mb: float,
+    max_text_mb: float,
     workers: int,
     executor: str,
     ray_address: str | None,
@@ -102,7 +104,7 @@ def ingest(
 
     A document id already stored with other labels is refused, never relabelled: see `citegraph relabel`."""
     with (
-        open_graph(spec, create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb) as graph,
+        open_graph(spec, create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb, max_text_mb=max_text_mb) as graph,
         output.progress(stderr, "ingest", disable=quiet) as progress,
     ):
         report = graph.ingest(

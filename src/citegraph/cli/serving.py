@@ -32,6 +32,7 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @click.option("--port", default=8321, show_default=True, type=click.IntRange(1, 65535), help="port to listen on")
 @option(setting("workers"))
 @option(setting("max-file-mb"))
+@option(setting("max-text-mb"))
 @option(setting("max-request-mb"))
 @option(setting("max-query-kb"))
 @option(setting("max-question-chars"))
@@ -43,6 +44,7 @@ def serve(
     port: int,
     workers: int,
     max_file_mb: float,
+    max_text_mb: float,
     max_request_mb: float,
     max_query_kb: float,
     max_question_chars: int,
@@ -63,7 +65,9 @@ def serve(
             f"refusing to listen on {host} with no access token: anyone who can reach it would read as 'public' and no one as more. "
             "Make one first (citegraph token add NAME --labels LABELS), or listen on 127.0.0.1"
         )
-    spec = spec.replace(generator=generator, verifier=verifier, max_file_mb=max_file_mb, max_question_chars=max_question_chars)
+    spec = spec.replace(
+        generator=generator, verifier=verifier, max_file_mb=max_file_mb, max_text_mb=max_text_mb, max_question_chars=max_question_chars
+    )
     limits = {
         "max_file_bytes": int(max_file_mb * 1048576),
         "max_request_bytes": int(max_request_mb * 1048576),

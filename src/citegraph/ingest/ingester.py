@@ -35,7 +35,7 @@ from citegraph.ingest.base import FoundFile, UnsupportedFile, discover, load_fil
 from citegraph.ingest.indexer import CHUNK_CHARS, IndexedDocument, Indexer, IndexFailure, TextInput, content_version, failed_report
 from citegraph.ingest.workers import Indexing, check_executor, start_indexing, whole
 from citegraph.models import Document, DocumentReport, DocumentStatus, IngestReport
-from citegraph.settings import DEFAULTS, check_setting
+from citegraph.settings import DEFAULTS, MINUTES_PER_MB, check_setting
 from citegraph.store.base import Store
 
 __all__ = ["Ingester", "Progress", "access_labels"]
@@ -72,10 +72,13 @@ class _Batch:
 class Ingester:
     """Ingests into ``store`` with ``indexer``; files larger than ``max_file_mb`` are refused unread."""
 
-    def __init__(self, store: Store, indexer: Indexer, *, max_file_mb: float = DEFAULTS.max_file_mb) -> None:
+    def __init__(
+        self, store: Store, indexer: Indexer, *, max_file_mb: float = DEFAULTS.max_file_mb, max_text_mb: float = DEFAULTS.max_text_mb
+    ) -> None:
         self.store = store
         self.indexer = indexer
         self.max_file_mb = max_file_mb
+        self.max_text_mb = max_text_mb
 
     def ingest_paths(
         self,
@@ -210,6 +213,9 @@ class Ingester:
             except InputFileError as exc:
                 report(f, DocumentStatus.FAILED, exc.reason)
                 continue
+            if too_long := self._too_long(loaded.text):
+                report(f, DocumentStatus.FAILED, too_long)
+                continue
             pending.append(TextInput(f.doc_id, loaded.text, loaded.media_type, f.source, dated or loaded.dated, loaded.supersedes))
             # A batch is parsed and embedded at once: bounded in documents and in text.
             if len(pending) >= batch_size or sum(len(p.text) for p in pending) >= CHUNK_CHARS:
@@ -232,8 +238,26 @@ class Ingester:
         run = _Run()
         if dated is not None:
             items = [replace(item, dated=dated) for item in items]
-        reports = self._ingest_batch(list(items), access, imported, version_label, run)
-        return IngestReport(tuple(reports), (), run.unavailable)
+        refused = {i: reason for i, item in enumerate(items) if (reason := self._too_long(item.text))}
+        reports = iter(self._ingest_batch([item for i, item in enumerate(items) if i not in refused], access, imported, version_label, run))
+        ordered = [
+            DocumentReport(item.id, None, DocumentStatus.FAILED, item.source, reason=refused[i]) if i in refused else next(reports)
+            for i, item in enumerate(items)
+        ]
+        return IngestReport(tuple(ordered), (), run.unavailable)
+
+    def _too_long(self, text: str) -> str:
+        """Why a document's text is refused (over ``max_text_mb``), or ``""``."""
+        if len(text) <= self.max_text_mb * 250_000:  # at most 4 bytes a character: surely under the limit
+            return ""
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= self.max_text_mb * 1_000_000:
+            return ""
+        return (
+            f"its text is {size / 1_000_000:.1f} MB, over the {self.max_text_mb:g} MB text limit (ingest parses, embeds and links "
+            f"every sentence: about {MINUTES_PER_MB:g} minutes per MB of text on two cores at worst); split the document, or "
+            "raise --max-text-mb"
+        )
 
     def _ingest_batch(
         self,

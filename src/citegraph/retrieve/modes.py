@@ -33,17 +33,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import Evidence, Hop
 from citegraph.retrieve.arrays import firsts, gather
+from citegraph.retrieve.view import GraphView, title_key
 from citegraph.settings import DEFAULTS
-
-if TYPE_CHECKING:
-    from citegraph.retrieve.view import GraphView
 
 __all__ = ["MODES", "Mode", "Query", "make_mode"]
 
@@ -445,6 +443,7 @@ class Bridge(Mode):
         subject: float = 0.2,
         seeds: float = 0.5,
         mentions: float = 0.3,
+        titles: float = 0.0,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -457,6 +456,9 @@ class Bridge(Mode):
         #: (the rarest name the most), one that only mentions it up to ``mentions``
         self.seeds = seeds
         self.mentions = mentions
+        #: a passage whose title the question names as written (:meth:`GraphView.titled`) gains up to
+        #: ``titles`` (a title few passages share the most)
+        self.titles = titles
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
 
@@ -473,15 +475,20 @@ class Bridge(Mode):
     def seed_bonus(self, query: Query, view: GraphView) -> dict[int, float]:
         """Passage -> its bonus for the entities the question names (linked by key or a document's
         title): ``seeds`` x the entity's specificity relative to the rarest possible name for a passage
-        about it, ``mentions`` x the same for one that only mentions it; the larger per passage."""
+        about it, ``mentions`` x the same for one that only mentions it, ``titles`` x the same for a
+        passage whose title the question names as written; the largest per passage."""
+        top = float(np.log1p(max(len(view.passages), 1))) or 1.0
+        bonus: dict[int, float] = {}
+        if self.titles:
+            for d in view.titled(query.text):
+                shared = len(view.titles[title_key(view.passages[d][0])])
+                bonus[d] = self.titles * float(np.log1p(len(view.passages) / shared)) / top
         if not (self.seeds or self.mentions):
-            return {}
+            return bonus
         linked = [view.index[k] for k in query.linked_keys() if k in view.index]
         if not linked:
-            return {}
-        top = float(np.log1p(max(len(view.passages), 1))) or 1.0
+            return bonus
         pointers, about = view.topic
-        bonus: dict[int, float] = {}
         for e in linked:
             weight = float(view.specificity[e]) / top
             if self.mentions:
@@ -688,7 +695,7 @@ MODES: dict[str, Callable[[], Mode]] = {
     "ppr": PersonalizedPageRank,
     "hybrid": Hybrid,
     "bridge": Bridge,
-    "bridge-embedded": lambda: Bridge(embedded=True, seeds=0.5, mentions=0.1),
+    "bridge-embedded": lambda: Bridge(embedded=True, seeds=0.5, mentions=0.1, titles=1.0),
 }
 
 

@@ -30,9 +30,10 @@ from citegraph.errors import NotFound
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
 from citegraph.retrieve.modes import Query, make_mode
-from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach
+from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach, named_ngrams
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Store, current_on
+from citegraph.store.columns import GraphColumns
 
 __all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "Retriever"]  # the view's names, re-exported where they lived
 
@@ -85,13 +86,28 @@ class Retriever:
         token = (self.store.change_token(), None if labels is None else frozenset(labels), include_superseded)
         if token not in self._cache:
             self._cache.clear()
-            columns = self.store.graph_columns(labels, include_superseded)
+            columns = self._columns(labels, include_superseded)
             nearest = None
             if len(columns.span_text) > self.approximate_above and self.store.offers_nearest_spans:
                 # The store's index (pgvector), asked with this caller's labels: it filters them in SQL.
                 nearest = partial(self.store.nearest_spans, labels=labels, include_superseded=include_superseded)
             self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above, nearest_spans=nearest)
         return self._cache[token]
+
+    def _columns(self, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns:
+        """The caller's graph: saved by an earlier process for this store generation, or read from
+        the store (and saved, when large, for the next one: :mod:`citegraph.store.snapshots`)."""
+        cache = self.store.view_cache()
+        if cache is None:
+            return self.store.graph_columns(labels, include_superseded)
+        with self.store.snapshot():  # the generation and the rows of one state
+            generation = self.store.generation() or 0
+            saved = cache.load(generation, labels, include_superseded)
+            if saved is not None:
+                return saved
+            columns = self.store.graph_columns(labels, include_superseded)
+        cache.save(generation, labels, include_superseded, columns)
+        return columns
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -113,11 +129,14 @@ class Retriever:
     def traverse(self, view: GraphView, seeds: Sequence[str], hops: int) -> list[ReachedNode]:
         return list(view.reach(seeds, hops).nodes())
 
-    def link(self, question: str, view: GraphView) -> list[str]:
+    def link(self, question: str, view: GraphView, *, as_written: bool = True) -> list[str]:
         """Entity keys the question names: its named entities and noun chunks, keyed as the spaCy
-        extractor keys mentions (a chunk also by its head noun), that the caller's graph holds."""
+        extractor keys mentions (a chunk also by its head noun), and with ``as_written`` the
+        capitalised runs of words that are a key as they stand (:func:`named_ngrams`: a film title
+        the parser does not read as a name), that the caller's graph holds."""
+        written = named_ngrams(question, view.index.__contains__) if as_written else []
         if self.nlp is None:
-            return []
+            return written
         from citegraph.extract.keys import key_from_tokens
 
         doc = self.nlp(question)  # type: ignore[operator]
@@ -130,7 +149,7 @@ class Retriever:
                 continue
             parts = sorted([root, *(c for c in root.children if c.dep_ == "compound")], key=lambda t: t.i)
             keys.extend([key_from_tokens(parts), key_from_tokens([root])])
-        return [k for k in dict.fromkeys(keys) if k and k in view.index]
+        return [k for k in dict.fromkeys([*keys, *written]) if k and k in view.index]
 
     def retrieve(
         self,

@@ -53,7 +53,37 @@ def title_key(document: str) -> str:
     return words[4:] if words.startswith("the ") else words
 
 
-__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "StoreSpanIndex"]
+_NAME_WORD = re.compile(r"[^\W_](?:[\w&.'’-]*[\w&])?")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def named_ngrams(text: str, known: Callable[[str], bool], longest: int = 8) -> list[str]:
+    """The names a question gives that ``known`` accepts, read as written: runs of up to ``longest``
+    words that start and end with a capital letter or a digit ("The Woman in the Window", "Patti
+    LaBelle's" -> "patti labelle"), case folded as :func:`title_key` folds a title, the longest run
+    first and no word in two names. A lower-case word never starts or ends one, so "time" in "what
+    time" is not the magazine."""
+    words = _NAME_WORD.findall(text)
+    found: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in range(min(longest, len(words) - i), 0, -1):
+            run = words[i : i + n]
+            if not all(w[:1].isupper() or w[:1].isdigit() for w in (run[0], run[-1])):
+                continue
+            written = " ".join(run).casefold()
+            names = [written, _POSSESSIVE.sub("", written)] if _POSSESSIVE.search(written) else [written]
+            name = next((m for m in (k[4:] if k.startswith("the ") else k for k in names) if m and known(m)), None)
+            if name is not None:
+                found.append(name)
+                i += n
+                break
+        else:
+            i += 1
+    return list(dict.fromkeys(found))
+
+
+__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "StoreSpanIndex", "named_ngrams", "title_key"]
 
 #: Visible sentences above which a view searches vectors approximately. At 200,000 sentences an exact
 #: scan of every sentence vector costs ~25 ms on two cores; an IVF probe costs ~2 ms.
@@ -324,6 +354,22 @@ class GraphView:
         """Entity index -> the passages *about* it (:attr:`topic`, as lists)."""
         pointers, passages = self.topic
         return {e: passages[pointers[e] : pointers[e + 1]].tolist() for e in np.flatnonzero(np.diff(pointers)).tolist()}
+
+    @cached_property
+    def titles(self) -> dict[str, list[int]]:
+        """Title (:func:`title_key` of the document id) -> the passages of that title, ascending."""
+        out: dict[str, list[int]] = {}
+        for d, (doc, _v) in enumerate(self.passages):
+            if key := title_key(doc):
+                out.setdefault(key, []).append(d)
+        return out
+
+    def titled(self, question: str) -> list[int]:
+        """The passages whose title the question names as written (:func:`named_ngrams`), ascending:
+        "Which came first, Arthur's Magazine or First for Women?" names both magazines' pages,
+        whether or not the parser found either as a name."""
+        titles = self.titles
+        return sorted({d for name in named_ngrams(question, titles.__contains__) for d in titles[name]})
 
     def subject_of(self, passage: int) -> int | None:
         """The first entity a passage's first sentence names (by mention position), if any."""

@@ -29,6 +29,7 @@ import numpy as np
 
 from citegraph.models import Document, ExtractedRelation, Rejection, Span
 from citegraph.store.columns import GraphColumns, GraphData
+from citegraph.store.snapshots import ViewCache
 
 __all__ = [
     "DeleteResult",
@@ -377,6 +378,14 @@ class Store(ABC):
     @abstractmethod
     def change_token(self) -> object:
         """A value that changes whenever the stored data may have changed (for caches)."""
+
+    def generation(self) -> int | None:
+        """A number every write transaction raises, kept in the store (None: this store keeps none)."""
+        return None
+
+    def view_cache(self) -> ViewCache | None:
+        """Where callers' graphs read from this store are saved for later processes, if anywhere."""
+        return None
 
 
 def current_on(

@@ -65,7 +65,7 @@ class GraphColumns:
     span_passage: np.ndarray  #: int64 per span: its passage
     span_start: np.ndarray  #: int64 character offsets, half-open
     span_end: np.ndarray
-    span_text: list[str]
+    span_text: Sequence[str]  #: a list, or a saved graph's :class:`~citegraph.store.snapshots.TextColumn`
     span_vectors: np.ndarray  #: float32 ``[spans, dim]``
     keys: list[str]  #: entity keys, sorted
     key_vectors: np.ndarray  #: float32 ``[entities, dim]``

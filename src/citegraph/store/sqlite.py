@@ -17,6 +17,7 @@ from citegraph.models import Document
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Problem, StoredDocument, WritePart, graph_problems, only_held_labels, read_migrations, vector_problems
 from citegraph.store.connections import sqlite_connection
+from citegraph.store.snapshots import ViewCache
 from citegraph.store.sql import DOCUMENT_COUNTS, SQLStore
 from citegraph.store.urls import redact_url
 
@@ -167,6 +168,20 @@ class SQLiteStore(SQLStore):
     def change_token(self) -> object:
         return (self.db.execute("PRAGMA data_version").fetchone()[0], self.db.total_changes)
 
+    def _changed(self) -> None:
+        # The store's generation, raised last in every write transaction: what names a saved graph.
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES ('generation', '1')"
+            " ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+        )
+
+    def generation(self) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def view_cache(self) -> ViewCache | None:
+        return None if self.path == ":memory:" else ViewCache(Path(self.path + ".views"))
+
     def embedder_name(self) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
         return row[0] if row else None
@@ -309,9 +324,13 @@ class SQLiteStore(SQLStore):
     def purge(self, wait_ms: int = 5000) -> bool:
         """Fold the WAL into the main file and truncate it, so deleted text (zeroed by secure_delete
         in the new pages) is not left in old page images. False if another connection's open read
-        kept the checkpoint from finishing within ``wait_ms``; the next purge finishes the job."""
+        kept the checkpoint from finishing within ``wait_ms``; the next purge finishes the job. Saved
+        caller graphs (``STORE.views/``) are removed too."""
         if self.path == ":memory:":
             return True
+        cache = self.view_cache()
+        if cache is not None:
+            cache.clear()  # saved graphs of earlier generations may hold the deleted text
         self.db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
         try:
             busy, log_frames, _done = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()

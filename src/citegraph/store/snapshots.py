@@ -1,0 +1,180 @@
+"""A caller's graph, read once and kept beside the store: saved :class:`GraphColumns` a later
+process maps from disk instead of reading a million rows again.
+
+Reading a caller's graph from SQLite costs about a second per 100,000 sentences (every row becomes
+Python values before it becomes an array); a cold ``citegraph ask`` on a large store paid that on
+every start. The first process to read a large graph (at least :data:`SAVE_ABOVE` sentences)
+writes its columns to ``STORE.views/``: every array as a ``.npy`` file, mapped on load (pages are
+read when a query touches them), the sentences' text as one UTF-8 file with offsets, the lists as
+JSON.
+
+* **Keyed by what was read.** A saved graph is named by the store's generation (a counter every
+  write transaction raises, in the same transaction), by the caller's labels and by whether
+  superseded versions were read. A write makes every saved graph stale; one caller's graph never
+  serves another's labels, and holds only what that caller may read (the store filtered it).
+* **Never half a snapshot.** Written in a temporary directory and renamed into place; a directory
+  without its ``complete`` marker is not read. Older generations are removed when a newer one is
+  written, and all of them when a document is deleted (:meth:`SQLiteStore.purge`), so deleted text
+  does not outlive ``rm`` here either.
+* **Only the owner reads it**, as with the store file: the folder is created ``0700``.
+
+The generation and the columns are read in one read transaction, so a graph is never saved under a
+generation other than its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Collection, Iterator, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+
+from citegraph.store.columns import GraphColumns
+
+__all__ = ["SAVE_ABOVE", "TextColumn", "ViewCache"]
+
+#: Visible sentences from which a caller's graph is saved (below it, reading the store is quick).
+SAVE_ABOVE = 100_000
+
+_ARRAYS = (
+    "passage_current",
+    "span_passage",
+    "span_start",
+    "span_end",
+    "span_vectors",
+    "key_vectors",
+    "mention_entity",
+    "mention_span",
+    "mention_surface",
+    "mention_inferred",
+    "relation_id",
+    "relation_source",
+    "relation_target",
+    "relation_type",
+    "relation_span",
+)
+_LISTS = ("keys", "surfaces", "types")
+_COMPLETE = "complete"
+
+
+class TextColumn(Sequence[str]):
+    """Texts held as one UTF-8 buffer and their byte offsets: a text is decoded when it is read."""
+
+    def __init__(self, data: bytes | np.ndarray, offsets: np.ndarray) -> None:
+        self.data = data
+        self.offsets = offsets
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> TextColumn:
+        encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        return cls(b"".join(encoded), offsets)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        i = int(i)
+        if not -n <= i < n:
+            raise IndexError(i)
+        i %= n
+        return bytes(self.data[int(self.offsets[i]) : int(self.offsets[i + 1])]).decode("utf-8", "surrogatepass")
+
+    def __iter__(self) -> Iterator[str]:
+        data, offsets = bytes(self.data), self.offsets.tolist()
+        for a, b in itertools.pairwise(offsets):
+            yield data[a:b].decode("utf-8", "surrogatepass")
+
+
+class ViewCache:
+    """Saved caller graphs of one SQLite store, in ``root`` (``STORE.views/``)."""
+
+    def __init__(self, root: Path, *, save_above: int | None = None) -> None:
+        self.root = root
+        self.save_above = SAVE_ABOVE if save_above is None else save_above
+
+    @staticmethod
+    def name(generation: int, labels: Collection[str] | None, include_superseded: bool) -> str:
+        """``GENERATION-DIGEST``: the digest of the label set (sorted; None: unrestricted) and the superseded flag."""
+        who = json.dumps([None if labels is None else sorted(set(labels)), include_superseded])
+        return f"{generation}-{hashlib.sha256(who.encode()).hexdigest()[:24]}"
+
+    def load(self, generation: int, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns | None:
+        """The saved graph of exactly this generation, labels and flag, or None."""
+        folder = self.root / self.name(generation, labels, include_superseded)
+        if not (folder / _COMPLETE).exists():
+            return None
+        try:
+            arrays = {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in _ARRAYS}
+            lists = json.loads((folder / "lists.json").read_text(encoding="utf-8"))
+            text = np.load(folder / "span_text.npy", mmap_mode="r")
+            offsets = np.load(folder / "span_text_offsets.npy")
+            passage_vectors = np.load(folder / "passage_vectors.npy", mmap_mode="r") if (folder / "passage_vectors.npy").exists() else None
+        except (OSError, ValueError):
+            return None  # removed meanwhile, or damaged: read the store instead
+        return GraphColumns(
+            passages=[(d, v) for d, v in lists["passages"]],
+            span_text=TextColumn(text, offsets),
+            passage_vectors=passage_vectors,
+            **{k: lists[k] for k in _LISTS},
+            **arrays,
+        )
+
+    def save(self, generation: int, labels: Collection[str] | None, include_superseded: bool, columns: GraphColumns) -> None:
+        """Keep ``columns`` for later readers of this generation (at least ``save_above`` sentences);
+        remove older generations. Best effort: a full disk or a read-only folder only means the next
+        reader reads the store."""
+        if len(columns.span_text) < self.save_above:
+            return
+        with contextlib.suppress(OSError):
+            self.root.mkdir(mode=0o700, exist_ok=True)
+            final = self.root / self.name(generation, labels, include_superseded)
+            if not (final / _COMPLETE).exists():
+                work = Path(tempfile.mkdtemp(prefix=".saving-", dir=self.root))
+                try:
+                    _write(work, columns)
+                    os.replace(work, final)
+                except OSError:
+                    shutil.rmtree(work, ignore_errors=True)
+                    raise
+            self._remove_older(generation)
+
+    def clear(self) -> None:
+        """Remove every saved graph (a document was deleted: its text must not stay here)."""
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def _remove_older(self, generation: int) -> None:
+        for entry in self.root.iterdir():
+            head = entry.name.split("-", 1)[0]
+            if head.isdigit() and int(head) < generation:
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _write(folder: Path, columns: GraphColumns) -> None:
+    for a in _ARRAYS:
+        np.save(folder / f"{a}.npy", np.ascontiguousarray(getattr(columns, a)))
+    texts = columns.span_text if isinstance(columns.span_text, TextColumn) else TextColumn.of(columns.span_text)
+    np.save(folder / "span_text.npy", np.frombuffer(bytes(texts.data), dtype=np.uint8))
+    np.save(folder / "span_text_offsets.npy", texts.offsets)
+    if columns.passage_vectors is not None:
+        np.save(folder / "passage_vectors.npy", np.ascontiguousarray(columns.passage_vectors))
+    lists: dict[str, Any] = {k: list(getattr(columns, k)) for k in _LISTS}
+    lists["passages"] = [list(p) for p in columns.passages]
+    (folder / "lists.json").write_text(json.dumps(lists), encoding="utf-8")  # ASCII: a lone surrogate in a key survives
+    (folder / _COMPLETE).write_text("", encoding="utf-8")
