@@ -174,7 +174,7 @@ def test_an_approximate_view_that_finds_every_neighbour_ranks_as_the_exact_one(g
     data = load(ROOT / "tests" / "data" / "hotpot_sample.json")
     prepare(data, graph)
     retriever = graph.retriever
-    for mode in ("bridge", "bfs", "dense-sentence"):
+    for mode in ("bridge-embedded", "bridge", "bfs", "dense-sentence"):
         ranked = {}
         for threshold in (0, 10**9):
             retriever.approximate_above = threshold

@@ -41,19 +41,32 @@ def _answer(graph: CiteGraph, labels: list[str]) -> list[tuple[str, int, int, fl
     return [(e.span.document, e.span.start, e.span.end, round(e.score, 6)) for e in evidence]
 
 
-def test_a_later_process_reads_the_saved_graph_and_retrieves_the_same(tmp_path: Path) -> None:
+@pytest.mark.parametrize("approximate", [False, True])
+def test_a_later_process_reads_the_saved_graph_and_what_its_view_made(tmp_path: Path, approximate: bool) -> None:
+    """The second process reads no row of the store and builds no index: it maps the graph, the
+    mention graph, the indexes and the per-sentence arrays the first one made, and ranks the same."""
     db = tmp_path / "store.db"
     with _open(db) as graph:
         graph.ingest_texts(PUBLIC, access=("public",))
+        graph.retriever.approximate_above = 0 if approximate else 10**9
         first = _answer(graph, ["public"])
-        assert len(_saved(db)) == 1
+        (name,) = _saved(db)
+    kept = {p.name for p in (Path(str(db) + ".views") / name).iterdir()}
+    assert {"derived-mentions.entity_vectors.npy", "derived-word_counts.npy", "derived-topic.pointers.npy"} <= kept
+    assert ("derived-span_ivf.centroids.npy" in kept) == approximate
     with _open(db) as graph:
 
         def unread(*_args: object, **_kwargs: object) -> None:
             raise AssertionError("the store's rows were read again")
 
         graph.store.graph_columns = unread  # type: ignore[method-assign]
-        assert _answer(graph, ["public"]) == first
+        graph.retriever.approximate_above = 0 if approximate else 10**9
+        built = snapshots.Derived.put
+        snapshots.Derived.put = lambda *_a, **_k: pytest.fail("a view of the saved graph made something again")  # type: ignore[method-assign]
+        try:
+            assert _answer(graph, ["public"]) == first
+        finally:
+            snapshots.Derived.put = built  # type: ignore[method-assign]
         view = graph.retriever.view(["public"])
         assert isinstance(view.columns.span_text, TextColumn) and isinstance(view.columns.span_vectors, np.memmap)
 

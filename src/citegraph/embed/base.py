@@ -131,6 +131,20 @@ class IVFIndex(VectorIndex):
         self.order = np.argsort(assignment, kind="stable")  # row ids, cluster by cluster, ascending within one
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(assignment, minlength=self.lists))])
 
+    def state(self) -> dict[str, np.ndarray]:
+        """What :meth:`restore` needs besides the vectors: the clusters and which rows each holds."""
+        return {"centroids": self.centroids, "order": self.order, "bounds": self.bounds, "probe": np.array([self.probe])}
+
+    @classmethod
+    def restore(cls, vectors: np.ndarray, state: dict[str, np.ndarray]) -> IVFIndex:
+        """The index :meth:`state` was taken from, over the same ``vectors``, without building it again."""
+        index = cls.__new__(cls)
+        index.vectors = vectors
+        index.centroids = np.asarray(state["centroids"], dtype=np.float32)
+        index.order, index.bounds = state["order"], state["bounds"]
+        index.lists, index.probe = len(index.centroids), int(state["probe"][0])
+        return index
+
     def candidates(self, query: np.ndarray, probe: int | None = None) -> np.ndarray:
         """Row ids of the ``probe`` clusters nearest to ``query``, ascending."""
         nearest = top_indices(self.centroids @ np.asarray(query, dtype=np.float32), probe or self.probe)

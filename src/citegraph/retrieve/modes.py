@@ -121,6 +121,7 @@ class _SpanScores(_Lazy):
 
 class Mode(ABC):
     name: str
+    links = False  #: ranks with the entities the question names (:meth:`Query.linked_keys`, a parse)
 
     @abstractmethod
     def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
@@ -337,6 +338,7 @@ class PersonalizedPageRank(Mode):
     """
 
     name = "ppr"
+    links = True
 
     def __init__(self, damping: float = 0.5, dense_mass: float = 0.5, dense_seeds: int = 20, iterations: int = 30) -> None:
         self.damping = damping
@@ -379,6 +381,7 @@ class Hybrid(Mode):
     """Reciprocal-rank fusion (k = 60) of dense-sentence, BM25 over sentences, and ppr's passages."""
 
     name = "hybrid"
+    links = True
 
     def __init__(self, ppr: PersonalizedPageRank | None = None, k: int = 60, depth: int = 200) -> None:
         self.ppr = ppr or PersonalizedPageRank()
@@ -428,6 +431,7 @@ class Bridge(Mode):
     """
 
     name = "bridge"
+    links = True
 
     # The walk's weights were chosen on the dev half of HotpotQA-100 (docs/results/2026-11-30/retrieval/grid.md);
     # the seeds' by the mean over the dev halves of HotpotQA-100 and the HaluEval-QA multi-hop set
@@ -501,8 +505,10 @@ class Bridge(Mode):
 
     def _scores(self, query: Query, view: GraphView) -> np.ndarray | _PassageScores:
         """Every passage's score (an exact view), or each one's when first read (an approximate view)."""
-        if view.approximate and not self.embedded:
-            return _PassageScores(view, query, self.seed_bonus(query, view))
+        if view.approximate:
+            embedded = self.embedded and query.embed is not None
+            vectors = view.passage_vectors(query.embed) if embedded and query.embed is not None else view.passage_centroids
+            return _PassageScores(view, query, self.seed_bonus(query, view), vectors, embedded)
         return self.passage_scores(query, view)
 
     def _dense(self, view: GraphView, query: Query, scores: np.ndarray | _PassageScores, limit: int) -> list[int]:
@@ -517,7 +523,7 @@ class Bridge(Mode):
             near = np.concatenate(
                 [
                     view.span_doc[[i for i, _s in view.span_index.search(query.vector, k)]],
-                    np.array([d for d, _s in view.passage_index.search(query.vector, k // 2)], dtype=np.int64),
+                    np.array([d for d, _s in scores.index.search(query.vector, k // 2)], dtype=np.int64),
                 ]
             )
             pool = np.unique(np.concatenate([near, np.fromiter(scores.bonus, dtype=np.int64, count=len(scores.bonus))]))
@@ -635,19 +641,22 @@ class Bridge(Mode):
 
 
 class _PassageScores(_Lazy):
-    """``Bridge``'s passage scores in an approximate view: the centroid's cosine plus the best
-    sentence's, computed for a passage when first read (a million-sentence view has no full array).
-    ``pool`` marks the passages the indexes found near the question."""
+    """``Bridge``'s passage scores in an approximate view: the passage vector's cosine (its centroid,
+    or with ``embedded`` its whole text's) plus the best sentence's, computed for a passage when
+    first read (a million-sentence view has no full array). ``pool`` marks the passages the indexes
+    found near the question; ``index`` is the passages' own (over the same vectors)."""
 
-    def __init__(self, view: GraphView, query: Query, bonus: dict[int, float] | None = None) -> None:
+    def __init__(self, view: GraphView, query: Query, bonus: dict[int, float], vectors: np.ndarray, embedded: bool = False) -> None:
         super().__init__(len(view.passages))
         self.view, self.query = view, query
-        self.bonus = bonus or {}  #: question-entity seeds' bonus per passage (Bridge.seed_bonus)
+        self.bonus = bonus  #: question-entity seeds' bonus per passage (Bridge.seed_bonus)
+        self.vectors = vectors
+        self.index = view.passage_text_index(vectors) if embedded else view.passage_index
         self.pool = np.zeros(len(view.passages), dtype=bool)
 
     def _compute(self, missing: np.ndarray) -> np.ndarray:
         view = self.view
-        cos = dot_rows(view.passage_centroids, missing, self.query.vector)
+        cos = dot_rows(self.vectors, missing, self.query.vector)
         spans, owner = gather(view.doc_ptr, view.doc_order, missing)
         best = np.full(len(missing), -1.0, dtype=np.float32)
         np.maximum.at(best, owner, np.asarray(self.query.sims(view)[spans], dtype=np.float32))

@@ -22,6 +22,7 @@ arrays, vector indexes and traversal: see :mod:`citegraph.retrieve.view`); a spa
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -34,6 +35,7 @@ from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach, named_n
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Store, current_on
 from citegraph.store.columns import GraphColumns
+from citegraph.store.snapshots import Derived
 
 __all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "Retriever"]  # the view's names, re-exported where they lived
 
@@ -86,28 +88,35 @@ class Retriever:
         token = (self.store.change_token(), None if labels is None else frozenset(labels), include_superseded)
         if token not in self._cache:
             self._cache.clear()
-            columns = self._columns(labels, include_superseded)
+            columns, derived = self._columns(labels, include_superseded)
             nearest = None
             if len(columns.span_text) > self.approximate_above and self.store.offers_nearest_spans:
                 # The store's index (pgvector), asked with this caller's labels: it filters them in SQL.
                 nearest = partial(self.store.nearest_spans, labels=labels, include_superseded=include_superseded)
-            self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above, nearest_spans=nearest)
+            self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above, nearest_spans=nearest, derived=derived)
         return self._cache[token]
 
-    def _columns(self, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns:
+    def _columns(self, labels: Collection[str] | None, include_superseded: bool) -> tuple[GraphColumns, Derived | None]:
         """The caller's graph: saved by an earlier process for this store generation, or read from
-        the store (and saved, when large, for the next one: :mod:`citegraph.store.snapshots`)."""
+        the store (and saved, when large, for the next one: :mod:`citegraph.store.snapshots`); and
+        where a view of a saved graph keeps its indexes and arrays for the next process."""
         cache = self.store.view_cache()
         if cache is None:
-            return self.store.graph_columns(labels, include_superseded)
+            return self.store.graph_columns(labels, include_superseded), None
         with self.store.snapshot():  # the generation and the rows of one state
             generation = self.store.generation() or 0
-            saved = cache.load(generation, labels, include_superseded)
-            if saved is not None:
-                return saved
-            columns = self.store.graph_columns(labels, include_superseded)
-        cache.save(generation, labels, include_superseded, columns)
-        return columns
+            columns = cache.load(generation, labels, include_superseded)
+            if columns is None:
+                columns = self.store.graph_columns(labels, include_superseded)
+                cache.save(generation, labels, include_superseded, columns)
+        return columns, cache.derived(generation, labels, include_superseded)
+
+    def _linker(self) -> ThreadPoolExecutor:
+        if self._link_pool is None:
+            self._link_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="citegraph-link")
+        return self._link_pool
+
+    _link_pool: ThreadPoolExecutor | None = None
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -176,10 +185,14 @@ class Retriever:
             then = current_on(as_of, *self.store.history())
             include_superseded, limit = True, 3 * limit  # every version is a candidate; the day decides
         view = self.view(labels, include_superseded)
+        # A mode that links the question's names has it parsed while the question is embedded (the
+        # parser and the ONNX session each keep a core busy); any other mode never parses it.
+        linking = self._linker().submit(self.link, question, view) if ranker.links and self.nlp is not None else None
+        vector = self.embedder.embed([question])[0]
         query = Query(
             question,
-            self.embedder.embed([question])[0],
-            link=lambda: self.link(question, view),  # parsed only by a mode that uses it
+            vector,
+            link=linking.result if linking is not None else lambda: self.link(question, view),
             top_k=top_k,
             hops=hops,
             depth_penalty=self.depth_penalty,
@@ -187,6 +200,8 @@ class Retriever:
             embed=self.embedder.embed,
         )
         evidence, seeds = ranker.rank(query, view, limit)
+        if linking is not None:
+            linking.result()  # no parse outlives the retrieval (spaCy is not shared across threads at once)
         # Checked again here, on every span, before anything can enter the context.
         allowed = self._readable(labels, include_superseded, {(e.span.document, e.span.version) for e in evidence})
         if then is not None:

@@ -36,8 +36,11 @@ from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
 from citegraph.sentences import evidence_words, passage_text
 from citegraph.store.base import SpanHit
 from citegraph.store.columns import GraphColumns, GraphData
+from citegraph.store.snapshots import Derived
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
+#: what ``GraphView.__init__`` makes of the mention rows (kept with a saved graph)
+_MENTION_ARRAYS = ("pair_entity", "pair_span", "entity_vectors", "entity_ptr", "entity_spans", "span_ptr", "span_ents")
 
 
 def title_key(document: str) -> str:
@@ -104,40 +107,72 @@ class GraphView:
         *,
         approximate_above: int = APPROXIMATE_ABOVE,
         nearest_spans: Callable[[np.ndarray, int], list[SpanHit]] | None = None,
+        derived: Derived | None = None,
     ) -> None:
         c = self.columns = columns
         self.nearest_spans = nearest_spans  #: the store's nearest-sentence search for this caller, if it offers one
+        #: where this view keeps what it computes (a saved graph's folder), so a later process maps it
+        self.derived = derived
         self.keys = c.keys
         self.index = {k: i for i, k in enumerate(c.keys)}
         self.passages = c.passages  #: ``(document, version)`` of every passage (a document version), in span order
         self.span_vectors = c.span_vectors
         self.key_vectors = c.key_vectors
         self.span_doc = c.span_passage
-        n_e, n_s = self.n_entities, self.n_spans = len(c.keys), len(c.span_text)
+        self.n_entities, self.n_spans = len(c.keys), len(c.span_text)
         self.approximate_above = approximate_above
-        self.approximate = n_s > approximate_above
+        self.approximate = self.n_spans > approximate_above
+        saved = derived.get_many("mentions", _MENTION_ARRAYS) if derived is not None else None
+        made = saved if saved is not None else self._mention_graph()
+        if saved is None and derived is not None:
+            derived.put_many("mentions", made)
+        self.pair_entity, self.pair_span, self.entity_vectors = made["pair_entity"], made["pair_span"], made["entity_vectors"]
+        self.entity_ptr, self.entity_spans = made["entity_ptr"], made["entity_spans"]
+        self.span_ptr, self.span_ents = made["span_ptr"], made["span_ents"]
+        kept = derived.get_texts("names") if derived is not None else None
+        if kept is None:
+            made_names = self._names()
+            if derived is not None:
+                derived.put_texts("names", made_names)
+        self.names: Sequence[str] = kept if kept is not None else made_names
+
+    def _mention_graph(self) -> dict[str, np.ndarray]:
+        """The mention pairs, the entity vectors and the mention graph both ways (what ``__init__`` needs)."""
+        c = self.columns
+        n_e, n_s = len(c.keys), len(c.span_text)
+        out: dict[str, np.ndarray] = {}
         # Distinct (entity, span) mention pairs, in the order each first occurs.
         pairs = c.mention_entity * max(n_s, 1) + c.mention_span
         first = np.sort(np.unique(pairs, return_index=True)[1])
-        self.pair_entity, self.pair_span = c.mention_entity[first], c.mention_span[first]
+        pair_entity, pair_span = out["pair_entity"], out["pair_span"] = c.mention_entity[first], c.mention_span[first]
         # Entity vector: key vector + mean of its distinct mention spans' vectors. The sum runs over the
         # spans in first-occurrence order, in float32, as the per-mention loop it replaces did, so the
         # vectors are bit-identical to it.
         from scipy import sparse
 
-        pointers, spans = csr(self.pair_entity, self.pair_span, n_e)
+        pointers, spans = csr(pair_entity, pair_span, n_e)
         if n_e:
             summed = sparse.csr_matrix((np.ones(len(spans), dtype=np.float32), spans, pointers), shape=(n_e, n_s)) @ self.span_vectors
             summed /= np.maximum(np.diff(pointers).astype(np.float32), 1)[:, None]
-            self.entity_vectors = normalise(np.add(self.key_vectors, summed, out=summed), out=summed)
+            out["entity_vectors"] = normalise(np.add(self.key_vectors, summed, out=summed), out=summed)
         else:
-            self.entity_vectors = self.key_vectors
+            out["entity_vectors"] = np.asarray(self.key_vectors, dtype=np.float32)
         # Entity -> spans (ascending) and span -> entities (ascending): the mention graph both ways.
-        by_entity = np.lexsort((self.pair_span, self.pair_entity))
-        self.entity_ptr, self.entity_spans = csr(self.pair_entity[by_entity], self.pair_span[by_entity], n_e)
-        by_span = np.lexsort((self.pair_entity, self.pair_span))
-        self.span_ptr, self.span_ents = csr(self.pair_span[by_span], self.pair_entity[by_span], n_s)
-        self.names = self._names()
+        by_entity = np.lexsort((pair_span, pair_entity))
+        out["entity_ptr"], out["entity_spans"] = csr(pair_entity[by_entity], pair_span[by_entity], n_e)
+        by_span = np.lexsort((pair_entity, pair_span))
+        out["span_ptr"], out["span_ents"] = csr(pair_span[by_span], pair_entity[by_span], n_s)
+        return out
+
+    def _kept(self, name: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+        """``make()``, or what an earlier process made of this saved graph (and kept for the next)."""
+        if self.derived is None:
+            return make()
+        found = self.derived.get(name)
+        if found is None:
+            found = make()
+            self.derived.put(name, found)
+        return found
 
     @classmethod
     def build(
@@ -146,9 +181,10 @@ class GraphView:
         *,
         approximate_above: int = APPROXIMATE_ABOVE,
         nearest_spans: Callable[[np.ndarray, int], list[SpanHit]] | None = None,
+        derived: Derived | None = None,
     ) -> GraphView:
         columns = data if isinstance(data, GraphColumns) else GraphColumns.from_graph_data(data)
-        return cls(columns, approximate_above=approximate_above, nearest_spans=nearest_spans)
+        return cls(columns, approximate_above=approximate_above, nearest_spans=nearest_spans, derived=derived)
 
     def _names(self) -> list[str]:
         """Per entity, its most frequent surface form (ties: the smallest), its key if it has none."""
@@ -227,6 +263,9 @@ class GraphView:
 
     @cached_property
     def span_rank(self) -> np.ndarray:
+        return self._kept("span_rank", self._span_rank)
+
+    def _span_rank(self) -> np.ndarray:
         """Each span's position in ``(document, version, start, end)`` order."""
         c = self.columns
         order = np.lexsort((c.span_end, c.span_start, rank_of(c.passages)[self.span_doc]))
@@ -240,6 +279,9 @@ class GraphView:
 
     @cached_property
     def word_counts(self) -> np.ndarray:
+        return self._kept("word_counts", self._word_counts)
+
+    def _word_counts(self) -> np.ndarray:
         return np.fromiter((evidence_words(t) for t in self.columns.span_text), dtype=np.int32, count=self.n_spans)
 
     @cached_property
@@ -283,6 +325,9 @@ class GraphView:
 
     @cached_property
     def specificity(self) -> np.ndarray:
+        return self._kept("specificity", self._specificity)
+
+    def _specificity(self) -> np.ndarray:
         """Per entity, ``log(1 + passages / passages that mention it)``: high for a rare name."""
         n_docs = max(len(self.passages), 1)
         distinct = np.unique(self.pair_entity * n_docs + self.span_doc[self.pair_span])
@@ -327,6 +372,9 @@ class GraphView:
 
     @cached_property
     def first_spans(self) -> np.ndarray:
+        return self._kept("first_spans", self._first_spans)
+
+    def _first_spans(self) -> np.ndarray:
         """Per passage, its first span (in document order): where a passage names what it is about."""
         order = np.lexsort((self.span_rank, self.span_doc))
         first = firsts(self.span_doc[order])
@@ -336,11 +384,30 @@ class GraphView:
 
     @cached_property
     def topic(self) -> tuple[np.ndarray, np.ndarray]:
+        saved = self.derived.get_many("topic", ("pointers", "passages")) if self.derived is not None else None
+        if saved is None:
+            saved = dict(zip(("pointers", "passages"), self._topic(), strict=True))
+            if self.derived is not None:
+                self.derived.put_many("topic", saved)
+        return saved["pointers"], saved["passages"]
+
+    @cached_property
+    def title_keys(self) -> Sequence[str]:
+        """Per passage, its title (:func:`title_key` of its document id)."""
+        kept = self.derived.get_texts("title_keys") if self.derived is not None else None
+        if kept is not None:
+            return kept
+        keys = [title_key(doc) for doc, _v in self.passages]
+        if self.derived is not None:
+            self.derived.put_texts("title_keys", keys)
+        return keys
+
+    def _topic(self) -> tuple[np.ndarray, np.ndarray]:
         """Entity -> the passages about it, each once, ascending, as a CSR pair: those whose first
         sentence mentions it, and those whose title (the document id read as a name, :func:`title_key`)
         is its key, for a passage that does not open with its subject."""
         entities, passages = gather(self.span_ptr, self.span_ents, self.first_spans)  # owner i is passage i
-        titled = [(self.index[k], d) for d, (doc, _v) in enumerate(self.passages) if (k := title_key(doc)) in self.index]
+        titled = [(self.index[k], d) for d, k in enumerate(self.title_keys) if k in self.index]
         if titled:
             pairs = np.array(titled, dtype=np.int64)
             entities, passages = np.concatenate([entities, pairs[:, 0]]), np.concatenate([passages, pairs[:, 1]])
@@ -359,8 +426,8 @@ class GraphView:
     def titles(self) -> dict[str, list[int]]:
         """Title (:func:`title_key` of the document id) -> the passages of that title, ascending."""
         out: dict[str, list[int]] = {}
-        for d, (doc, _v) in enumerate(self.passages):
-            if key := title_key(doc):
+        for d, key in enumerate(self.title_keys):
+            if key:
                 out.setdefault(key, []).append(d)
         return out
 
@@ -378,6 +445,9 @@ class GraphView:
 
     @cached_property
     def subjects(self) -> np.ndarray:
+        return self._kept("subjects", self._subjects)
+
+    def _subjects(self) -> np.ndarray:
         """Per passage, :meth:`subject_of` (``-1`` for none)."""
         c = self.columns
         out = np.full(len(self.passages), -1, dtype=np.int64)
@@ -414,12 +484,13 @@ class GraphView:
             dim = self.span_vectors.shape[1] if self.span_vectors.ndim == 2 else 0
             stored = self.columns.passage_vectors
             vectors = (
-                stored.copy()
+                np.asarray(stored, dtype=np.float32)
                 if stored is not None and stored.shape == (len(self.passages), dim)
                 else np.zeros((len(self.passages), dim), np.float32)
             )
             missing = np.flatnonzero(~vectors.any(axis=1)).tolist()
             if missing:
+                vectors = np.array(vectors)  # a copy: the stored rows may be a read-only map
                 texts = self.columns.span_text
                 rank = self.span_rank
                 joined = [passage_text(texts[i] for i in sorted(self.spans_in(d).tolist(), key=rank.__getitem__)) for d in missing]
@@ -436,7 +507,25 @@ class GraphView:
         an IVF built from this caller's vectors."""
         if not self.approximate:
             return ExactIndex(self.span_vectors)
-        return StoreSpanIndex(self, self.nearest_spans) if self.nearest_spans is not None else IVFIndex(self.span_vectors)
+        return StoreSpanIndex(self, self.nearest_spans) if self.nearest_spans is not None else self._ivf("span_ivf", self.span_vectors)
+
+    def _ivf(self, name: str, vectors: np.ndarray) -> IVFIndex:
+        """An inverted file over ``vectors``: the one kept with the saved graph, or built (and kept)."""
+        state = self.derived.get_many(name, ("centroids", "order", "bounds", "probe")) if self.derived is not None else None
+        if state is not None:
+            return IVFIndex.restore(vectors, state)
+        index = IVFIndex(vectors)
+        if self.derived is not None:
+            self.derived.put_many(name, index.state())
+        return index
+
+    def passage_text_index(self, vectors: np.ndarray) -> VectorIndex:
+        """Nearest passages by their whole text's vectors (:meth:`passage_vectors`), built once."""
+        if self._passage_text_index is None:
+            self._passage_text_index = self._ivf("passage_text_ivf", vectors) if self.approximate else ExactIndex(vectors)
+        return self._passage_text_index
+
+    _passage_text_index: VectorIndex | None = None
 
     @cached_property
     def passage_index(self) -> VectorIndex:
@@ -450,7 +539,10 @@ class GraphView:
 
     def vector_indexes(self) -> dict[str, VectorIndex]:
         """The vector indexes built so far, by name (``bench/query.py`` reports an approximate one's recall)."""
-        return {name: self.__dict__[name] for name in ("span_index", "passage_index", "entity_index") if name in self.__dict__}
+        built: dict[str, VectorIndex] = {n: self.__dict__[n] for n in ("span_index", "passage_index", "entity_index") if n in self.__dict__}
+        if self._passage_text_index is not None:
+            built["passage_text_index"] = self._passage_text_index
+        return built
 
     def seeds(self, vector: np.ndarray, k: int) -> list[str]:
         """The ``k`` entities most similar to ``vector``."""

@@ -39,7 +39,7 @@ import numpy as np
 
 from citegraph.store.columns import GraphColumns
 
-__all__ = ["SAVE_ABOVE", "TextColumn", "ViewCache"]
+__all__ = ["SAVE_ABOVE", "Derived", "TextColumn", "ViewCache"]
 
 #: Visible sentences from which a caller's graph is saved (below it, reading the store is quick).
 SAVE_ABOVE = 100_000
@@ -102,6 +102,50 @@ class TextColumn(Sequence[str]):
             yield data[a:b].decode("utf-8", "surrogatepass")
 
 
+class Derived:
+    """What a view computes from a saved graph (its indexes, per-sentence and per-passage arrays),
+    kept in the graph's folder the first time it is computed: every later process maps it instead.
+    Each name is written to a temporary file and renamed into place; a folder removed meanwhile (a
+    newer generation, ``rm``) only means it is computed again."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def get(self, name: str) -> np.ndarray | None:
+        try:
+            return np.load(self.folder / f"derived-{name}.npy", mmap_mode="r")
+        except (OSError, ValueError):
+            return None
+
+    def put(self, name: str, array: np.ndarray) -> None:
+        with contextlib.suppress(OSError):
+            handle, temporary = tempfile.mkstemp(prefix=".derived-", suffix=".npy", dir=self.folder)
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    np.save(out, np.ascontiguousarray(array))
+                os.replace(temporary, self.folder / f"derived-{name}.npy")
+            except OSError:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+
+    def get_many(self, prefix: str, names: Sequence[str]) -> dict[str, np.ndarray] | None:
+        found = {n: self.get(f"{prefix}.{n}") for n in names}
+        return None if any(v is None for v in found.values()) else {n: v for n, v in found.items() if v is not None}
+
+    def put_many(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
+        for name, array in arrays.items():
+            self.put(f"{prefix}.{name}", array)
+
+    def get_texts(self, name: str) -> TextColumn | None:
+        data, offsets = self.get(f"{name}.text"), self.get(f"{name}.offsets")
+        return None if data is None or offsets is None else TextColumn(data, np.asarray(offsets))
+
+    def put_texts(self, name: str, texts: Sequence[str]) -> None:
+        column = TextColumn.of(texts)
+        self.put(f"{name}.text", np.frombuffer(bytes(column.data), dtype=np.uint8))
+        self.put(f"{name}.offsets", column.offsets)
+
+
 class ViewCache:
     """Saved caller graphs of one SQLite store, in ``root`` (``STORE.views/``)."""
 
@@ -135,6 +179,11 @@ class ViewCache:
             **{k: lists[k] for k in _LISTS},
             **arrays,
         )
+
+    def derived(self, generation: int, labels: Collection[str] | None, include_superseded: bool) -> Derived | None:
+        """Where a view of that saved graph keeps what it computes (None: the graph is not saved)."""
+        folder = self.root / self.name(generation, labels, include_superseded)
+        return Derived(folder) if (folder / _COMPLETE).exists() else None
 
     def save(self, generation: int, labels: Collection[str] | None, include_superseded: bool, columns: GraphColumns) -> None:
         """Keep ``columns`` for later readers of this generation (at least ``save_above`` sentences);
