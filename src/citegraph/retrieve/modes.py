@@ -121,7 +121,6 @@ class _SpanScores(_Lazy):
 
 class Mode(ABC):
     name: str
-    links = False  #: ranks with the entities the question names (:meth:`Query.linked_keys`, a parse)
 
     @abstractmethod
     def rank(self, query: Query, view: GraphView, limit: int) -> tuple[list[Evidence], list[str]]:
@@ -338,7 +337,6 @@ class PersonalizedPageRank(Mode):
     """
 
     name = "ppr"
-    links = True
 
     def __init__(self, damping: float = 0.5, dense_mass: float = 0.5, dense_seeds: int = 20, iterations: int = 30) -> None:
         self.damping = damping
@@ -381,7 +379,6 @@ class Hybrid(Mode):
     """Reciprocal-rank fusion (k = 60) of dense-sentence, BM25 over sentences, and ppr's passages."""
 
     name = "hybrid"
-    links = True
 
     def __init__(self, ppr: PersonalizedPageRank | None = None, k: int = 60, depth: int = 200) -> None:
         self.ppr = ppr or PersonalizedPageRank()
@@ -431,7 +428,6 @@ class Bridge(Mode):
     """
 
     name = "bridge"
-    links = True
 
     # The walk's weights were chosen on the dev half of HotpotQA-100 (docs/results/2026-11-30/retrieval/grid.md);
     # the seeds' by the mean over the dev halves of HotpotQA-100 and the HaluEval-QA multi-hop set

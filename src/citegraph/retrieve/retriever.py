@@ -22,7 +22,6 @@ arrays, vector indexes and traversal: see :mod:`citegraph.retrieve.view`); a spa
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -111,13 +110,6 @@ class Retriever:
                 cache.save(generation, labels, include_superseded, columns)
         return columns, cache.derived(generation, labels, include_superseded)
 
-    def _linker(self) -> ThreadPoolExecutor:
-        if self._link_pool is None:
-            self._link_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="citegraph-link")
-        return self._link_pool
-
-    _link_pool: ThreadPoolExecutor | None = None
-
     def clear_cache(self) -> None:
         self._cache.clear()
 
@@ -185,14 +177,10 @@ class Retriever:
             then = current_on(as_of, *self.store.history())
             include_superseded, limit = True, 3 * limit  # every version is a candidate; the day decides
         view = self.view(labels, include_superseded)
-        # A mode that links the question's names has it parsed while the question is embedded (the
-        # parser and the ONNX session each keep a core busy); any other mode never parses it.
-        linking = self._linker().submit(self.link, question, view) if ranker.links and self.nlp is not None else None
-        vector = self.embedder.embed([question])[0]
         query = Query(
             question,
-            vector,
-            link=linking.result if linking is not None else lambda: self.link(question, view),
+            self.embedder.embed([question])[0],
+            link=lambda: self.link(question, view),  # parsed only by a mode that uses it
             top_k=top_k,
             hops=hops,
             depth_penalty=self.depth_penalty,
@@ -200,8 +188,6 @@ class Retriever:
             embed=self.embedder.embed,
         )
         evidence, seeds = ranker.rank(query, view, limit)
-        if linking is not None:
-            linking.result()  # no parse outlives the retrieval (spaCy is not shared across threads at once)
         # Checked again here, on every span, before anything can enter the context.
         allowed = self._readable(labels, include_superseded, {(e.span.document, e.span.version) for e in evidence})
         if then is not None:
