@@ -14,7 +14,7 @@ that sentence (at most the schema's 12 rows of each kind), looked up in a table 
 clock. Here the sentence splitter's spaCy parse and the extractor's name checks are framework
 work, not model work.
 
-Query: the default retrieval mode (``bridge``) through ``graph.retriever.retrieve`` as the caller
+Query: the default retrieval mode (``bridge-embedded``) through ``graph.retriever.retrieve`` as the caller
 ``public``, the ranked evidence spans mapped to their documents (titles), best first: the
 same ranking ``citegraph eval retrieval`` scores.
 """
@@ -115,7 +115,9 @@ def main() -> None:
     args = parse_args(__doc__.splitlines()[0], variants=("spacy", "llm"))
     corpus = load_corpus(args.data, args.docs, args.questions, args.subset)
     record = run_record("citegraph", version("citegraph"), args, corpus)
-    record["mode"] = "bridge (default)"
+    from citegraph.settings import DEFAULTS
+
+    record["mode"] = f"{DEFAULTS.retrieval} (default)"
     record["variant"] = "default" if args.variant == "spacy" else "LLM extractor"
 
     from citegraph.ingest.indexer import TextInput

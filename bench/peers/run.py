@@ -231,7 +231,7 @@ What could not be made equal
 * **Concurrency.** Defaults again: LightRAG 4 model calls at a time (3 documents in parallel),
   nano-graphrag 16, GraphRAG 25 threads. The embedder is one ONNX session: GraphRAG's threads take
   turns on it (a lock), the async peers call it on their event loop.
-* **Query.** citegraph: its default ``bridge`` mode, the ranked evidence spans (up to 200) mapped to
+* **Query.** citegraph: its default mode (``bridge-embedded``), the ranked evidence spans (up to 200) mapped to
   their passages, as ``citegraph eval retrieval`` ranks them. LightRAG: ``local`` via ``aquery_data``
   (one keyword-extraction model call per question, answered from the question's spaCy entities;
   no answer generated). nano-graphrag: ``local`` with ``only_need_context`` (no model call).

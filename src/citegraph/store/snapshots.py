@@ -6,7 +6,9 @@ Python values before it becomes an array); a cold ``citegraph ask`` on a large s
 every start. The first process to read a large graph (at least :data:`SAVE_ABOVE` sentences)
 writes its columns to ``STORE.views/``: every array as a ``.npy`` file, mapped on load (pages are
 read when a query touches them), the sentences' text as one UTF-8 file with offsets, the lists as
-JSON.
+JSON. A view of a saved graph keeps there what it makes of it (:class:`Derived`: the mention graph,
+the inverted-file indexes, per-sentence and per-passage arrays), so a later process builds nothing:
+a cold ``ask`` at a million sentences maps it all in about 3 seconds.
 
 * **Keyed by what was read.** A saved graph is named by the store's generation (a counter every
   write transaction raises, in the same transaction), by the caller's labels and by whether
@@ -43,6 +45,9 @@ __all__ = ["SAVE_ABOVE", "Derived", "TextColumn", "ViewCache"]
 
 #: Visible sentences from which a caller's graph is saved (below it, reading the store is quick).
 SAVE_ABOVE = 100_000
+#: Part of every saved graph's name: raise it when what a file holds changes (a column, or what a
+#: view computes under a name), so a newer citegraph never maps an older one's arrays.
+FORMAT = 1
 
 _ARRAYS = (
     "passage_current",
@@ -155,8 +160,9 @@ class ViewCache:
 
     @staticmethod
     def name(generation: int, labels: Collection[str] | None, include_superseded: bool) -> str:
-        """``GENERATION-DIGEST``: the digest of the label set (sorted; None: unrestricted) and the superseded flag."""
-        who = json.dumps([None if labels is None else sorted(set(labels)), include_superseded])
+        """``GENERATION-DIGEST``: the digest of :data:`FORMAT`, the label set (sorted; None:
+        unrestricted) and the superseded flag."""
+        who = json.dumps([FORMAT, None if labels is None else sorted(set(labels)), include_superseded])
         return f"{generation}-{hashlib.sha256(who.encode()).hexdigest()[:24]}"
 
     def load(self, generation: int, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns | None:
