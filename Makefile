@@ -9,10 +9,16 @@ SMALL_MODEL := smollm2-135m
 .PHONY: setup demo test lint bench clean
 
 # llama-cpp-python compiles llama.cpp from source (no wheel is served): a few minutes the first time.
-$(STAMP): pyproject.toml constraints.txt
+# On a CPU with AMX, llama.cpp's AMX kernels (chosen for Q4_1/Q4_K weights) crashed every batched
+# decode on a virtual machine here (segmentation fault; the same build with its extra buffer types
+# off ran): there it is built for the native CPU without AMX.
+NO_AMX := $(if $(shell grep -qs amx_tile /proc/cpuinfo && echo yes),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+LLAMA_CMAKE_ARGS := $(if $(NO_AMX),-DCMAKE_C_FLAGS="$(NO_AMX)" -DCMAKE_CXX_FLAGS="$(NO_AMX)")
+
+$(STAMP): pyproject.toml constraints.txt Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,pgvector,ray]'
+	CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,pgvector,ray]'
 	touch $(STAMP)
 
 setup: $(STAMP)
