@@ -48,6 +48,15 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
         "titles": (0.0, 0.25, 0.5, 1.0),
         "as_written": (False, True),
     },
+    # following the relation the question names from the first passage (issue 25, item 2), with the
+    # default's weights
+    "relations": {
+        "embedded": (True,),
+        "seeds": (0.5,),
+        "mentions": (0.1,),
+        "titles": (1.0,),
+        "relations": (0.0, 0.1, 0.2, 0.5, 1.0),
+    },
 }
 LINK_OPTIONS = ("as_written",)  # passed to Retriever.link, not to Bridge
 

@@ -228,3 +228,20 @@ def test_names_as_written_find_titles_and_keys_the_parser_misses(graph: CiteGrap
     view = graph.retriever.view(["public"])
     assert [view.passages[d][0] for d in view.titled("Who directed The Woman in the Window?")] == ["The Woman in the Window (film)"]
     assert view.titled("who cleans a window?") == []
+
+
+def test_the_relation_a_question_names_is_followed_from_the_first_passage(graph: CiteGraph) -> None:
+    """ "the director of" and "directed by" share a stem; the entities a relation of that type joins
+    in a passage are what the walk may follow (off by default: it did not help on either dev set)."""
+    from citegraph.retrieve.modes import Bridge
+    from citegraph.retrieve.view import relation_stems
+
+    assert {"dire", "born"} <= relation_stems("Where was the director of Metropolis born?")
+    assert "dire" in relation_stems("directed by") and not relation_stems("Which of these is it?")
+    graph.ingest_texts([TextInput("Metropolis (film)", "Metropolis is a 1927 film directed by Fritz Lang.")], access=("public",))
+    view = graph.retriever.view(["public"])
+    (d,) = range(len(view.passages))
+    related = {view.keys[e] for e in view.related(d, relation_stems("Who is the director of Metropolis?")).tolist()}
+    assert related and all(k in {"metropolis", "fritz lang", "1927 film", "film"} for k in related)
+    assert view.related(d, relation_stems("Who wrote Metropolis?")).size == 0
+    assert Bridge().relations == 0.0

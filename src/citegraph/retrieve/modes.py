@@ -40,7 +40,7 @@ import numpy as np
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import Evidence, Hop
 from citegraph.retrieve.arrays import firsts, gather
-from citegraph.retrieve.view import GraphView, title_key
+from citegraph.retrieve.view import GraphView, relation_stems, title_key
 from citegraph.settings import DEFAULTS
 
 __all__ = ["MODES", "Mode", "Query", "make_mode"]
@@ -444,6 +444,7 @@ class Bridge(Mode):
         seeds: float = 0.5,
         mentions: float = 0.3,
         titles: float = 0.0,
+        relations: float = 0.0,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -459,6 +460,9 @@ class Bridge(Mode):
         #: a passage whose title the question names as written (:meth:`GraphView.titled`) gains up to
         #: ``titles`` (a title few passages share the most)
         self.titles = titles
+        #: a bridge entity joined, by a relation a sentence of the first passage asserts, whose type
+        #: names what the question asks ("directed by" for "the director of"), gains ``relations``
+        self.relations = relations
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
 
@@ -533,14 +537,23 @@ class Bridge(Mode):
         return pool[np.lexsort((pool, -value))].tolist()
 
     def _best_bridge(
-        self, view: GraphView, d: int, scores: np.ndarray | _PassageScores, sims: Any, placed: set[int]
+        self,
+        view: GraphView,
+        d: int,
+        scores: np.ndarray | _PassageScores,
+        sims: Any,
+        placed: set[int],
+        asked: frozenset[str] = frozenset(),
     ) -> tuple[float, int, int] | None:
         """The best bridge from passage ``d``: ``(score, passage, entity)``, the largest score, then the
-        smallest passage, then the first entity (ascending) naming it; None when there is none."""
+        smallest passage, then the first entity (ascending) naming it; None when there is none.
+        ``asked``: the question's word stems (:func:`relation_stems`), for following the relation it names."""
         entities, naming = view.naming(d, sims)
         if not len(entities):
             return None
         lift = self.specificity * view.specificity[entities] + self.naming * naming
+        if self.relations and asked:
+            lift = lift + self.relations * np.isin(entities, view.related(d, asked))
         pointers, about = view.topic
         if isinstance(scores, _PassageScores):
             # A name hundreds of passages are about ("city"): only those of them near the question.
@@ -577,6 +590,7 @@ class Bridge(Mode):
         placed: set[int] = set()
         expanded: set[int] = set()
         via: dict[int, tuple[int, int]] = {}  # bridge passage -> (the passage that named its entity, entity)
+        asked = relation_stems(query.text) if self.relations else frozenset()
 
         def place(d: int, level: int) -> None:
             if d not in placed:
@@ -585,7 +599,7 @@ class Bridge(Mode):
             if level >= self.depth or d in expanded:  # a top passage placed as a bridge still gets its own
                 return
             expanded.add(d)
-            best = self._best_bridge(view, d, scores, sims, placed)
+            best = self._best_bridge(view, d, scores, sims, placed, asked)
             if best is not None:
                 via[best[1]] = (d, best[2])
                 place(best[1], level + 1)  # a chain: its own bridge follows it when depth allows
