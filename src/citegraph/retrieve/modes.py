@@ -40,7 +40,7 @@ import numpy as np
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import Evidence, Hop
 from citegraph.retrieve.arrays import firsts, gather
-from citegraph.retrieve.view import GraphView, relation_stems, title_key
+from citegraph.retrieve.view import GraphView, relation_stems
 from citegraph.settings import DEFAULTS
 
 __all__ = ["MODES", "Mode", "Query", "make_mode"]
@@ -485,7 +485,7 @@ class Bridge(Mode):
         bonus: dict[int, float] = {}
         if self.titles:
             for d in view.titled(query.text):
-                shared = len(view.titles[title_key(view.passages[d][0])])
+                shared = len(view.titles[view.title_keys[d]])
                 bonus[d] = self.titles * float(np.log1p(len(view.passages) / shared)) / top
         if not (self.seeds or self.mentions):
             return bonus

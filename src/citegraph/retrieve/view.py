@@ -36,7 +36,7 @@ from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
 from citegraph.sentences import evidence_words, passage_text
 from citegraph.store.base import SpanHit
 from citegraph.store.columns import GraphColumns, GraphData
-from citegraph.store.snapshots import Derived
+from citegraph.store.snapshots import Derived, NothingKept
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 #: what ``GraphView.__init__`` makes of the mention rows (kept with a saved graph)
@@ -128,7 +128,7 @@ class GraphView:
         c = self.columns = columns
         self.nearest_spans = nearest_spans  #: the store's nearest-sentence search for this caller, if it offers one
         #: where this view keeps what it computes (a saved graph's folder), so a later process maps it
-        self.derived = derived
+        self.derived: Derived = derived if derived is not None else NothingKept()
         self.keys = c.keys
         self.index = {k: i for i, k in enumerate(c.keys)}
         self.passages = c.passages  #: ``(document, version)`` of every passage (a document version), in span order
@@ -138,19 +138,11 @@ class GraphView:
         self.n_entities, self.n_spans = len(c.keys), len(c.span_text)
         self.approximate_above = approximate_above
         self.approximate = self.n_spans > approximate_above
-        saved = derived.get_many("mentions", _MENTION_ARRAYS) if derived is not None else None
-        made = saved if saved is not None else self._mention_graph()
-        if saved is None and derived is not None:
-            derived.put_many("mentions", made)
+        made = self.derived.arrays("mentions", _MENTION_ARRAYS, self._mention_graph)
         self.pair_entity, self.pair_span, self.entity_vectors = made["pair_entity"], made["pair_span"], made["entity_vectors"]
         self.entity_ptr, self.entity_spans = made["entity_ptr"], made["entity_spans"]
         self.span_ptr, self.span_ents = made["span_ptr"], made["span_ents"]
-        kept = derived.get_texts("names") if derived is not None else None
-        if kept is None:
-            made_names = self._names()
-            if derived is not None:
-                derived.put_texts("names", made_names)
-        self.names: Sequence[str] = kept if kept is not None else made_names
+        self.names: Sequence[str] = self.derived.texts("names", self._names)
 
     def _mention_graph(self) -> dict[str, np.ndarray]:
         """The mention pairs, the entity vectors and the mention graph both ways (what ``__init__`` needs)."""
@@ -179,16 +171,6 @@ class GraphView:
         by_span = np.lexsort((pair_entity, pair_span))
         out["span_ptr"], out["span_ents"] = csr(pair_span[by_span], pair_entity[by_span], n_s)
         return out
-
-    def _kept(self, name: str, make: Callable[[], np.ndarray]) -> np.ndarray:
-        """``make()``, or what an earlier process made of this saved graph (and kept for the next)."""
-        if self.derived is None:
-            return make()
-        found = self.derived.get(name)
-        if found is None:
-            found = make()
-            self.derived.put(name, found)
-        return found
 
     @classmethod
     def build(
@@ -279,7 +261,7 @@ class GraphView:
 
     @cached_property
     def span_rank(self) -> np.ndarray:
-        return self._kept("span_rank", self._span_rank)
+        return self.derived.array("span_rank", self._span_rank)
 
     def _span_rank(self) -> np.ndarray:
         """Each span's position in ``(document, version, start, end)`` order."""
@@ -295,7 +277,7 @@ class GraphView:
 
     @cached_property
     def word_counts(self) -> np.ndarray:
-        return self._kept("word_counts", self._word_counts)
+        return self.derived.array("word_counts", self._word_counts)
 
     def _word_counts(self) -> np.ndarray:
         return np.fromiter((evidence_words(t) for t in self.columns.span_text), dtype=np.int32, count=self.n_spans)
@@ -341,7 +323,7 @@ class GraphView:
 
     @cached_property
     def specificity(self) -> np.ndarray:
-        return self._kept("specificity", self._specificity)
+        return self.derived.array("specificity", self._specificity)
 
     def _specificity(self) -> np.ndarray:
         """Per entity, ``log(1 + passages / passages that mention it)``: high for a rare name."""
@@ -388,7 +370,7 @@ class GraphView:
 
     @cached_property
     def first_spans(self) -> np.ndarray:
-        return self._kept("first_spans", self._first_spans)
+        return self.derived.array("first_spans", self._first_spans)
 
     def _first_spans(self) -> np.ndarray:
         """Per passage, its first span (in document order): where a passage names what it is about."""
@@ -400,23 +382,15 @@ class GraphView:
 
     @cached_property
     def topic(self) -> tuple[np.ndarray, np.ndarray]:
-        saved = self.derived.get_many("topic", ("pointers", "passages")) if self.derived is not None else None
-        if saved is None:
-            saved = dict(zip(("pointers", "passages"), self._topic(), strict=True))
-            if self.derived is not None:
-                self.derived.put_many("topic", saved)
-        return saved["pointers"], saved["passages"]
+        made = self.derived.arrays(
+            "topic", ("pointers", "passages"), lambda: dict(zip(("pointers", "passages"), self._topic(), strict=True))
+        )
+        return made["pointers"], made["passages"]
 
     @cached_property
     def title_keys(self) -> Sequence[str]:
         """Per passage, its title (:func:`title_key` of its document id)."""
-        kept = self.derived.get_texts("title_keys") if self.derived is not None else None
-        if kept is not None:
-            return kept
-        keys = [title_key(doc) for doc, _v in self.passages]
-        if self.derived is not None:
-            self.derived.put_texts("title_keys", keys)
-        return keys
+        return self.derived.texts("title_keys", lambda: [title_key(doc) for doc, _v in self.passages])
 
     def _topic(self) -> tuple[np.ndarray, np.ndarray]:
         """Entity -> the passages about it, each once, ascending, as a CSR pair: those whose first
@@ -461,7 +435,7 @@ class GraphView:
 
     @cached_property
     def subjects(self) -> np.ndarray:
-        return self._kept("subjects", self._subjects)
+        return self.derived.array("subjects", self._subjects)
 
     def _subjects(self) -> np.ndarray:
         """Per passage, :meth:`subject_of` (``-1`` for none)."""
@@ -546,13 +520,9 @@ class GraphView:
 
     def _ivf(self, name: str, vectors: np.ndarray) -> IVFIndex:
         """An inverted file over ``vectors``: the one kept with the saved graph, or built (and kept)."""
-        state = self.derived.get_many(name, ("centroids", "order", "bounds", "probe")) if self.derived is not None else None
-        if state is not None:
-            return IVFIndex.restore(vectors, state)
-        index = IVFIndex(vectors)
-        if self.derived is not None:
-            self.derived.put_many(name, index.state())
-        return index
+        return IVFIndex.restore(
+            vectors, self.derived.arrays(name, ("centroids", "order", "bounds", "probe"), lambda: IVFIndex(vectors).state())
+        )
 
     def passage_text_index(self, vectors: np.ndarray) -> VectorIndex:
         """Nearest passages by their whole text's vectors (:meth:`passage_vectors`), built once."""

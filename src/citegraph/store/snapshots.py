@@ -33,7 +33,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -41,7 +41,7 @@ import numpy as np
 
 from citegraph.store.columns import GraphColumns
 
-__all__ = ["SAVE_ABOVE", "Derived", "TextColumn", "ViewCache"]
+__all__ = ["SAVE_ABOVE", "Derived", "NothingKept", "TextColumn", "ViewCache"]
 
 #: Visible sentences from which a caller's graph is saved (below it, reading the store is quick).
 SAVE_ABOVE = 100_000
@@ -149,6 +149,42 @@ class Derived:
         column = TextColumn.of(texts)
         self.put(f"{name}.text", np.frombuffer(bytes(column.data), dtype=np.uint8))
         self.put(f"{name}.offsets", column.offsets)
+
+    # -- what a view calls: kept, or made now (and kept for the next process) ---------------------
+    def array(self, name: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+        found = self.get(name)
+        if found is None:
+            found = make()
+            self.put(name, found)
+        return found
+
+    def arrays(self, prefix: str, names: Sequence[str], make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+        found = self.get_many(prefix, names)
+        if found is None:
+            found = make()
+            self.put_many(prefix, found)
+        return found
+
+    def texts(self, name: str, make: Callable[[], Sequence[str]]) -> Sequence[str]:
+        found = self.get_texts(name)
+        if found is not None:
+            return found
+        made = make()
+        self.put_texts(name, made)
+        return made
+
+
+class NothingKept(Derived):
+    """Where a view of a graph that is not saved keeps what it makes: nowhere (it makes it each time)."""
+
+    def __init__(self) -> None:
+        super().__init__(Path())
+
+    def get(self, name: str) -> np.ndarray | None:
+        return None
+
+    def put(self, name: str, array: np.ndarray) -> None:
+        pass
 
 
 class ViewCache:
