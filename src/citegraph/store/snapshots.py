@@ -8,7 +8,7 @@ writes its columns to ``STORE.views/``: every array as a ``.npy`` file, mapped o
 read when a query touches them), the sentences' text as one UTF-8 file with offsets, the lists as
 JSON. A view of a saved graph keeps there what it makes of it (:class:`Derived`: the mention graph,
 the inverted-file indexes, per-sentence and per-passage arrays), so a later process builds nothing:
-a cold ``ask`` at a million sentences maps it all in about 3 seconds.
+a cold ``ask`` at a million sentences maps it all in under 4 seconds.
 
 * **Keyed by what was read.** A saved graph is named by the store's generation (a counter every
   write transaction raises, in the same transaction), by the caller's labels and by whether
