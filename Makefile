@@ -18,7 +18,9 @@ LLAMA_CMAKE_ARGS := $(if $(NO_AMX),-DCMAKE_C_FLAGS="$(NO_AMX)" -DCMAKE_CXX_FLAGS
 $(STAMP): pyproject.toml constraints.txt Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,pgvector,ray]'
+	# Built here, never taken from pip's wheel cache: a wheel cached by an earlier build may hold other CPU flags.
+	CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q --no-cache-dir -c constraints.txt 'llama-cpp-python[server]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,pgvector,ray]'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -485,7 +485,7 @@ class Bridge(Mode):
         bonus: dict[int, float] = {}
         if self.titles:
             for d in view.titled(query.text):
-                shared = len(view.titles[view.title_keys[d]])
+                shared = view.title_shared(d)
                 bonus[d] = self.titles * float(np.log1p(len(view.passages) / shared)) / top
         if not (self.seeds or self.mentions):
             return bonus

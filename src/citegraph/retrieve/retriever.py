@@ -133,9 +133,14 @@ class Retriever:
     def link(self, question: str, view: GraphView, *, as_written: bool = True) -> list[str]:
         """Entity keys the question names: its named entities and noun chunks, keyed as the spaCy
         extractor keys mentions (a chunk also by its head noun), and with ``as_written`` the
-        capitalised runs of words that are a key as they stand (:func:`named_ngrams`: a film title
-        the parser does not read as a name), that the caller's graph holds."""
-        written = named_ngrams(question, view.index.__contains__) if as_written else []
+        capitalised runs of words that are a key as they stand, or the name the documents write an
+        entity by (:attr:`GraphView.aliases`) (:func:`named_ngrams`: a film title the parser does not
+        read as a name), that the caller's graph holds."""
+        written: list[str] = []
+        if as_written:  # a key as written, or another way the documents write that entity (an alias)
+            aliases = view.aliases
+            for name in named_ngrams(question, lambda n: n in view.index or n in aliases):
+                written += [name] if name in view.index else aliases[name]
         if self.nlp is None:
             return written
         from citegraph.extract.keys import key_from_tokens

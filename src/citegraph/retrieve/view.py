@@ -22,6 +22,7 @@ to this view's own sentences.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Sequence
 from functools import cached_property
@@ -41,6 +42,14 @@ from citegraph.store.snapshots import Derived, NothingKept
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 #: what ``GraphView.__init__`` makes of the mention rows (kept with a saved graph)
 _MENTION_ARRAYS = ("pair_entity", "pair_span", "entity_vectors", "entity_ptr", "entity_spans", "span_ptr", "span_ents")
+
+
+def loose_key(name: str) -> str:
+    """A name with case, accents and punctuation ignored: "Beyoncé" -> "beyonce", "Guns N' Roses"
+    -> "guns n roses", "St. Louis" -> "st louis". How a question's name is matched to a title written
+    a little differently."""
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in decomposed if not unicodedata.combining(ch)).split())
 
 
 def title_key(document: str) -> str:
@@ -102,7 +111,7 @@ def relation_stems(text: str) -> frozenset[str]:
     return frozenset(w[:4] for w in _RELATION_WORD.findall(text.casefold()) if len(w) >= 4 and w not in _NOT_RELATIONS)
 
 
-__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "StoreSpanIndex", "named_ngrams", "relation_stems", "title_key"]
+__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "StoreSpanIndex", "loose_key", "named_ngrams", "relation_stems", "title_key"]
 
 #: Visible sentences above which a view searches vectors approximately. At 200,000 sentences an exact
 #: scan of every sentence vector costs ~25 ms on two cores; an IVF probe costs ~2 ms.
@@ -414,19 +423,39 @@ class GraphView:
 
     @cached_property
     def titles(self) -> dict[str, list[int]]:
-        """Title (:func:`title_key` of the document id) -> the passages of that title, ascending."""
+        """Title, matched loosely (:func:`loose_key` of :func:`title_key` of the document id) -> the
+        passages of that title, ascending."""
         out: dict[str, list[int]] = {}
-        for d, key in enumerate(self.title_keys):
+        for d, key in enumerate(self.derived.texts("loose_titles", lambda: [loose_key(k) for k in self.title_keys])):
             if key:
                 out.setdefault(key, []).append(d)
         return out
 
     def titled(self, question: str) -> list[int]:
-        """The passages whose title the question names as written (:func:`named_ngrams`), ascending:
-        "Which came first, Arthur's Magazine or First for Women?" names both magazines' pages,
-        whether or not the parser found either as a name."""
+        """The passages whose title the question names as written (:func:`named_ngrams`), with case,
+        accents and punctuation ignored, ascending: "Which came first, Arthur's Magazine or First for
+        Women?" names both magazines' pages, whether or not the parser found either as a name, and
+        "Beyonce" names "Beyoncé"."""
         titles = self.titles
-        return sorted({d for name in named_ngrams(question, titles.__contains__) for d in titles[name]})
+        found = named_ngrams(question, lambda name: loose_key(name) in titles)
+        return sorted({d for name in found for d in titles[loose_key(name)]})
+
+    def title_shared(self, passage: int) -> int:
+        """How many visible passages have this passage's title (loosely): its specificity as a name."""
+        return len(self.titles.get(loose_key(self.title_keys[passage]), ())) or 1
+
+    @cached_property
+    def aliases(self) -> dict[str, list[str]]:
+        """How the documents most often write an entity (its name: case folded, "the" dropped), where
+        that differs from its key -> the keys of the entities so written: a name a question may use for
+        an entity whose key is its lemma or another form ("Exports" for "export")."""
+        out: dict[str, list[str]] = {}
+        for key, name in zip(self.keys, self.names, strict=True):
+            folded = " ".join(name.casefold().split())
+            folded = folded[4:] if folded.startswith("the ") else folded
+            if folded and folded != key:
+                out.setdefault(folded, []).append(key)
+        return out
 
     def subject_of(self, passage: int) -> int | None:
         """The first entity a passage's first sentence names (by mention position), if any."""
