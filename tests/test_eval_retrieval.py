@@ -245,3 +245,26 @@ def test_the_relation_a_question_names_is_followed_from_the_first_passage(graph:
     assert related and all(k in {"metropolis", "fritz lang", "1927 film", "film"} for k in related)
     assert view.related(d, relation_stems("Who wrote Metropolis?")).size == 0
     assert Bridge().relations == 0.0
+
+
+def test_a_title_written_a_little_differently_and_an_alias_are_still_names(graph: CiteGraph) -> None:
+    """Case, accents and punctuation do not keep a question's name from its page ("Beyonce",
+    "Guns N Roses"); a name the documents write an entity by links it when its key differs."""
+    from citegraph.retrieve.view import loose_key
+
+    assert loose_key("Beyoncé") == "beyonce" and loose_key("Guns N' Roses") == loose_key("guns n roses")
+    graph.ingest_texts(
+        [
+            TextInput("Beyoncé", "Beyoncé Knowles is an American singer."),
+            TextInput("Guns N' Roses", "Guns N' Roses is an American hard rock band."),
+            TextInput("Exports", "Exports are kept for thirty days."),
+        ],
+        access=("public",),
+    )
+    view = graph.retriever.view(["public"])
+    titled = {view.passages[d][0] for d in view.titled("Is Beyonce older than the singer of Guns N Roses?")}
+    assert titled == {"Beyoncé", "Guns N' Roses"}
+    assert view.title_shared(view.titled("Who is Beyonce?")[0]) == 1
+    aliased = {name: keys for name, keys in view.aliases.items() if name == "exports"}
+    assert aliased == {"exports": ["export"]}
+    assert "export" in graph.retriever.link("How long are Exports kept?", view)
