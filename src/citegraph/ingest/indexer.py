@@ -316,7 +316,7 @@ class Indexer:
         # One embedding call for the whole batch: sentences, imported spans, each document's whole
         # text (for the passage-level modes), and keys new to the store.
         texts = [t for _n, sents, ex in extracted for t in _span_texts(sents, ex)]
-        passages = [_passage(sents, ex) for _n, sents, ex in extracted if sents or ex.extra_spans]  # no sentence: no passage
+        passages = [_passage(_spans(sents, ex)) for _n, sents, ex in extracted if sents or ex.extra_spans]  # no sentence: no passage
         new_keys = sorted(self.missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
         try:
             known = self.stored_vectors([items[n][0].id for n, _s, _e in extracted], texts) if texts else {}
@@ -371,9 +371,9 @@ class Indexer:
                 raise BackendUnavailable(f"extraction model unavailable: {exc}") from exc
             texts = _span_texts(sentences, extraction)
             if sum(len(s.text) + 1 for s in head) <= PASSAGE_CHARS:
-                head.extend([s.span for s in sentences] + list(extraction.extra_spans))
+                head.extend(_spans(sentences, extraction))
             # The last part carries the whole document's passage vector, embedded with its sentences.
-            passage = [passage_text(s.text for s in sorted(head))] if block is None and head else []
+            passage = [_passage(head)] if block is None and head else []
             keys = _keys(extraction)
             new_keys = sorted(self.missing_keys(keys - made.keys()))
             try:
@@ -417,12 +417,16 @@ class _Spool:
 
 
 def _span_texts(sentences: Sequence[Sentence], extraction: Extraction) -> list[str]:
-    return [s.span.text for s in sentences] + [s.text for s in extraction.extra_spans]
+    return [s.text for s in _spans(sentences, extraction)]
 
 
-def _passage(sentences: Sequence[Sentence], extraction: Extraction) -> str:
-    """The document's text as one passage: its spans in document order (the order a view reads)."""
-    return passage_text(s.text for s in sorted([s.span for s in sentences] + list(extraction.extra_spans)))
+def _spans(sentences: Sequence[Sentence], extraction: Extraction) -> list[Span]:
+    return [s.span for s in sentences] + list(extraction.extra_spans)
+
+
+def _passage(spans: Iterable[Span]) -> str:
+    """A document's text as one passage: its spans in document order (the order a view reads)."""
+    return passage_text(s.text for s in sorted(spans))
 
 
 def _keys(extraction: Extraction) -> set[str]:
