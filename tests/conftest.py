@@ -230,8 +230,11 @@ class Stores:
         self._opened.append(store)
         return store
 
-    def new(self) -> Store:
-        """An empty store: SQLite in memory, or a PostgreSQL database."""
+    def new(self, *, file: bool = False) -> Store:
+        """An empty store: SQLite in memory (with ``file``, in a file: what saved views need), or a
+        PostgreSQL database."""
+        if self.cluster is None and file:
+            return self.open(self.location())
         if self.cluster is None:
             store: Store = SQLiteStore(":memory:")
             self._opened.append(store)
@@ -275,6 +278,7 @@ def _empty_database(url: str) -> None:
                 "spans",
                 "documents",
                 "entities",
+                "supersessions",
                 "api_tokens",
                 "upload_jobs",
             ):

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import citegraph.store.snapshots as snapshots
 from citegraph.embed import HashingEmbedder
-from citegraph.errors import NotFound
+from citegraph.errors import NotFound, UserError
 from citegraph.extract.base import Extractor
 from citegraph.models import Document, DocumentStatus, ExtractedEntity, ExtractedRelation, Extraction
 from citegraph.output import answer_json, documents_json, entity_json, nodes_json, relations_json
@@ -83,6 +84,71 @@ def test_evidence_is_checked_again_when_the_context_is_built(graph: CiteGraph) -
     assert answer.context and all(item.evidence.span.document == "public.md" for item in answer.context)
 
 
+def test_every_read_checks_its_spans_against_the_live_store(graph: CiteGraph) -> None:
+    """A view that leaks a private span (a saved view of other contents, a store bug) cannot pass
+    it through traverse, the page's reach, show entity, show relations or export: every span they
+    return is checked against the live store last, as the context is."""
+    graph.ingest_texts([TextInput("public.md", PUBLIC)], access=("public",))
+    graph.ingest_texts([TextInput("hr.md", PRIVATE)], access=("hr",))
+    leaky_rows, leaky_columns = graph.store.graph(None), graph.store.graph_columns(None)  # type: ignore[attr-defined]
+    store = graph.store
+    original = store.graph, store.graph_columns  # type: ignore[attr-defined]
+    store.graph = lambda labels, include_superseded=False: leaky_rows  # type: ignore[method-assign]
+    store.graph_columns = lambda labels, include_superseded=False: leaky_columns  # type: ignore[attr-defined]
+    try:
+        graph.retriever.clear_cache()
+        assert any(s.document == "hr.md" for s in graph.retriever.view(("public",)).data.spans)  # the leak is real
+        seen = json.dumps(
+            [
+                nodes_json(graph.traverse(["export"], labels=("public",), hops=3)),
+                nodes_json(graph.reach("Where do exports of payroll data go?", labels=("public",), hops=3)),
+                entity_json(graph.entity("export", labels=("public",))),
+                relations_json(graph.relations(labels=("public",), include_superseded=True)),
+                json.loads(graph.export("json", labels=("public",))),
+                graph.export("graphml", labels=("public",)),
+            ]
+        )
+        with pytest.raises(NotFound):
+            graph.entity("vault", labels=("public",))
+    finally:
+        store.graph, store.graph_columns = original  # type: ignore[method-assign, attr-defined]
+    assert "hr.md" not in seen and "vault" not in seen and "payroll" not in seen
+    assert "public.md" in seen  # what the caller may read is still there
+
+
+def test_a_supersession_exists_only_for_a_caller_who_may_read_both_documents(graph: CiteGraph) -> None:
+    """A public FAQ superseded by a staff-only plan: for a public caller the FAQ is current and the
+    plan's name appears nowhere (documents, history, answers, stale warnings, as-of); a caller
+    holding both labels sees the supersession."""
+    faq = "Customer data is kept for 90 days after cancelling."
+    graph.ingest_texts([TextInput("faq-2023.md", faq)], access=("public",))
+    graph.ingest_texts([TextInput("layoffs-plan-2025.md", "Customer data is kept for 30 days after cancelling.")], access=("staff",))
+    graph.supersede("faq-2023.md", by="layoffs-plan-2025.md")
+    assert graph.unseen_supersession("faq-2023.md", "layoffs-plan-2025.md") == ("public",)
+    question = "How long is customer data kept after cancelling?"
+    public = json.dumps(
+        [
+            documents_json(graph.documents(labels=("public",))),
+            documents_json(graph.history("faq-2023.md", labels=("public",))),
+            answer_json(graph.ask(question, labels=("public",))),
+            answer_json(graph.ask(question, labels=("public",), include_superseded=True)),
+            answer_json(graph.ask(question, labels=("public",), as_of="2100-01-01")),
+        ]
+    )
+    assert "layoffs" not in public and "superseded by" not in public
+    assert "faq-2023.md" in {item.span.document for item in graph.ask(question, labels=("public",)).context}  # still current for them
+    ((doc,),) = [[d for d in graph.documents(labels=("public",)) if d.document.id == "faq-2023.md"]]
+    assert doc.document.superseded_by is None
+    # Both labels: the supersession holds, named.
+    both = ("public", "staff")
+    assert {item.span.document for item in graph.ask(question, labels=both).context} == {"layoffs-plan-2025.md"}
+    (seen,) = [d for d in graph.documents(labels=both) if d.document.id == "faq-2023.md"]
+    assert seen.document.superseded_by == "layoffs-plan-2025.md"
+    stale = [w for w in graph.ask(question, labels=both, include_superseded=True).warnings if w.code == "stale"]
+    assert stale and "superseded by layoffs-plan-2025.md" in stale[0].message
+    assert "faq-2023.md" not in {item.span.document for item in graph.ask(question, labels=both, as_of="2100-01-01").context}
+
+
 # -- non-interference ------------------------------------------------------------------------------
 WORDS = ["Export", "Snapshot", "Invoice", "Archive", "Payroll", "Retention"]
 LABELS = ["public", "hr", "eng"]
@@ -122,7 +188,8 @@ sentence = st.builds(
     st.sampled_from(WORDS),
     st.integers(1, 40),
 )
-# One step of a history: ("ingest", text, labels, document number) or ("relabel", "", labels, document number).
+# One step of a history: ("ingest", text, labels, document number), ("relabel", "", labels, document
+# number) or ("supersede", replacing document number, (), document number).
 Op = tuple[str, str, tuple[str, ...], int]
 labels_st = st.sets(st.sampled_from(LABELS), min_size=1, max_size=2).map(lambda s: tuple(sorted(s)))
 history_st = st.lists(
@@ -130,6 +197,7 @@ history_st = st.lists(
         # which document id: ids repeat, so later entries are new versions or collisions across labels
         st.tuples(st.just("ingest"), st.lists(sentence, min_size=1, max_size=3).map(" ".join), labels_st, st.integers(0, 2)),
         st.tuples(st.just("relabel"), st.just(""), labels_st, st.integers(0, 2)),
+        st.tuples(st.just("supersede"), st.sampled_from("012"), st.just(()), st.integers(0, 2)),
     ),
     min_size=1,
     max_size=6,
@@ -141,7 +209,10 @@ def _oracle(ops: Sequence[Op]) -> tuple[list[bool], dict[int, tuple[str, ...]]]:
     its labels, an ingest with other labels is refused, a relabel of a stored id changes them."""
     labels_of: dict[int, tuple[str, ...]] = {}
     taken: list[bool] = []
-    for kind, _text, labels, doc in ops:
+    for kind, text, labels, doc in ops:
+        if kind == "supersede":  # both stored, and not itself
+            taken.append(doc in labels_of and int(text) in labels_of and int(text) != doc)
+            continue
         refused = (kind == "ingest" and labels_of.get(doc, labels) != labels) or (kind == "relabel" and doc not in labels_of)
         taken.append(not refused)
         if not refused:
@@ -149,10 +220,16 @@ def _oracle(ops: Sequence[Op]) -> tuple[list[bool], dict[int, tuple[str, ...]]]:
     return taken, labels_of
 
 
-def _build(stores: Stores, splitter: SentenceSplitter, ops: Sequence[Op]) -> CiteGraph:
-    graph = CiteGraph(stores.new(), HashingEmbedder(), splitter=splitter, extractor=WordListExtractor())
+def _build(stores: Stores, splitter: SentenceSplitter, ops: Sequence[Op], *, file: bool = False) -> CiteGraph:
+    graph = CiteGraph(stores.new(file=file), HashingEmbedder(), splitter=splitter, extractor=WordListExtractor())
     for (kind, text, labels, doc), taken in zip(ops, _oracle(ops)[0], strict=True):
-        if kind == "ingest":
+        if kind == "supersede":
+            if taken:
+                graph.supersede(f"doc{doc}.md", by=f"doc{text}.md")
+            else:
+                with pytest.raises((NotFound, UserError)):
+                    graph.supersede(f"doc{doc}.md", by=f"doc{text}.md")
+        elif kind == "ingest":
             (report,) = graph.ingest_texts([TextInput(f"doc{doc}.md", text)], access=labels).documents
             assert (report.status == DocumentStatus.FAILED) == (not taken), report
         elif taken:
@@ -195,14 +272,20 @@ def _observe(graph: CiteGraph, labels: Sequence[str], question: str, seed: str) 
 
 
 def _assert_non_interference(
-    stores: Stores, splitter: SentenceSplitter, ops: Sequence[Op], caller: Sequence[str], question: str, seed: str
+    stores: Stores, splitter: SentenceSplitter, ops: Sequence[Op], caller: Sequence[str], question: str, seed: str, *, file: bool = False
 ) -> None:
     """What ``caller`` gets from the full store equals what a store built only from the documents it
-    may read gives (labels belong to a document id; what decides is each document's final labels)."""
+    may read gives (labels belong to a document id; what decides is each document's final labels; a
+    supersession exists for a caller that may read both documents)."""
     taken, final = _oracle(ops)
-    readable = [op for op, ok in zip(ops, taken, strict=True) if ok and set(final[op[3]]) & set(caller)]
+
+    def readable(op: Op) -> bool:
+        docs = (op[3], int(op[1])) if op[0] == "supersede" else (op[3],)
+        return all(set(final[d]) & set(caller) for d in docs)
+
+    only_readable = [op for op, ok in zip(ops, taken, strict=True) if ok and readable(op)]
     labels = sorted(caller)
-    with _build(stores, splitter, ops) as full, _build(stores, splitter, readable) as only:
+    with _build(stores, splitter, ops, file=file) as full, _build(stores, splitter, only_readable, file=file) as only:
         assert _observe(full, labels, question, seed) == _observe(only, labels, question, seed)
     stores.release()  # this example's stores (a PostgreSQL database each) go now, not at the test's end
 
@@ -216,6 +299,25 @@ def _assert_non_interference(
 )
 def test_non_interference(stores: Stores, splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str) -> None:
     _assert_non_interference(stores, splitter, ops, sorted(caller), question, seed)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    ops=history_st,
+    caller=st.sets(st.sampled_from(LABELS), min_size=1, max_size=2),
+    question=st.sampled_from(WORDS).map(lambda w: f"How long does the {w} stay available?"),
+    seed=st.sampled_from(WORDS),
+)
+def test_non_interference_through_saved_views(
+    stores: Stores, splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str
+) -> None:
+    """The same property with every caller's graph saved beside a SQLite store file and read back
+    from there (:mod:`citegraph.store.snapshots`, its threshold lowered to one sentence)."""
+    if stores.backend != "sqlite":
+        pytest.skip("saved views are kept beside SQLite stores only")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snapshots, "SAVE_ABOVE", 1)
+        _assert_non_interference(stores, splitter, ops, sorted(caller), question, seed, file=True)
 
 
 def test_non_interference_for_every_order_of_a_collision(stores: Stores, splitter: SentenceSplitter) -> None:

@@ -213,8 +213,9 @@ def test_a_binary_or_latin1_answer_file_names_the_file(run, stored: Path, tmp_pa
 @pytest.mark.parametrize(
     ("args", "flag", "valid"),
     [
-        (("ask", "q", "--hops", "-1"), "--hops", "a whole number at least 0"),
-        (("ask", "q", "--top-k", "0"), "--top-k", "a whole number at least 1"),
+        (("ask", "q", "--hops", "-1"), "--hops", "a whole number from 0 to 6"),
+            (("ask", "q", "--hops", "7"), "--hops", "a whole number from 0 to 6"),
+        (("ask", "q", "--top-k", "0"), "--top-k", "a whole number from 1 to 50"),
         (("ask", "q", "--context-size", "0"), "--context-size", "a whole number at least 1"),
         (("ask", "q", "--depth-penalty", "5"), "--depth-penalty", "a number from 0 to 1"),
         (("ask", "q", "--depth-penalty", "nan"), "--depth-penalty", "a number from 0 to 1"),
@@ -223,7 +224,7 @@ def test_a_binary_or_latin1_answer_file_names_the_file(run, stored: Path, tmp_pa
         (("ask", "q", "--max-answer-chars", "0"), "--max-answer-chars", "a whole number at least 1"),
         (("ask", "q", "--max-claims", "0"), "--max-claims", "a whole number at least 1"),
         (("ask", "q", "--lock-timeout", "-1"), "--lock-timeout", "a number at least 0"),
-        (("traverse", "export", "--hops", "-1"), "--hops", "a whole number at least 0"),
+        (("traverse", "export", "--hops", "-1"), "--hops", "a whole number from 0 to 6"),
         (("ingest", "x", "--max-file-mb", "0"), "--max-file-mb", "a number above 0"),
         (("ingest", "x", "--max-file-mb", "inf"), "--max-file-mb", "a number above 0"),
     ],
@@ -234,7 +235,7 @@ def test_values_out_of_range_are_refused_naming_the_flag_and_range(run, args: tu
 
 
 def test_environment_and_config_values_are_checked_like_flags(run, stored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    assert "must be a whole number at least 1, not 0" in run("ask", "exports", env={"CITEGRAPH_TOP_K": "0"}, code=1).stderr
+    assert "must be a whole number from 1 to 50, not 0" in run("ask", "exports", env={"CITEGRAPH_TOP_K": "0"}, code=1).stderr
     config = tmp_path / "bad.toml"
     config.write_text("depth_penalty = 5.0\n", encoding="utf-8")
     result = run("--config", str(config), "ask", "exports", code=1)
@@ -267,7 +268,7 @@ def test_the_python_api_refuses_the_same_values_naming_the_parameter(db: Path) -
         with pytest.raises(UserError, match=rf"^{name} must be "):
             CiteGraph.open(db, "hashing", **options)  # type: ignore[arg-type]
     assert not db.exists()  # refused before the store was opened
-    with CiteGraph(store, HashingEmbedder()) as graph, pytest.raises(UserError, match=r"^hops must be a whole number at least 0"):
+    with CiteGraph(store, HashingEmbedder()) as graph, pytest.raises(UserError, match=r"^hops must be a whole number from 0 to 6"):
         graph.ask("exports", hops=-1)
 
 
@@ -339,7 +340,12 @@ def test_a_generated_answer_is_held_to_the_same_caps(splitter, larkspur: Path) -
 def test_safe_escapes_control_characters_visibly() -> None:
     assert output.safe("a\x1b[2Jb\nc\td\x7f\x9b\u202eé") == "a\\x1b[2Jb\\nc\\td\\x7f\\x9b\\u202eé"
     assert output.safe("one\nline", prose=True) == "one line"
-    assert output.safe(output.safe("\x1b")) == "\\x1b"  # idempotent
+    assert output.safe(output.safe("\x1b", prose=True), prose=True) == "\\x1b"  # prose: idempotent
+    assert output.line(output.safe("a\\b\x1b")).plain == "a\\\\b\\x1b"  # a line leaves what a view made safe as it is
+    # names: one-to-one, and read back exactly
+    names = ["x\ny.txt", "x\\ny.txt", "x\\\\ny.txt", "a\u200bb", "a\\u200bb", "\\", "\\x1b", "\x1b"]
+    assert len({output.safe(n) for n in names}) == len(names)
+    assert [output.unescape(output.safe(n)) for n in names] == names
 
 
 def test_entity_keys_carry_no_control_characters() -> None:
@@ -538,3 +544,62 @@ def test_ingest_into_a_store_with_a_damaged_page_refuses_naming_check(run, store
     result = run("ingest", str(stored), "--quiet", code=2)
     assert f"{db}: the store is damaged" in result.stderr and f"citegraph check --db {db}" in result.stderr
     assert _error(run("ingest", str(stored), "--quiet", "--json", code=2))["type"] == "StoreError"
+
+
+def test_two_ids_never_print_alike_and_what_was_printed_names_exactly_one(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A newline and a literal backslash-n print differently (the backslash is escaped), and the
+    printed form given back names the id that printed so; zero-width characters print escaped."""
+    folder = tmp_path / "alike"
+    folder.mkdir()
+    (folder / "x\ny.txt").write_text("Exports last 30 days.", encoding="utf-8")
+    (folder / "x\\ny.txt").write_text("Snapshots last 90 days.", encoding="utf-8")
+    (folder / "pl\u200bain.txt").write_text("Invoices last 7 years.", encoding="utf-8")
+    run("ingest", str(folder), "--quiet")
+    listed = run("documents").stdout
+    assert "x\\ny.txt" in listed and "x\\\\ny.txt" in listed and "pl\\u200bain.txt" in listed and "\u200b" not in listed
+    removed = json.loads(run("rm", "x\\\\ny.txt", "--json").stdout)  # the backslash one, as printed
+    assert [r["doc_id"] for r in removed] == ["x\\ny.txt"]
+    removed = json.loads(run("rm", "x\\ny.txt", "--json").stdout)  # the newline one, as printed
+    assert [r["doc_id"] for r in removed] == ["x\ny.txt"]
+    assert [r["doc_id"] for r in json.loads(run("rm", "pl\\u200bain.txt", "--json").stdout)] == ["pl\u200bain.txt"]
+
+
+def test_hidden_files_and_folders_get_a_report_line_each(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "with-hidden"
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".git" / "notes.md").write_text("Git internals.", encoding="utf-8")
+    (folder / ".draft.md").write_text("Exports last 9 days.", encoding="utf-8")
+    (folder / "policy.md").write_text("Exports last 30 days.", encoding="utf-8")
+    report = json.loads(run("ingest", str(folder), "--quiet", "--json", code=3).stdout)
+    rows = {d["id"]: (d["status"], d["reason"]) for d in report["documents"]}
+    assert rows["policy.md"][0] == "ok"
+    for hidden in (".git/", ".draft.md"):
+        status, reason = rows[hidden]
+        assert status == "skipped" and "hidden" in reason and "--include-hidden" in reason
+    assert ".git/notes.md" not in rows
+    again = json.loads(run("ingest", str(folder), "--quiet", "--json", "--include-hidden").stdout)
+    assert {d["id"]: d["status"] for d in again["documents"]} == {".draft.md": "ok", ".git/notes.md": "ok", "policy.md": "unchanged"}
+
+
+def test_ingest_into_a_store_whose_records_are_damaged_refuses_naming_check(run, stored: Path, db: Path) -> None:  # type: ignore[no-untyped-def]
+    """Bytes overwritten inside a stored vector pass SQLite's page check; the write path reads the
+    records back and refuses, as `citegraph check` finds them."""
+    conn = sqlite3.connect(db)
+    (blob,) = conn.execute("SELECT vector FROM spans ORDER BY id LIMIT 1").fetchone()
+    conn.execute("UPDATE spans SET vector = ? WHERE id = (SELECT min(id) FROM spans)", (b"\xff" * len(blob),))  # NaNs
+    conn.commit()
+    conn.close()
+    assert any("not finite" in p["detail"] for p in json.loads(run("check", "--json", code=4).stdout)["problems"])
+    (stored / "more.md").write_text("Snapshots are taken every night.", encoding="utf-8")
+    result = run("ingest", str(stored), "--quiet", code=2)
+    assert f"{db}: the store is damaged" in result.stderr and "not finite" in result.stderr and "citegraph check" in result.stderr
+    assert run("documents", "--json").stdout.count('"id"') == 1  # nothing was written
+
+
+def test_mcp_and_the_api_refuse_hops_and_top_k_out_of_the_settings_range(run, stored: Path, db: Path) -> None:  # type: ignore[no-untyped-def]
+    with CiteGraph(SQLiteStore(db), HashingEmbedder()) as graph:
+        for hops, top_k, word in ((7, None, "hops"), (-1, None, "hops"), (None, 51, "top_k"), (None, 0, "top_k")):
+            with pytest.raises(UserError, match=word):
+                graph.ask("How long do exports stay?", hops=hops, top_k=top_k)
+        with pytest.raises(UserError, match="hops"):
+            graph.traverse(["export"], hops=100)

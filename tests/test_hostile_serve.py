@@ -123,3 +123,57 @@ def test_upload_names_a_file_system_cannot_take_are_refused_and_dot_files_are_re
         ("failed", "duplicate document id in this ingest"),
         ("ok", ""),
     ]
+
+
+def test_an_upload_name_over_the_file_name_limit_is_a_400_naming_it_and_the_connection_goes_on(app, upload_tmp: Path) -> None:  # type: ignore[no-untyped-def]
+    client, token, _db = app
+    staff = {"Authorization": f"Bearer {token}"}
+    for name in ("n" * 297 + ".md", "é" * 130 + ".md"):  # 300 bytes; 263 bytes of UTF-8
+        refused = client.post("/documents", json={"documents": [{"name": name, "text": "Text."}]}, headers=staff)
+        assert refused.status_code == 400, refused.text
+        message = refused.json()["error"]["message"]
+        assert "255 bytes" in message and "shorter name" in message
+        assert client.get("/health").status_code == 200  # the next request on the same connection is answered
+    assert list(upload_tmp.iterdir()) == []
+    fits = "é" * 125 + ".md"  # 253 bytes
+    accepted = client.post("/documents", json={"documents": [{"name": fits, "text": "Exports last 30 days."}]}, headers=staff)
+    assert accepted.status_code == 202 and _wait(client, accepted.json()["job"], token)["state"] == "done"
+
+
+def test_an_uploaded_document_shows_the_name_it_was_sent_as_not_the_servers_path(app) -> None:  # type: ignore[no-untyped-def]
+    client, token, _db = app
+    staff = {"Authorization": f"Bearer {token}"}
+    accepted = client.post("/documents", json={"documents": [{"name": "invoices-2026.md", "text": "Invoices are sent on the first day of the month."}]}, headers=staff)
+    report = _wait(client, accepted.json()["job"], token)["report"]
+    assert [d["source"] for d in report["documents"]] == ["invoices-2026.md"]
+    (listed,) = [d for d in client.get("/documents", headers=staff).json() if d["id"] == "invoices-2026.md"]
+    assert listed["source"] == "invoices-2026.md"
+
+
+def test_a_job_whose_store_is_locked_after_the_202_says_busy_retry_at_once(app, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The lock taken right after the 202: the job ends ``failed`` with the real reason, recorded in
+    the job table beside the store, which the store's lock does not hold up; not ``queued`` for a
+    minute, then "the server process stopped"."""
+    from citegraph.serve.jobs import JobStore
+
+    client, token, db = app
+    staff = {"Authorization": f"Bearer {token}"}
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    created = JobStore.create
+
+    def create_then_lock(self, owner: str, total: int):  # type: ignore[no-untyped-def]
+        job = created(self, owner, total)
+        holder.execute("BEGIN IMMEDIATE")  # another process starts writing right after the 202
+        return job
+
+    monkeypatch.setattr(JobStore, "create", create_then_lock)
+    try:
+        started = time.monotonic()
+        accepted = client.post("/documents", json={"documents": [{"name": "late.md", "text": "Late text."}]}, headers=staff)
+        assert accepted.status_code == 202, accepted.text
+        state = _wait(client, accepted.json()["job"], token)
+        assert state["state"] == "failed" and state["error"].startswith("busy, retry") and "write lock" in state["error"]
+        assert time.monotonic() - started < 30  # not the 60 s of a dead process
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()

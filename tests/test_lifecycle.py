@@ -242,8 +242,8 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
 
     real = pipeline.discover
 
-    def discover_then_delete(paths):  # type: ignore[no-untyped-def]
-        found = list(real(paths))
+    def discover_then_delete(paths, **options):  # type: ignore[no-untyped-def]
+        found = list(real(paths, **options))
         (docs / "vanish.md").unlink()
         return found
 

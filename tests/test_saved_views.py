@@ -3,6 +3,7 @@ read instead of reading the store again, never across a write, a label set or a 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -99,3 +100,110 @@ def test_a_text_column_reads_like_the_list_it_holds() -> None:
     assert column[-1] == texts[-1] and column[1:3] == texts[1:3] and len(column) == 4
     with pytest.raises(IndexError):
         column[4]
+
+
+SALARY = "Dana Whitlock earns a salary of 187,450 dollars."
+TEAM = [
+    TextInput("team.md", "Dana Whitlock leads the Larkspur platform team. Dana Whitlock works with Quillon Labs in Tallinn."),
+    *PUBLIC,
+]
+
+
+def _public_reads(db: Path) -> str:
+    """Everything a public caller reads of the graph, as text: traverse, show relations, entity,
+    export, and the HTTP API's /graph and /traverse with no token."""
+    from fastapi.testclient import TestClient
+
+    from citegraph.output import entity_json, nodes_json, relations_json
+    from citegraph.serve.app import create_app
+    from citegraph.serve.tokens import TokenStore
+
+    with _open(db) as graph:
+        seen = [
+            nodes_json(graph.traverse(["Dana Whitlock"], labels=["public"], hops=3)),
+            relations_json(graph.relations(labels=["public"])),
+            entity_json(graph.entity("Dana Whitlock", labels=["public"])),
+            graph.export("json", labels=["public"]),
+            graph.export("graphml", labels=["public"]),
+        ]
+        with TestClient(create_app(graph, TokenStore(db))) as client:
+            for path in ("/graph?entity=Dana%20Whitlock&hops=3", "/traverse?entity=Dana%20Whitlock&hops=3", "/relations"):
+                response = client.get(path)
+                assert response.status_code == 200, response.text
+                seen.append(response.json())
+    return repr(seen)
+
+
+def _restore(backup: Path, db: Path) -> None:
+    shutil.copyfile(backup, db)
+    for suffix in ("-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+
+
+def test_a_restored_backup_or_a_new_store_at_the_path_is_never_served_a_view_of_other_contents(tmp_path: Path) -> None:
+    """The re-probe's leak: a saved public view made while a staff file was public by mistake, then
+    the backup restored and written to until its generation counter is the same again. The counter
+    repeats; the view is not served, through any read."""
+    db, backup = tmp_path / "store.db", tmp_path / "backup.db"
+    with _open(db) as graph:
+        graph.ingest_texts(TEAM, access=("public",))
+        graph.ingest_texts([TextInput("salaries.txt", SALARY)], access=("staff",))
+        counter = graph.store.generation()
+    shutil.copyfile(db, backup)
+    with _open(db) as graph:
+        graph.relabel("salaries.txt", ["public"])  # by mistake: one generation on
+        assert "187,450" in repr(graph.traverse(["Dana Whitlock"], labels=["public"], hops=3))  # saves the public view
+    assert _saved(db)
+    _restore(backup, db)
+    with _open(db) as graph:
+        assert graph.store.generation() == counter
+        graph.ingest_texts([TextInput("more.md", "Quillon Labs opened a second office in Tartu.")], access=("public",))
+        assert graph.store.generation().split("-")[0] == str(int(counter.split("-")[0]) + 1)  # type: ignore[union-attr]
+    assert "187,450" not in _public_reads(db) and "salary" not in _public_reads(db)
+    with _open(db) as graph:  # staff still reads it: the restore is not a loss
+        assert any("187,450" in r.span.text for r in graph.relations(labels=["staff"]))
+
+    # A new store at the same path, its saved views made by the earlier one still beside it.
+    with _open(db) as graph:
+        graph.relabel("salaries.txt", ["public"])
+        graph.traverse(["Dana Whitlock"], labels=["public"], hops=3)
+        old = int(graph.store.generation().split("-")[0])  # type: ignore[union-attr]
+    assert _saved(db)
+    for leftover in (db, Path(str(db) + "-wal"), Path(str(db) + "-shm")):
+        leftover.unlink(missing_ok=True)
+    with _open(db) as graph:
+        graph.ingest_texts(TEAM, access=("public",))
+        graph.ingest_texts([TextInput("salaries.txt", SALARY)], access=("staff",))
+        while int(graph.store.generation().split("-")[0]) < old:  # type: ignore[union-attr]
+            graph.relabel("salaries.txt", ["staff"])  # as many writes as the old store had made
+        assert int(graph.store.generation().split("-")[0]) == old  # type: ignore[union-attr]
+    assert "187,450" not in _public_reads(db)
+
+
+def test_a_saved_view_that_does_not_prove_its_generation_is_not_served(tmp_path: Path) -> None:
+    """A folder copied in under the live store's name (another machine's, or renamed by hand) holds
+    another generation inside: it is not read, and saving replaces it."""
+    db = tmp_path / "store.db"
+    with _open(db) as graph:
+        graph.ingest_texts(PUBLIC, access=("public",))
+        graph.retriever.view(["public"])
+        (name,) = _saved(db)
+        folder = Path(str(db) + ".views") / name
+        (folder / "generation").write_text("1-000000000000000000000000", encoding="utf-8")
+        generation = graph.store.generation()
+        assert generation is not None
+        cache = graph.store.view_cache()
+        assert cache is not None and cache.load(generation, ["public"], False) is None
+        graph.retriever.clear_cache()
+        graph.retriever.view(["public"])  # reads the store and saves the view again
+        assert (folder / "generation").read_text(encoding="utf-8") == generation
+
+
+def test_a_store_written_by_a_citegraph_without_tokens_saves_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    with _open(db) as graph:
+        graph.ingest_texts(PUBLIC, access=("public",))
+        graph.store.db.execute("DELETE FROM meta WHERE key = 'generation_token'")  # type: ignore[attr-defined]
+        assert graph.store.generation() is None
+        graph.retriever.view(["public"])
+    assert _saved(db) == []

@@ -7,15 +7,18 @@ each with the spans that mention it. GraphML attributes must be scalars, so a no
 a JSON string there and a list in the JSON export.
 
 Only what the caller's labels may read is exported: the view comes from the same access-filtered
-store read that traversal uses, and superseded versions only with ``include_superseded``.
+store read that traversal uses, and superseded versions only with ``include_superseded``; every span
+is checked again against the document versions the live store lists for the caller (``readable``),
+and an entity left with no readable mention is not a node.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from citegraph.models import Span
 from citegraph.retrieve.view import GraphView
 from citegraph.store.base import StoredDocument
 
@@ -24,8 +27,9 @@ __all__ = ["FORMATS", "build_graph", "export_graph"]
 FORMATS = ("graphml", "json")
 
 
-def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
-    """A ``networkx.MultiDiGraph`` of the view, in a canonical order (no internal ids)."""
+def build_graph(view: GraphView, documents: Sequence[StoredDocument], readable: Callable[[Span], bool] = lambda _span: True) -> Any:
+    """A ``networkx.MultiDiGraph`` of the view, in a canonical order (no internal ids): the mentions
+    and relations whose span is ``readable``, and the entities with at least one such mention."""
     import networkx as nx
 
     data = view.data
@@ -33,6 +37,8 @@ def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
     mentions: list[list[dict[str, Any]]] = [[] for _ in data.keys]
     for m in data.mentions:
         span = data.spans[m.span]
+        if not readable(span):
+            continue
         mentions[m.entity].append(
             {
                 "document": span.document,
@@ -46,6 +52,8 @@ def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
             }
         )
     for i, key in enumerate(data.keys):
+        if not mentions[i]:
+            continue
         rows = sorted(mentions[i], key=lambda m: (m["document"], m["version"], m["start"], m["surface"], m["inferred"]))
         graph.add_node(
             key,
@@ -56,7 +64,9 @@ def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
             current=any(m["current"] for m in rows),
         )
     edges = sorted(
-        (data.keys[r.source], data.keys[r.target], r.type, data.spans[r.span], data.span_current[r.span]) for r in data.relations
+        (data.keys[r.source], data.keys[r.target], r.type, data.spans[r.span], data.span_current[r.span])
+        for r in data.relations
+        if readable(data.spans[r.span]) and mentions[r.source] and mentions[r.target]
     )
     for n, (source, target, type_, span, current) in enumerate(edges):
         graph.add_edge(
@@ -86,11 +96,13 @@ def build_graph(view: GraphView, documents: Sequence[StoredDocument]) -> Any:
     return graph
 
 
-def export_graph(view: GraphView, documents: Sequence[StoredDocument], fmt: str) -> str:
-    """The view as GraphML or node-link JSON text."""
+def export_graph(
+    view: GraphView, documents: Sequence[StoredDocument], fmt: str, *, readable: Callable[[Span], bool] = lambda _span: True
+) -> str:
+    """The view as GraphML or node-link JSON text (only ``readable`` spans: see :func:`build_graph`)."""
     import networkx as nx
 
-    graph = build_graph(view, documents)
+    graph = build_graph(view, documents, readable)
     if fmt == "json":
         return json.dumps(nx.node_link_data(graph, edges="edges"), ensure_ascii=False, indent=2)
     if fmt != "graphml":

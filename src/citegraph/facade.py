@@ -1,18 +1,22 @@
 """The parts of the facade around the pipeline: :class:`Reads`, what a caller may see of the graph
 (traversal, entities, relations, documents and their versions, the integrity check, the export),
-each filtered by the caller's labels in the store and in its view as retrieval is; and
+each filtered by the caller's labels in the store and in its view as retrieval is, and every span
+it returns checked again against the live store before it leaves (as ``ask`` checks its context:
+a view read from a saved graph is never the last word on who may read a sentence); and
 :class:`Lifecycle`, the explicit changes to what is stored (relabel, delete).
 :class:`~citegraph.pipeline.CiteGraph` is both, plus the pipeline itself: ingest and ask."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from citegraph.errors import AccessDenied, NotFound, UserError
 from citegraph.ingest.ingester import access_labels
-from citegraph.models import Entity, ReachedNode, Relation
+from citegraph.models import Entity, ReachedNode, Relation, Span
 from citegraph.retrieve.retriever import Retriever
+from citegraph.settings import check_setting
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument
 
 __all__ = ["Lifecycle", "Reads"]
@@ -24,26 +28,45 @@ class Reads:
     store: Store
     retriever: Retriever
 
+    def _readable(self, labels: Collection[str] | None, include_superseded: bool, spans: Iterable[Span]) -> Callable[[Span], bool]:
+        """Whether the live store lets the caller read each of ``spans``' versions: the check every
+        span a read returns passes last, asked once for the few versions they come from."""
+        allowed = self.store.visible_among(labels, include_superseded, {(s.document, s.version) for s in spans})
+        return lambda span: (span.document, span.version) in allowed
+
+    def _routes_readable(self, nodes: Sequence[ReachedNode], labels: Collection[str] | None) -> list[ReachedNode]:
+        readable = self._readable(labels, False, (h.span for n in nodes for h in n.route))
+        return [n for n in nodes if all(readable(h.span) for h in n.route)]
+
     def traverse(self, names: Sequence[str], *, labels: Collection[str] | None = ("public",), hops: int | None = None) -> list[ReachedNode]:
+        if hops is not None:
+            check_setting("hops", hops)
         view = self.retriever.view(labels)
         seeds = self.retriever.resolve(names, view)
-        return self.retriever.traverse(view, seeds, self.retriever.hops if hops is None else hops)
+        return self._routes_readable(self.retriever.traverse(view, seeds, self.retriever.hops if hops is None else hops), labels)
 
     def reach(self, question: str, *, labels: Collection[str] | None = ("public",), hops: int | None = None) -> list[ReachedNode]:
         """The entities a question's retrieval reaches from its seeds, nearest first, each with the
         relation that reached it: the graph the page draws."""
-        return list(self.retriever.retrieve(question, labels, hops=hops).nodes)
+        return self._routes_readable(list(self.retriever.retrieve(question, labels, hops=hops).nodes), labels)
 
     def entity(self, name: str, *, labels: Collection[str] | None = ("public",)) -> Entity:
         """Every visible mention of one entity, current and superseded (flagged), each with its span."""
         view = self.retriever.view(labels, include_superseded=True)
-        return view.entity(self.retriever.resolve([name], view)[0])
+        entity = view.entity(self.retriever.resolve([name], view)[0])
+        readable = self._readable(labels, True, (m.span for m in entity.mentions))
+        mentions = tuple(m for m in entity.mentions if readable(m.span))
+        if not mentions:  # nothing of it the caller may read: it does not exist for them
+            raise NotFound.among("entity", name, ())
+        return entity if len(mentions) == len(entity.mentions) else replace(entity, mentions=mentions)
 
     def relations(
         self, *, labels: Collection[str] | None = ("public",), between: tuple[str, str] | None = None, include_superseded: bool = False
     ) -> list[Relation]:
         view = self.retriever.view(labels, include_superseded)
-        return view.relations(self.retriever.resolve(list(between), view) if between else None)
+        found = view.relations(self.retriever.resolve(list(between), view) if between else None)
+        readable = self._readable(labels, include_superseded, (r.span for r in found))
+        return [r for r in found if readable(r.span)]
 
     def documents(self, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
         return self.store.documents(labels, include_superseded=True)
@@ -69,7 +92,8 @@ class Reads:
             self.retriever.clear_cache()
             view = self.retriever.view(labels, include_superseded)
             documents = self.store.documents(labels, include_superseded=include_superseded)
-        return export_graph(view, documents, fmt)
+            readable = {(d.document.id, d.document.version) for d in documents}  # the live store's word, in the same state
+        return export_graph(view, documents, fmt, readable=lambda span: (span.document, span.version) in readable)
 
 
 class Lifecycle:
@@ -95,6 +119,13 @@ class Lifecycle:
         result = self.store.supersede(old_id, by, datetime.now(UTC).isoformat(timespec="seconds"))
         self.retriever.clear_cache()
         return result
+
+    def unseen_supersession(self, old_id: str, new_id: str) -> tuple[str, ...]:
+        """The labels that read ``old_id`` but not ``new_id``: a caller holding none of ``new_id``'s
+        labels does not see that one supersedes the other (the old document stays current for it and
+        the new one is not named: :func:`~citegraph.store.base.sees_replacement`)."""
+        replacing = set(self.store.document_access(new_id) or ())
+        return tuple(label for label in self.store.document_access(old_id) or () if label not in replacing)
 
     def remove(self, doc_ids: Sequence[str], *, labels: Collection[str] | None = None) -> list[DeleteResult]:
         """Delete documents, every version; entities and relations survive only with a live span.

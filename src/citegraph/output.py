@@ -338,10 +338,15 @@ def documents_json(docs: Sequence[StoredDocument]) -> list[dict[str, Any]]:
 
 
 # -- terminal safety -------------------------------------------------------------------------------
-# C0 controls, DEL, C1 controls (8-bit CSI is one), line/paragraph separators and the bidirectional
-# marks, embeddings, overrides and isolates that can make a name read backwards.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# C0 controls, DEL, C1 controls (8-bit CSI is one), line/paragraph separators, the bidirectional
+# marks, embeddings, overrides and isolates that can make a name read backwards, and the zero-width
+# characters and byte-order mark that make two names look the same.
+_INVISIBLE = "\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff"
+_UNSAFE = re.compile(f"[{_INVISIBLE}]")
+# Outside prose a backslash is escaped too, so the escapes are one-to-one: a name holding a newline
+# prints as x\ny.txt and one holding a backslash and an n as x\\ny.txt, never the same.
+_UNSAFE_NAME = re.compile(f"[{_INVISIBLE}\\\\]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -351,9 +356,12 @@ def _escape_char(match: re.Match[str]) -> str:
 
 def safe(value: object, *, prose: bool = False) -> str:
     """``value`` as it may reach a terminal: every control character (C0, DEL, C1) and bidirectional
-    override shown as a visible escape (ESC -> ``\\x1b``, newline -> ``\\n``), so a document or a
-    file name can neither clear, recolour or retitle the terminal nor split a row. With ``prose``
-    (a quoted sentence) newlines and tabs are shown as spaces: they are layout, not data.
+    override, and every zero-width character, shown as a visible escape (ESC -> ``\\x1b``, newline
+    -> ``\\n``, zero-width space -> ``\\u200b``), so a document or a file name can neither clear,
+    recolour or retitle the terminal nor split a row, nor pass for another. A backslash is shown as
+    ``\\\\``, so two values never print alike and :func:`unescape` gives back exactly the one printed.
+    With ``prose`` (a quoted sentence) newlines and tabs are shown as spaces and backslashes as
+    they are: layout and text, not names.
 
     Markup is never read from data either: every view prints :class:`rich.text.Text` (:func:`line`),
     which rich takes literally, and the CLI's consoles read no markup, emoji codes or highlighting.
@@ -361,10 +369,11 @@ def safe(value: object, *, prose: bool = False) -> str:
     text = str(value)
     if prose:
         text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
-    return _UNSAFE.sub(_escape_char, text)
+        return _UNSAFE.sub(_escape_char, text)
+    return _UNSAFE_NAME.sub(_escape_char, text)
 
 
-_ESCAPED = re.compile(r"\\(n|r|t|x[0-9a-f]{2}|u[0-9a-f]{4})")
+_ESCAPED = re.compile(r"\\(\\|n|r|t|x[0-9a-f]{2}|u[0-9a-f]{4})")
 
 
 def unescape(text: str) -> str:
@@ -373,14 +382,21 @@ def unescape(text: str) -> str:
 
     def back(match: re.Match[str]) -> str:
         code = match.group(1)
-        return {"n": "\n", "r": "\r", "t": "\t"}.get(code) or chr(int(code[1:], 16))
+        return {"n": "\n", "r": "\r", "t": "\t", "\\": "\\"}.get(code) or chr(int(code[1:], 16))
 
     return _ESCAPED.sub(back, text)
 
 
+def _visible(text: str) -> str:
+    """Every invisible or control character of ``text`` as its escape; nothing else changed. What it
+    returns it leaves alone, so text a view made :func:`safe` already passes through unchanged."""
+    return _UNSAFE.sub(_escape_char, text)
+
+
 def line(*parts: str | tuple[str, str]) -> Text:
-    """One line of output from ``text`` or ``(text, style)`` parts, each made :func:`safe`."""
-    return Text.assemble(*((safe(p), "") if isinstance(p, str) else (safe(p[0]), p[1]) for p in parts))
+    """One line of output from ``text`` or ``(text, style)`` parts, every control and invisible
+    character of each escaped (a name that must print one-to-one is made :func:`safe` by its view)."""
+    return Text.assemble(*((_visible(p), "") if isinstance(p, str) else (_visible(p[0]), p[1]) for p in parts))
 
 
 def quote(text: str) -> str:
@@ -526,7 +542,7 @@ def render_ingest(console: Console, report: IngestReport) -> None:
     for d in data["documents"]:
         style = {"failed": "red", "partial": "dark_orange", "skipped": "yellow", "empty": "dim"}.get(d["status"], "")
         table.add_row(
-            line(d["id"]),
+            line(safe(d["id"])),
             line((d["status"], style)),
             str(d["sentences"]),
             str(d["entities"]),
@@ -534,8 +550,8 @@ def render_ingest(console: Console, report: IngestReport) -> None:
             str(len(d["rejected"])),
         )
         if d["reason"]:  # full width below the table: a squeezed column would cut the fix off
-            notes.append(line((f"{d['id']} ", "bold"), (d["status"], style), f": {d['reason']}"))
-        notes.extend(line((f"{d['id']} ", "bold"), ("note", "dim"), f": {note}") for note in d["notes"])
+            notes.append(line((f"{safe(d['id'])} ", "bold"), (d["status"], style), f": {d['reason']}"))
+        notes.extend(line((f"{safe(d['id'])} ", "bold"), ("note", "dim"), f": {note}") for note in d["notes"])
     console.print(table)
     for note in notes:
         console.print(note)
@@ -583,7 +599,7 @@ def render_documents(console: Console, docs: Sequence[StoredDocument]) -> None:
         state = "current" if d["current"] else "superseded"
         say(
             console,
-            f"{d['id']} {d['version'][:8]} {state} {d['status']}: {d['sentences']} sentences, {d['entities']} entities, "
+            f"{safe(d['id'])} {d['version'][:8]} {state} {d['status']}: {d['sentences']} sentences, {d['entities']} entities, "
             f"{d['relations']} relations, access {','.join(d['access'])}",
         )
 
@@ -610,7 +626,7 @@ def render_removed(console: Console, warnings: Console, results: Sequence[Delete
     for r in results:
         say(
             console,
-            f"removed {r.doc_id}: {r.versions} version(s), {r.spans} spans, {r.mentions} mentions, "
+            f"removed {safe(r.doc_id)}: {r.versions} version(s), {r.spans} spans, {r.mentions} mentions, "
             f"{r.relations} relations; {r.entities} entities had no other source and were removed",
         )
         if not r.purged:
@@ -637,7 +653,7 @@ def relabel_json(result: RelabelResult) -> dict[str, Any]:
 
 def render_relabel(console: Console, result: RelabelResult) -> None:
     """``citegraph relabel``: the labels before and after, and who gained or lost the document."""
-    say(console, f"relabelled {result.doc_id} ({result.versions} version(s)): {', '.join(result.before)} -> {', '.join(result.after)}")
+    say(console, f"relabelled {safe(result.doc_id)} ({result.versions} version(s)): {', '.join(result.before)} -> {', '.join(result.after)}")
     if result.gained:
         say(console, ("now readable", "yellow"), f" by callers holding {', '.join(result.gained)}")
     if result.lost:

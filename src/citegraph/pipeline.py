@@ -13,7 +13,7 @@ Components named by spec strings come from :mod:`citegraph.components`; defaults
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from citegraph.retrieve.retriever import Retriever
 from citegraph.sentences import SentenceSplitter
 from citegraph.settings import DEFAULTS, check_setting
 from citegraph.store import open_store
-from citegraph.store.base import Store
+from citegraph.store.base import Store, as_seen_by
 from citegraph.verify.base import UncheckedVerifier, Verifier
 
 __all__ = ["CiteGraph", "TextInput", "content_version", "make_answerer", "make_embedder", "make_extractor", "make_verifier"]
@@ -173,6 +173,8 @@ class CiteGraph(Reads, Lifecycle):
         workers: int = 1,
         executor: str = "process",
         ray_address: str | None = None,
+        include_hidden: bool = False,
+        sources: Mapping[Path, str] | None = None,
     ) -> IngestReport:
         """Ingest files and folders. One bad file never loses the others' work (the rules of a run:
         :mod:`citegraph.ingest.ingester`).
@@ -184,6 +186,8 @@ class CiteGraph(Reads, Lifecycle):
         indexes on that many Ray actors instead, on the cluster at ``ray_address`` (or a local one).
         ``dated`` (``YYYY-MM-DD``) is the date of every document of this ingest, over the date a file
         gives itself (front matter ``date:``/``updated:``, an HTML meta date, a PDF's date).
+        Hidden files and folders under a folder are reported as skipped unless ``include_hidden``;
+        ``sources`` records another source than the path for the files it names (an upload's name).
         """
         dated = None if dated is None else parse_date(dated, "--date")
         return self.ingester.ingest_paths(
@@ -200,6 +204,8 @@ class CiteGraph(Reads, Lifecycle):
             workers=workers,
             executor=executor,
             ray_address=ray_address,
+            include_hidden=include_hidden,
+            sources=sources,
         )
 
     def ingest_texts(
@@ -251,19 +257,22 @@ class CiteGraph(Reads, Lifecycle):
             limits=self.limits,
             models=models,
             answer_text=answer_text,
-            document=self._documents(),
+            document=self._documents(labels),
             as_of=day,
             on_event=on_event,
         )
 
-    def _documents(self) -> Callable[[Span], Document | None]:
-        """The stored version a span is from, each read once per answer."""
+    def _documents(self, labels: Collection[str] | None) -> Callable[[Span], Document | None]:
+        """The stored version a span is from as the caller sees it (:func:`~citegraph.store.base.as_seen_by`:
+        a replacement it cannot read is not named), each read once per answer."""
         docs: dict[tuple[str, str], Document | None] = {}
 
         def document(span: Span) -> Document | None:
             key = (span.document, span.version)
             if key not in docs:
-                docs[key] = self.store.get_document(*key)
+                doc = self.store.get_document(*key)
+                replacing = None if doc is None or doc.superseded_by is None else self.store.document_access(doc.superseded_by)
+                docs[key] = None if doc is None else as_seen_by(doc, labels, replacing)
             return docs[key]
 
         return document

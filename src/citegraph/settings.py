@@ -98,8 +98,8 @@ SETTINGS = (
         "it names), 'bridge' (the same by their sentences' mean vector), 'ppr', 'hybrid', 'bfs', 'dense-sentence', "
         "'dense-passage' or 'notebook' (see citegraph eval retrieval)",
     ),
-    Setting("hops", 2, "traversal hop limit from the entry entities", minimum=0),
-    Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question", minimum=1),
+    Setting("hops", 2, "traversal hop limit from the entry entities", minimum=0, maximum=6),
+    Setting("top-k", 3, "number of entry entities (seeds) taken by similarity to the question", minimum=1, maximum=50),
     Setting("context-size", 8, "number of evidence sentences numbered into the answerer's context", minimum=1),
     Setting("depth-penalty", 0.1, "evidence score = similarity * (1 - depth_penalty * depth)", minimum=0, maximum=1),
     Setting(

@@ -79,6 +79,7 @@ from citegraph.store.urls import is_postgres_url
     help="where --workers index: local processes, or Ray actors (pip install 'citegraph[ray]')",
 )
 @click.option("--ray-address", help="the Ray cluster to use with --executor ray (e.g. 10.0.0.5:6379); default: start a local one")
+@click.option("--include-hidden", is_flag=True, help="also read hidden files and folders (names starting with a dot) under a folder")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @json_option
 def ingest(
@@ -97,6 +98,7 @@ def ingest(
     workers: int,
     executor: str,
     ray_address: str | None,
+    include_hidden: bool,
     quiet: bool,
     as_json: bool,
 ) -> int:
@@ -119,6 +121,7 @@ def ingest(
             workers=workers,
             executor=executor,
             ray_address=ray_address,
+            include_hidden=include_hidden,
         )
     if as_json:
         print_json(output.ingest_json(report))
@@ -259,13 +262,15 @@ def documents(spec: GraphSpec, labels: tuple[str, ...], as_json: bool) -> None:
 
 
 def _stored_id(graph: CiteGraph, doc_id: str) -> str:
-    """A document id as typed: itself if it is stored, else, if it was copied from citegraph's own
-    output (where a newline in an id prints as ``\\n``), the stored id it stands for."""
+    """A document id as citegraph printed it (:func:`~citegraph.output.safe`: a newline as ``\\n``, a
+    backslash as ``\\\\``), read back as the stored id it stands for: exactly what was printed names
+    exactly the id that printed so. An id typed as stored that holds a backslash, but that no printed
+    id reads as, is taken as typed."""
     unescaped = output.unescape(doc_id)
     if unescaped == doc_id:
         return doc_id
     known = {d for d, _version in graph.store.visible(None, include_superseded=True)}
-    return unescaped if doc_id not in known and unescaped in known else doc_id
+    return unescaped if unescaped in known else doc_id
 
 
 @main.command()
@@ -313,9 +318,19 @@ def supersede(old_id: str, new_id: str | None, undo: bool, spec: GraphSpec, as_j
         old = _stored_id(graph, old_id)
         new = None if undo else _stored_id(graph, new_id or "")
         before = graph.supersede(old, by=new)
+        unseen = () if new is None else graph.unseen_supersession(old, new)
     if as_json:
-        print_json({"document": old, "superseded_by": new, "before": before})
-    elif new is None:
+        print_json({"document": old, "superseded_by": new, "before": before, "unseen_by": list(unseen)})
+    if unseen:
+        output.say(
+            stderr,
+            f"warning: {output.safe(old)} is readable with {', '.join(map(output.safe, unseen))}, which cannot read "
+            f"{output.safe(new or '')}: for callers holding only those labels {output.safe(old)} stays current and is not "
+            "shown as superseded (they see nothing of the document that replaces it)",
+        )
+    if as_json:
+        return
+    if new is None:
         output.say(
             stdout,
             f"{output.safe(old)} is current again"

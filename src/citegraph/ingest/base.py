@@ -31,13 +31,15 @@ class LoadedText:
 class FoundFile:
     path: Path
     doc_id: str  #: path relative to the root it was found under, with ``/`` separators
-    skip: str | None = None  #: why this entry is not read (a link that is not followed)
+    skip: str | None = None  #: why this entry is not read (a link that is not followed, a hidden file)
     fail: str | None = None  #: why this entry cannot be ingested (a file name that is not UTF-8)
+    shown: str | None = None  #: what to record as its source instead of its path (an upload: the name it was sent as)
 
     @property
     def source(self) -> str:
-        """The path as text that can be printed and stored (undecodable bytes shown as escapes)."""
-        return _printable(str(self.path))
+        """The path as text that can be printed and stored (undecodable bytes shown as escapes), or
+        :attr:`shown`."""
+        return self.shown if self.shown is not None else _printable(str(self.path))
 
 
 def _printable(name: str) -> str:
@@ -118,11 +120,16 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
     return LoadedText(text, media_type, meta.dated, meta.supersedes)
 
 
-def discover(paths: Iterable[Path]) -> Iterator[FoundFile]:
+#: the report's reason for a hidden file or folder under an ingested folder
+HIDDEN = "hidden: not read (ingest with --include-hidden to read hidden files and folders)"
+
+
+def discover(paths: Iterable[Path], *, include_hidden: bool = False) -> Iterator[FoundFile]:
     """Yield the files under ``paths`` in a stable order.
 
     A file given directly gets its own name as id; files found under a folder get their path
-    relative to that folder. Hidden files and folders are skipped. Links are never followed out of
+    relative to that folder. Hidden files and folders (a name starting with a dot) are yielded with
+    ``skip`` set, a folder once and not entered, unless ``include_hidden``. Links are never followed out of
     the folder being ingested: a symlinked folder is not followed (so a loop cannot hang ingest),
     and a file link whose target lies outside the folder is not read; each is yielded with ``skip``
     set, so the report says so. A file given directly is read even when it is a link: it was named.
@@ -136,18 +143,21 @@ def discover(paths: Iterable[Path]) -> Iterator[FoundFile]:
             continue
         real_root = root.resolve()
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            visible = sorted(d for d in dirnames if not d.startswith("."))
+            visible = sorted(d for d in dirnames if include_hidden or not d.startswith("."))
+            for d in sorted(d for d in dirnames if d not in visible):
+                hidden = Path(dirpath) / d
+                yield _found(hidden, hidden.relative_to(root).as_posix() + "/", HIDDEN)
             links = {d for d in visible if (Path(dirpath) / d).is_symlink()}
             for d in sorted(links):
                 link = Path(dirpath) / d
                 yield _found(link, link.relative_to(root).as_posix(), "symbolic link to a folder: not followed")
             dirnames[:] = [d for d in visible if d not in links]
             for name in sorted(filenames):
-                if name.startswith("."):
-                    continue
                 path = Path(dirpath) / name
                 skip = None
-                if path.is_symlink() and not _inside(path, real_root):
+                if name.startswith(".") and not include_hidden:
+                    skip = HIDDEN
+                elif path.is_symlink() and not _inside(path, real_root):
                     skip = "symbolic link to a file outside the ingested folder: not followed (ingest the target itself if you mean it)"
                 yield _found(path, path.relative_to(root).as_posix(), skip)
 

@@ -21,7 +21,7 @@ The rules of a run:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,14 +96,20 @@ class Ingester:
         workers: int = 1,
         executor: str = "process",
         ray_address: str | None = None,
+        include_hidden: bool = False,
+        sources: Mapping[Path, str] | None = None,
     ) -> IngestReport:
         """Ingest the files and folders ``paths`` (see :meth:`ingest_files`); with ``workers`` > 1 or
         ``executor="ray"``, indexed by that many workers built from ``spec`` (the graph's own), each
-        loading its models once, while this process writes."""
+        loading its models once, while this process writes. Hidden files and folders are reported
+        as skipped unless ``include_hidden``; ``sources`` names what to record as a file's source
+        instead of its path (an upload's name, not the server's temporary path)."""
         check_setting("workers", workers)
         check_executor(executor)
         imported = load_extractions(Path(extractions)) if extractions else None
-        found = list(discover([Path(p) for p in paths]))
+        found = list(discover([Path(p) for p in paths], include_hidden=include_hidden))
+        if sources:
+            found = [replace(f, shown=sources.get(f.path, f.shown)) for f in found]
         indexing: Indexing | None = None
         if workers > 1 or executor == "ray":
             if spec is None:
@@ -155,9 +161,9 @@ class Ingester:
         if doc_id is not None:
             if len(found) != 1:
                 raise UserError(f"--id names one document, but {len(found)} files were found")
-            found = [FoundFile(found[0].path, doc_id, found[0].skip, found[0].fail)]
+            found = [replace(found[0], doc_id=doc_id)]
         if prefix:
-            found = [FoundFile(f.path, prefix + f.doc_id, f.skip, f.fail) for f in found]
+            found = [replace(f, doc_id=prefix + f.doc_id) for f in found]
         reports: list[DocumentReport] = []
         seen: set[str] = set()
         pending: list[TextInput] = []

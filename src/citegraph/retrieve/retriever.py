@@ -103,7 +103,9 @@ class Retriever:
         if cache is None:
             return self.store.graph_columns(labels, include_superseded), None
         with self.store.snapshot():  # the generation and the rows of one state
-            generation = self.store.generation() or 0
+            generation = self.store.generation()
+            if generation is None:  # contents no saved graph can be named by
+                return self.store.graph_columns(labels, include_superseded), None
             columns = cache.load(generation, labels, include_superseded)
             if columns is None:
                 columns = self.store.graph_columns(labels, include_superseded)
@@ -179,7 +181,7 @@ class Retriever:
         limit = limit or max(2 * self.context_size, 20)
         then: set[tuple[str, str]] | None = None
         if as_of is not None:
-            then = current_on(as_of, *self.store.history())
+            then = current_on(as_of, *self.store.history(labels))  # the supersessions this caller sees
             include_superseded, limit = True, 3 * limit  # every version is a candidate; the day decides
         view = self.view(labels, include_superseded)
         query = Query(

@@ -423,7 +423,9 @@ def create_app(
         job = uploads.start(
             [(item.name, item.text, item.content_base64) for item in body.documents],
             owner=digest(authorization),
-            ingest=lambda paths, progress: write(lambda: target.ingest(paths, access=access, prefix=body.prefix, progress=progress)),
+            ingest=lambda paths, sources, progress: write(
+                lambda: target.ingest(paths, access=access, prefix=body.prefix, progress=progress, sources=sources)
+            ),
         )
         return {"job": job.id, "documents": len(body.documents), "access": list(access)}
 

@@ -1,8 +1,11 @@
-"""Upload jobs of the HTTP API, kept in the store file so every server worker process sees them.
+"""Upload jobs of the HTTP API, kept beside the store so every server worker process sees them.
 
 ``POST /documents`` answers with a job id at once and ingests in the background; ``GET /jobs/{id}``
-may reach another worker process (``citegraph serve --workers N``), so a job's state lives in the
-store's ``upload_jobs`` table (schema migration 3), not in one process's memory. A job belongs to the
+may reach another worker process (``citegraph serve --workers N``), so a job's state lives in an
+``upload_jobs`` table (schema migration 3), not in one process's memory: for a SQLite store in a
+file of its own beside it (``STORE.jobs``), since the store's write lock is held by whichever
+process ingests, and a job must record its end and its reason (``busy, retry`` when the store was
+locked) whatever that lock does; for PostgreSQL in the store (row locks). A job belongs to the
 token that made it. A queued or running job whose server process is gone (killed, restarted) reads as
 ``failed``, with that reason, instead of running forever: the process running a job writes a heartbeat
 every ``HEARTBEAT`` seconds, and a job without one for ``STALE`` seconds is gone (on a SQLite store,
@@ -76,7 +79,8 @@ class JobStore:
     the request threads and the ingest threads of a worker never share one."""
 
     def __init__(self, db: str | Path, *, lock_timeout: float = DEFAULTS.lock_timeout) -> None:
-        self.tables = Tables(db, lock_timeout=lock_timeout)
+        self.store = Tables(db, lock_timeout=lock_timeout)
+        self.tables = self.store.beside(".jobs", "upload_jobs", 3)
         self.path = self.tables.location
         self._written: dict[str, float] = {}  # job id -> when its progress was last written (this process)
 
@@ -89,7 +93,10 @@ class JobStore:
             db.execute("UPDATE upload_jobs SET updated_at = ? WHERE id = ? AND state IN ('queued', 'running')", (_now(), job.id))
 
     def create(self, owner: str, total: int) -> Job:
-        """A new queued job of this process; the oldest finished jobs beyond ``MAX_JOBS_KEPT`` are forgotten."""
+        """A new queued job of this process; the oldest finished jobs beyond ``MAX_JOBS_KEPT`` are
+        forgotten. Refused (:class:`~citegraph.errors.StoreLocked`, a 503) while another process holds
+        the store's write lock past the timeout: the job would only fail."""
+        self.store.probe_write()
         job = Job(uuid.uuid4().hex, owner, total)
         now = _now()
         with self._connect() as db:

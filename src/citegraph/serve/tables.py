@@ -14,6 +14,8 @@ the pool and the placeholders are the stores' own (:mod:`citegraph.store.connect
 from __future__ import annotations
 
 import contextlib
+import copy
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -38,6 +40,43 @@ class Tables:
         self.location = str(location)
         self.postgres = is_postgres_url(location)
         self.lock_timeout = lock_timeout
+
+    def probe_write(self) -> None:
+        """Raise :class:`~citegraph.errors.StoreLocked` (after the lock timeout) if a write to the
+        store could not start now: another process holds a SQLite store's write lock. Nothing is
+        written. (PostgreSQL locks rows, not the store: nothing to wait for.)"""
+        if self.postgres:
+            return
+        with self.connect() as db:
+            db.raw.execute("BEGIN IMMEDIATE")
+            db.raw.execute("ROLLBACK")
+
+    def beside(self, suffix: str, table: str, migration: int) -> Tables:
+        """For a SQLite store, the table that schema ``migration`` makes, kept in a file of its own
+        beside the store (``STORE`` + ``suffix``, readable by its owner only) instead of in the store:
+        writing it never waits on the store's write lock, which an ingest holds for as long as it
+        writes. On PostgreSQL (row locks, no file lock) the store's own table: ``self``."""
+        if self.postgres:
+            return self
+        from citegraph.store.base import read_migrations
+
+        side = copy.copy(self)
+        side.location = self.location + suffix
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(side.location, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        with side.connect() as db:
+            db.raw.execute("PRAGMA journal_mode = WAL")
+
+            def made() -> bool:
+                return db.raw.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is not None
+
+            if not made():
+                try:
+                    db.raw.executescript(dict(read_migrations("migrations"))[migration])
+                except sqlite3.OperationalError:
+                    if not made():  # not another process making it at the same moment
+                        raise
+        return side
 
     @contextlib.contextmanager
     def connect(self) -> Iterator[_Connection]:

@@ -16,32 +16,44 @@ import logging
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from citegraph import output
-from citegraph.errors import CitegraphError, UserError
+from citegraph.errors import CitegraphError, StoreLocked, UserError
 from citegraph.models import IngestReport
 from citegraph.serve.jobs import HEARTBEAT, Job, JobStore
 
 __all__ = ["TooLarge", "Uploads", "upload_name"]
 
 log = logging.getLogger("citegraph.serve")
-#: ``ingest(paths, progress)``: the server's write of the staged files (under its write lock)
-Ingest = Callable[[list[Path], Callable[[int, int, str], None]], IngestReport]
+#: ``ingest(paths, sources, progress)``: the server's write of the staged files (under its write
+#: lock), each recorded with the name it was uploaded as (``sources``), not its temporary path
+Ingest = Callable[[list[Path], Mapping[Path, str], Callable[[int, int, str], None]], IngestReport]
 
 
 class TooLarge(CitegraphError):
     """A request or an uploaded file over its size limit (413)."""
 
 
+#: bytes in one file name on the file systems a server stages uploads on (NAME_MAX of ext4, XFS, tmpfs)
+MAX_NAME_BYTES = 255
+
+
 def upload_name(name: str) -> str:
     """An uploaded file's name as its document id: no folders (the id is the file name), no control
-    characters (a NUL cannot be a file name, a newline would split a terminal row)."""
+    characters (a NUL cannot be a file name, a newline would split a terminal row), and at most
+    :data:`MAX_NAME_BYTES` bytes of UTF-8 (the file is staged under that name)."""
     base = Path(name).name
     if not base or base in {".", ".."} or any(ord(c) < 32 or ord(c) == 127 for c in name):
         raise UserError(f"document {name!r}: not a usable file name (give a name such as notes.md, without folders or control characters)")
+    size = len(base.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:
+        raise UserError(
+            f"document {name[:40]!r}...: the name is {size} bytes of UTF-8, over the limit of {MAX_NAME_BYTES} bytes for a file name; "
+            "give a shorter name"
+        )
     return base
 
 
@@ -74,8 +86,13 @@ class Uploads:
             for n, (name, text, content_base64) in enumerate(documents):
                 path = folder / str(n) / upload_name(name)
                 data = _content(name, text, content_base64, self.max_bytes)
-                path.parent.mkdir()
-                path.write_bytes(data)
+                try:
+                    path.parent.mkdir()
+                    path.write_bytes(data)
+                except OSError as exc:  # a name this file system refuses: the caller's to change, not a server error
+                    raise UserError(
+                        f"document {name[:80]!r}: cannot be staged under that name ({exc.strerror or exc}); give another name"
+                    ) from exc
                 paths.append(path)
             job = self.jobs.create(owner, len(documents))
         except BaseException:
@@ -85,6 +102,7 @@ class Uploads:
         return job
 
     def _run(self, job: Job, folder: Path, paths: list[Path], ingest: Ingest) -> None:
+        sources = {path: path.name for path in paths}
         jobs = self.jobs
 
         def progress(done: int, total: int, current: str) -> None:
@@ -104,8 +122,11 @@ class Uploads:
         threading.Thread(target=heartbeat, name=f"beat-{job.id[:8]}", daemon=True).start()
         try:
             jobs.save(job)
-            report: Any = ingest(paths, progress)
+            report: Any = ingest(paths, sources, progress)
             job.report, job.state, job.done = output.ingest_json(report), "done", job.total
+        except StoreLocked as exc:  # another process is writing: nothing is wrong with the upload
+            log.warning("upload job %s: %s", job.id, exc)
+            job.state, job.error = "failed", f"busy, retry: {exc}"
         except Exception as exc:  # the job says why; the server goes on
             log.exception("upload job %s", job.id)
             job.state, job.error = "failed", str(exc)

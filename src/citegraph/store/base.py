@@ -43,7 +43,9 @@ __all__ = [
     "StoredDocument",
     "WritePart",
     "WriteResult",
+    "as_seen_by",
     "current_on",
+    "sees_replacement",
     "vector_problems",
 ]
 
@@ -215,13 +217,33 @@ def graph_problems(execute: Callable[[str], Iterable[Sequence[Any]]]) -> list[Pr
     return problems
 
 
-def only_held_labels(documents: list[StoredDocument], labels: Collection[str] | None) -> list[StoredDocument]:
-    """``documents`` as a caller holding ``labels`` sees them: a restricted caller learns only the
-    labels it holds, not the names of the others (None: unrestricted, all of them)."""
+def sees_replacement(replacement_access: Collection[str] | None, labels: Collection[str] | None) -> bool:
+    """Whether a caller holding ``labels`` (None: unrestricted) sees a supersession whose replacing
+    document carries ``replacement_access`` (None: not stored): only one that may read the
+    replacement does. For any other caller the old document is current and nothing about the
+    replacement exists, its name included."""
+    return replacement_access is not None and (labels is None or not set(replacement_access).isdisjoint(labels))
+
+
+def as_seen_by(document: Document, labels: Collection[str] | None, replacement_access: Collection[str] | None) -> Document:
+    """``document`` as a caller holding ``labels`` sees it: only the labels it holds, not the names of
+    the others, and ``superseded_by`` only where it may read the replacement (:func:`sees_replacement`,
+    given that document's labels)."""
+    if labels is None:
+        return document
+    held = set(labels)
+    superseded_by = document.superseded_by if sees_replacement(replacement_access, labels) else None
+    return replace(document, access=tuple(a for a in document.access if a in held), superseded_by=superseded_by)
+
+
+def only_held_labels(
+    documents: list[StoredDocument], labels: Collection[str] | None, replacement_access: Mapping[str, Collection[str]]
+) -> list[StoredDocument]:
+    """``documents`` as a caller holding ``labels`` sees them (:func:`as_seen_by`; None: unrestricted,
+    all of them); ``replacement_access`` holds the labels of every document that supersedes another."""
     if labels is None:
         return documents
-    held = set(labels)
-    return [replace(d, document=replace(d.document, access=tuple(a for a in d.document.access if a in held))) for d in documents]
+    return [replace(d, document=as_seen_by(d.document, labels, replacement_access.get(d.document.superseded_by or ""))) for d in documents]
 
 
 @dataclass(frozen=True)
@@ -356,9 +378,10 @@ class Store(ABC):
         return self.visible(labels, include_superseded) & set(versions)
 
     @abstractmethod
-    def history(self) -> tuple[list[tuple[str, str, str, str | None]], list[tuple[str, str]]]:
+    def history(self, labels: Collection[str] | None = None) -> tuple[list[tuple[str, str, str, str | None]], list[tuple[str, str]]]:
         """What ``ask --as-of`` needs, without any text: ``(document id, version, ingested_at, dated)``
-        of every stored version, and ``(old id, new id)`` of every supersession."""
+        of every stored version, and ``(old id, new id)`` of every supersession a caller holding
+        ``labels`` sees (:func:`sees_replacement`; None: every one)."""
 
     #: whether :meth:`nearest_spans` answers (a server-side vector index, e.g. pgvector's HNSW)
     offers_nearest_spans: bool = False
@@ -379,8 +402,11 @@ class Store(ABC):
     def change_token(self) -> object:
         """A value that changes whenever the stored data may have changed (for caches)."""
 
-    def generation(self) -> int | None:
-        """A number every write transaction raises, kept in the store (None: this store keeps none)."""
+    def generation(self) -> str | None:
+        """What names the store's present contents: ``COUNT-TOKEN``, a counter every write transaction
+        raises and a random token it writes anew, so a name never repeats across a restored backup,
+        another store at the same path or another machine's copy (None: this store keeps none, and
+        nothing is saved for it)."""
         return None
 
     def view_cache(self) -> ViewCache | None:

@@ -117,8 +117,12 @@ _REFERENCES = (
 
 # Documents the caller may read: current ones (or all versions), and, unless the caller is
 # unrestricted (labels NULL), only those carrying at least one of the caller's labels.
+# A supersession hides the old document only from a caller who may read the replacement: for any
+# other caller nothing about the replacement exists, and the old document stays current.
 _READABLE = """(d.current OR %(superseded)s)
-      AND (%(superseded)s OR NOT EXISTS (SELECT 1 FROM supersessions s WHERE s.old_id = d.doc_id))
+      AND (%(superseded)s OR NOT EXISTS (
+          SELECT 1 FROM supersessions s WHERE s.old_id = d.doc_id AND (%(labels)s::text[] IS NULL OR EXISTS (
+              SELECT 1 FROM document_access n WHERE n.doc_id = s.new_id AND n.label = ANY(%(labels)s::text[])))))
       AND (%(labels)s::text[] IS NULL OR EXISTS (
           SELECT 1 FROM document_access a
           WHERE a.doc_id = d.doc_id AND a.version = d.version AND a.label = ANY(%(labels)s::text[])))"""
@@ -631,8 +635,9 @@ class PostgresStore(SQLStore):
                 """,
                 {**self._params(labels, include_superseded), "doc_id": doc_id},
             ).fetchall()
+            access = self._replacement_access()
         out = [StoredDocument(_document(r[:_DOC_WIDTH]), *r[_DOC_WIDTH : _DOC_WIDTH + 6]) for r in rows]
-        return only_held_labels(out, labels)
+        return only_held_labels(out, labels, access)
 
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
         with self._errors():

@@ -11,11 +11,15 @@ the inverted-file indexes, per-sentence and per-passage arrays), so a later proc
 a cold ``ask`` at a million sentences maps it all in under 4 seconds.
 
 * **Keyed by what was read.** A saved graph is named by the store's generation (a counter every
-  write transaction raises, in the same transaction), by the caller's labels and by whether
-  superseded versions were read. A write makes every saved graph stale; one caller's graph never
-  serves another's labels, and holds only what that caller may read (the store filtered it).
+  write transaction raises and a random token it writes anew, in the same transaction), by the
+  caller's labels and by whether superseded versions were read. A write makes every saved graph
+  stale; one caller's graph never serves another's labels, and holds only what that caller may read
+  (the store filtered it). The token is what makes a name unrepeatable: a restored backup written to
+  again, a new store made at an old path or a store copied from another machine reaches the same
+  counter with other contents, never the same token, so the folder left beside it is never served.
+  The generation is also written inside the folder and checked against the live store's on load.
 * **Never half a snapshot.** Written in a temporary directory and renamed into place; a directory
-  without its ``complete`` marker is not read. Older generations are removed when a newer one is
+  without its ``complete`` marker is not read. Every other generation is removed when one is
   written, and all of them when a document is deleted (:meth:`SQLiteStore.purge`), so deleted text
   does not outlive ``rm`` here either.
 * **Only the owner reads it**, as with the store file: the folder is created ``0700``.
@@ -47,7 +51,7 @@ __all__ = ["SAVE_ABOVE", "Derived", "NothingKept", "TextColumn", "ViewCache"]
 SAVE_ABOVE = 100_000
 #: Part of every saved graph's name: raise it when what a file holds changes (a column, or what a
 #: view computes under a name), so a newer citegraph never maps an older one's arrays.
-FORMAT = 1
+FORMAT = 2
 
 _ARRAYS = (
     "passage_current",
@@ -68,6 +72,7 @@ _ARRAYS = (
 )
 _LISTS = ("keys", "surfaces", "types")
 _COMPLETE = "complete"
+_GENERATION = "generation"
 
 
 class TextColumn(Sequence[str]):
@@ -195,16 +200,28 @@ class ViewCache:
         self.save_above = SAVE_ABOVE if save_above is None else save_above
 
     @staticmethod
-    def name(generation: int, labels: Collection[str] | None, include_superseded: bool) -> str:
-        """``GENERATION-DIGEST``: the digest of :data:`FORMAT`, the label set (sorted; None:
-        unrestricted) and the superseded flag."""
+    def name(generation: str, labels: Collection[str] | None, include_superseded: bool) -> str:
+        """``COUNT-TOKEN-DIGEST``: the store's generation (:meth:`Store.generation`), then the digest
+        of :data:`FORMAT`, the label set (sorted; None: unrestricted) and the superseded flag."""
         who = json.dumps([FORMAT, None if labels is None else sorted(set(labels)), include_superseded])
         return f"{generation}-{hashlib.sha256(who.encode()).hexdigest()[:24]}"
 
-    def load(self, generation: int, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns | None:
-        """The saved graph of exactly this generation, labels and flag, or None."""
+    def _saved(self, generation: str, labels: Collection[str] | None, include_superseded: bool) -> Path | None:
+        """The complete folder saved for exactly this generation, labels and flag, or None. The
+        generation written inside must be the live store's too: a folder copied or renamed from
+        another is not served."""
         folder = self.root / self.name(generation, labels, include_superseded)
-        if not (folder / _COMPLETE).exists():
+        try:
+            if (folder / _COMPLETE).exists() and (folder / _GENERATION).read_text(encoding="utf-8") == generation:
+                return folder
+        except OSError:
+            pass
+        return None
+
+    def load(self, generation: str, labels: Collection[str] | None, include_superseded: bool) -> GraphColumns | None:
+        """The saved graph of exactly this generation, labels and flag, or None."""
+        folder = self._saved(generation, labels, include_superseded)
+        if folder is None:
             return None
         try:
             arrays = {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in _ARRAYS}
@@ -222,38 +239,43 @@ class ViewCache:
             **arrays,
         )
 
-    def derived(self, generation: int, labels: Collection[str] | None, include_superseded: bool) -> Derived | None:
+    def derived(self, generation: str, labels: Collection[str] | None, include_superseded: bool) -> Derived | None:
         """Where a view of that saved graph keeps what it computes (None: the graph is not saved)."""
-        folder = self.root / self.name(generation, labels, include_superseded)
-        return Derived(folder) if (folder / _COMPLETE).exists() else None
+        folder = self._saved(generation, labels, include_superseded)
+        return None if folder is None else Derived(folder)
 
-    def save(self, generation: int, labels: Collection[str] | None, include_superseded: bool, columns: GraphColumns) -> None:
+    def save(self, generation: str, labels: Collection[str] | None, include_superseded: bool, columns: GraphColumns) -> None:
         """Keep ``columns`` for later readers of this generation (at least ``save_above`` sentences);
-        remove older generations. Best effort: a full disk or a read-only folder only means the next
-        reader reads the store."""
+        remove every other generation. Best effort: a full disk or a read-only folder only means the
+        next reader reads the store."""
         if len(columns.span_text) < self.save_above:
             return
         with contextlib.suppress(OSError):
             self.root.mkdir(mode=0o700, exist_ok=True)
             final = self.root / self.name(generation, labels, include_superseded)
-            if not (final / _COMPLETE).exists():
+            if self._saved(generation, labels, include_superseded) is None:
+                shutil.rmtree(final, ignore_errors=True)  # a folder of that name that does not prove its generation
                 work = Path(tempfile.mkdtemp(prefix=".saving-", dir=self.root))
                 try:
                     _write(work, columns)
+                    (work / _GENERATION).write_text(generation, encoding="utf-8")
+                    (work / _COMPLETE).write_text("", encoding="utf-8")
                     os.replace(work, final)
                 except OSError:
                     shutil.rmtree(work, ignore_errors=True)
                     raise
-            self._remove_older(generation)
+            self._remove_others(generation)
 
     def clear(self) -> None:
         """Remove every saved graph (a document was deleted: its text must not stay here)."""
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def _remove_older(self, generation: int) -> None:
+    def _remove_others(self, generation: str) -> None:
+        """Remove the saved graphs of every other generation: older ones, and those a restored backup
+        or an earlier store at this path left (whatever their count, their token is not the store's).
+        A reader still on an older state that saves late removes a newer one: it is saved again."""
         for entry in self.root.iterdir():
-            head = entry.name.split("-", 1)[0]
-            if head.isdigit() and int(head) < generation:
+            if not entry.name.startswith((f"{generation}-", ".saving-")):
                 shutil.rmtree(entry, ignore_errors=True)
 
 
@@ -268,4 +290,3 @@ def _write(folder: Path, columns: GraphColumns) -> None:
     lists: dict[str, Any] = {k: list(getattr(columns, k)) for k in _LISTS}
     lists["passages"] = [list(p) for p in columns.passages]
     (folder / "lists.json").write_text(json.dumps(lists), encoding="utf-8")  # ASCII: a lone surrogate in a key survives
-    (folder / _COMPLETE).write_text("", encoding="utf-8")

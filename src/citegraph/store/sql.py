@@ -33,7 +33,16 @@ import numpy as np
 
 from citegraph.errors import AccessConflict, NotFound, StoreError, UserError
 from citegraph.models import Document
-from citegraph.store.base import DeleteResult, DocumentStream, RelabelResult, Store, WritePart, WriteResult
+from citegraph.store.base import (
+    DeleteResult,
+    DocumentStream,
+    RelabelResult,
+    Store,
+    WritePart,
+    WriteResult,
+    sees_replacement,
+    vector_problems,
+)
 from citegraph.store.columns import GraphColumns
 
 __all__ = ["DOCUMENT_COUNTS", "SQLStore"]
@@ -67,6 +76,7 @@ class SQLStore(Store):
     #: the ``WITH visible(doc_id, version) AS (...)`` clause: the versions a caller may read, in the
     #: backend's dialect, its parameters named ``labels`` and ``superseded`` (see :meth:`_params`)
     _VISIBLE: str
+    path: str  #: where the store is, as it may be printed (a PostgreSQL URL without its password)
 
     # -- hooks ------------------------------------------------------------------------------------
     @abstractmethod
@@ -185,8 +195,21 @@ class SQLStore(Store):
                     f" AND text IN ({', '.join('?' * len(batch))})",
                     [*documents, *batch],
                 )
-                out.update((text, np.frombuffer(bytes(vector), dtype=np.float32)) for text, vector in rows)
+                for text, vector in rows:
+                    damage = vector_problems(f"a stored vector of {text[:40]!r}", bytes(vector), set())
+                    if damage:  # copied into the new version, the damage would spread
+                        raise self.damaged(damage[0].detail)
+                    out[text] = np.frombuffer(bytes(vector), dtype=np.float32)
         return out
+
+    def damaged(self, finding: str) -> StoreError:
+        """The error that refuses a write into a store found damaged (``finding`` says where)."""
+        where = self.path
+        return StoreError(
+            f"{where}: the store is damaged ({finding}); ingest will not write into it. "
+            f"`citegraph check --db {where}` lists what is damaged; restore it from a backup"
+            + (f", or recover what is readable with: sqlite3 {where} .recover" if "://" not in where else "")
+        )
 
     def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
         """What :meth:`graph` returns, as arrays (no Python object per row): retrieval's read, in one snapshot."""
@@ -235,11 +258,21 @@ class SQLStore(Store):
             self._changed()
         return RelabelResult(doc_id, before, tuple(sorted(set(access))), versions)
 
-    def history(self) -> tuple[list[tuple[str, str, str, str | None]], list[tuple[str, str]]]:
+    def history(self, labels: Collection[str] | None = None) -> tuple[list[tuple[str, str, str, str | None]], list[tuple[str, str]]]:
         with self._reading():
             versions = [tuple(r) for r in self._execute("SELECT doc_id, version, ingested_at, dated FROM documents")]
-            moved = [tuple(r) for r in self._execute("SELECT old_id, new_id FROM supersessions")]
-        return versions, moved  # type: ignore[return-value]
+            moved = [(r[0], r[1]) for r in self._execute("SELECT old_id, new_id FROM supersessions")]
+            access = self._replacement_access()
+        return versions, [(old, new) for old, new in moved if sees_replacement(access.get(new), labels)]  # type: ignore[return-value]
+
+    def _replacement_access(self) -> dict[str, set[str]]:
+        """The labels of every document that supersedes another: who sees each supersession."""
+        access: dict[str, set[str]] = {}
+        for doc_id, label in self._execute(
+            "SELECT DISTINCT a.doc_id, a.label FROM document_access a JOIN supersessions s ON s.new_id = a.doc_id"
+        ):
+            access.setdefault(doc_id, set()).add(label)
+        return access
 
     def supersede(self, old_id: str, new_id: str | None, marked_at: str) -> str | None:
         """Mark every version of ``old_id`` superseded by ``new_id`` (both stored documents), or, with

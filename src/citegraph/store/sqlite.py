@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
 import tempfile
 from collections.abc import Collection, Iterator, Sequence
@@ -32,8 +33,12 @@ SCHEMA_VERSION = _migrations()[-1][0]
 
 # Documents the caller may read: current ones (or all versions), and, unless the caller is
 # unrestricted (labels NULL), only those carrying at least one of the caller's labels.
+# A supersession hides the old document only from a caller who may read the replacement: for any
+# other caller nothing about the replacement exists, and the old document stays current.
 _READABLE = """(d.current = 1 OR :superseded)
-      AND (:superseded OR NOT EXISTS (SELECT 1 FROM supersessions s WHERE s.old_id = d.doc_id))
+      AND (:superseded OR NOT EXISTS (
+          SELECT 1 FROM supersessions s WHERE s.old_id = d.doc_id AND (:labels IS NULL OR EXISTS (
+              SELECT 1 FROM document_access n WHERE n.doc_id = s.new_id AND n.label IN (SELECT value FROM json_each(:labels))))))
       AND (:labels IS NULL OR EXISTS (
           SELECT 1 FROM document_access a
           WHERE a.doc_id = d.doc_id AND a.version = d.version
@@ -45,6 +50,8 @@ WITH visible(doc_id, version) AS MATERIALIZED (  -- checked once per document, n
 )
 """
 _ROWS = 16384  # rows fetched at a time by the columnar read: bounded memory for the Python row objects
+#: sentences up to which an ingest reads back every record before it writes (refuse_if_damaged)
+RECORDS_CHECKED_UP_TO = 50_000
 
 
 def _statements(script: str) -> list[str]:
@@ -170,14 +177,20 @@ class SQLiteStore(SQLStore):
 
     def _changed(self) -> None:
         # The store's generation, raised last in every write transaction: what names a saved graph.
+        # With it a random token, new at every write: a counter alone repeats when a backup is
+        # restored and written to again (or a new store is made at an old path), and a saved graph
+        # of the other contents would then be served under the same name.
         self.db.execute(
             "INSERT INTO meta (key, value) VALUES ('generation', '1')"
             " ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
         )
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation_token', ?)", (secrets.token_hex(12),))
 
-    def generation(self) -> int:
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return int(row[0]) if row else 0
+    def generation(self) -> str | None:
+        rows = dict(self.db.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'generation_token')").fetchall())
+        if "generation_token" not in rows:  # never written, or last written by a citegraph without tokens
+            return None
+        return f"{int(rows.get('generation', 0))}-{rows['generation_token']}"
 
     def view_cache(self) -> ViewCache | None:
         return None if self.path == ":memory:" else ViewCache(Path(self.path + ".views"))
@@ -358,12 +371,17 @@ class SQLiteStore(SQLStore):
 
     def refuse_if_damaged(self) -> None:
         # SQLite's quick_check reads every page once (no index-to-table cross-check): about a second
-        # per gigabyte, paid once per ingest run.
+        # per gigabyte, paid once per ingest run. Damage inside a record (bytes overwritten within a
+        # vector or a sentence) passes it: the records themselves are read back too, all of them in
+        # a store of up to RECORDS_CHECKED_UP_TO sentences (a fraction of a second); in a larger one,
+        # the write path checks the stored rows it reuses (stored_vectors).
         if self.path == ":memory:":
             return
         try:
             with self._reading():
                 findings = [r[0] for r in self.db.execute("PRAGMA quick_check") if r[0] != "ok"]
+                if not findings and self._count("SELECT count(*) FROM spans", ()) <= RECORDS_CHECKED_UP_TO:
+                    findings = [p.detail for p in self._record_problems()]
         except sqlite3.DatabaseError as exc:  # the damage stopped the check itself
             findings = [str(exc)]
         except StoreError as exc:
@@ -371,11 +389,7 @@ class SQLiteStore(SQLStore):
                 raise
             findings = [str(exc.__cause__ or exc)]
         if findings:
-            raise StoreError(
-                f"{self.path}: the store is damaged ({findings[0]}); ingest will not write into it. "
-                f"`citegraph check --db {self.path}` lists what is damaged; restore the file from a backup, "
-                f"or recover what is readable with: sqlite3 {self.path} .recover"
-            )
+            raise self.damaged(findings[0])
 
     def _check(self, problems: list[Problem]) -> list[Problem]:
         with self._reading():
@@ -388,23 +402,30 @@ class SQLiteStore(SQLStore):
                 Problem("no_current_version", f"document {d!r} has versions but none is current")
                 for (d,) in self.db.execute("SELECT doc_id FROM documents GROUP BY doc_id HAVING sum(current) != 1")
             ]
-            dims: set[int] = set()
-            held, document = None, ""  # spans come grouped by document: hold one document's text at a time
-            for sid, doc_id, version, start, end, text, vector in self.db.execute(
-                "SELECT id, doc_id, version, start_char, end_char, text, vector FROM spans ORDER BY doc_id, version"
-            ):
-                if held != (doc_id, version):
-                    held = (doc_id, version)
-                    row = self.db.execute("SELECT text FROM documents WHERE doc_id = ? AND version = ?", held).fetchone()
-                    document = row[0] if row else ""
-                if document[start:end] != text:
-                    problems.append(Problem("offsets", f"span {sid} ({doc_id}@{version} {start}-{end}) does not slice to its sentence"))
-                problems += vector_problems(f"span {sid}", vector, dims)
-            for key, vector in self.db.execute("SELECT key, key_vector FROM entities"):
-                problems += vector_problems(f"entity {key!r}", vector, dims)
+            problems += self._record_problems()
             problems += graph_problems(self.db.execute)
-            if len(dims) > 1:
-                problems.append(Problem("vector", f"vectors of different sizes in one store: {sorted(dims)}"))
+        return problems
+
+    def _record_problems(self) -> list[Problem]:
+        """What the records hold that a page check cannot see: a sentence that does not slice out of
+        its document, a vector that is not finite and unit-length, vectors of different sizes."""
+        problems: list[Problem] = []
+        dims: set[int] = set()
+        held, document = None, ""  # spans come grouped by document: hold one document's text at a time
+        for sid, doc_id, version, start, end, text, vector in self.db.execute(
+            "SELECT id, doc_id, version, start_char, end_char, text, vector FROM spans ORDER BY doc_id, version"
+        ):
+            if held != (doc_id, version):
+                held = (doc_id, version)
+                row = self.db.execute("SELECT text FROM documents WHERE doc_id = ? AND version = ?", held).fetchone()
+                document = row[0] if row else ""
+            if document[start:end] != text:
+                problems.append(Problem("offsets", f"span {sid} ({doc_id}@{version} {start}-{end}) does not slice to its sentence"))
+            problems += vector_problems(f"span {sid}", vector, dims)
+        for key, vector in self.db.execute("SELECT key, key_vector FROM entities"):
+            problems += vector_problems(f"entity {key!r}", vector, dims)
+        if len(dims) > 1:
+            problems.append(Problem("vector", f"vectors of different sizes in one store: {sorted(dims)}"))
         return problems
 
     def _reading(self) -> _Transaction:
@@ -439,7 +460,7 @@ class SQLiteStore(SQLStore):
         ).fetchall()
         w = self._DOC_WIDTH
         out = [StoredDocument(self._document(r[:w]), *r[w : w + 6]) for r in rows]
-        return only_held_labels(out, labels)
+        return only_held_labels(out, labels, self._replacement_access())
 
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
         rows = self.db.execute(_VISIBLE + "SELECT doc_id, version FROM visible", self._params(labels, include_superseded))
