@@ -214,7 +214,7 @@ def test_a_binary_or_latin1_answer_file_names_the_file(run, stored: Path, tmp_pa
     ("args", "flag", "valid"),
     [
         (("ask", "q", "--hops", "-1"), "--hops", "a whole number from 0 to 6"),
-            (("ask", "q", "--hops", "7"), "--hops", "a whole number from 0 to 6"),
+        (("ask", "q", "--hops", "7"), "--hops", "a whole number from 0 to 6"),
         (("ask", "q", "--top-k", "0"), "--top-k", "a whole number from 1 to 50"),
         (("ask", "q", "--context-size", "0"), "--context-size", "a whole number at least 1"),
         (("ask", "q", "--depth-penalty", "5"), "--depth-penalty", "a number from 0 to 1"),

@@ -143,7 +143,11 @@ def test_an_upload_name_over_the_file_name_limit_is_a_400_naming_it_and_the_conn
 def test_an_uploaded_document_shows_the_name_it_was_sent_as_not_the_servers_path(app) -> None:  # type: ignore[no-untyped-def]
     client, token, _db = app
     staff = {"Authorization": f"Bearer {token}"}
-    accepted = client.post("/documents", json={"documents": [{"name": "invoices-2026.md", "text": "Invoices are sent on the first day of the month."}]}, headers=staff)
+    accepted = client.post(
+        "/documents",
+        json={"documents": [{"name": "invoices-2026.md", "text": "Invoices are sent on the first day of the month."}]},
+        headers=staff,
+    )
     report = _wait(client, accepted.json()["job"], token)["report"]
     assert [d["source"] for d in report["documents"]] == ["invoices-2026.md"]
     (listed,) = [d for d in client.get("/documents", headers=staff).json() if d["id"] == "invoices-2026.md"]

@@ -152,8 +152,11 @@ def test_with_a_judge_the_judge_decides_and_the_frame_is_noted() -> None:
     verdict = CheckingVerifier(LLMJudge(yes)).verify("The Billing API leaks customer data", _spans(RUMOUR))
     assert verdict.label == "supported" and verdict.score == pytest.approx(0.9)
     assert verdict.guards == ("not asserted: reported ('rumour', 'claimed')", "not asserted: denied ('disproved')")
+    near = CheckingVerifier(LLMJudge(yes)).verify("Snapshot exports stay available for 30 days", _spans(POLICY))
+    assert near.stage == "judge" and near.guards == ()
+    # the cited sentence itself, unframed, is the quote stage's: no model is asked
     plain = CheckingVerifier(LLMJudge(yes)).verify("Snapshot exports stay available for 30 days after cancellation", _spans(POLICY))
-    assert plain.guards == ()
+    assert plain.stage == "quote" and plain.guards == ("exact_quote",)
 
 
 # -- the four reproductions, through the pipeline -----------------------------------------------------

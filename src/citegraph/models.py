@@ -124,6 +124,10 @@ class Span:
     start: int
     end: int
     text: str
+    #: why the document's structure does not assert this text ("a code block", "struck through",
+    #: "under the heading 'Debunked claims'"...), read at ingest; "" for an asserted sentence. Not part
+    #: of a span's identity: the same range is the same span wherever it was read from.
+    frame: str = field(default="", compare=False)
 
     @property
     def where(self) -> str:

@@ -159,6 +159,7 @@ def context_json(items: Sequence[ContextItem], stale: dict[int, str] | None = No
             "score": round(c.evidence.score, 6),
             "found_by": c.evidence.found_by,
             "stale": stale.get(c.marker),
+            "framed": c.span.frame or None,
         }
         for c in items
     ]
@@ -653,7 +654,9 @@ def relabel_json(result: RelabelResult) -> dict[str, Any]:
 
 def render_relabel(console: Console, result: RelabelResult) -> None:
     """``citegraph relabel``: the labels before and after, and who gained or lost the document."""
-    say(console, f"relabelled {safe(result.doc_id)} ({result.versions} version(s)): {', '.join(result.before)} -> {', '.join(result.after)}")
+    say(
+        console, f"relabelled {safe(result.doc_id)} ({result.versions} version(s)): {', '.join(result.before)} -> {', '.join(result.after)}"
+    )
     if result.gained:
         say(console, ("now readable", "yellow"), f" by callers holding {', '.join(result.gained)}")
     if result.lost:

@@ -47,8 +47,8 @@ def eval_() -> None:
 
 @eval_.command("support")
 @_data(
-    "HaluEval qa/dialogue/summarization, AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue files, JSON or JSON "
-    "lines, format detected from the fields (repeatable)"
+    "HaluEval qa/dialogue/summarization, AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue files, or behaviour cases "
+    "(bench/build_behaviour.py: reported per family), JSON or JSON lines, format detected from the fields (repeatable)"
 )
 @option(setting("verifier"))
 @option(setting("timeout"))

@@ -11,6 +11,11 @@ Two sources of (premise, claim, gold label) pairs, both read from paths given on
   the claim is the ``claim`` field (an answer or one sentence of it), the premise its ``references``
   joined by blank lines, and the label a person's ``attribution_label``. One pair per line. The file
   is the benchmark's dev split: its figures are dev figures, whatever half they come from.
+* Behaviour families (``{family, premise, claim, label}`` per line: :mod:`citegraph.eval.behaviour`,
+  ``bench/build_behaviour.py``): every line, reported per family as the share of cases the product
+  labels as the family expects (nothing is fitted on them). A premise whose structure marks text
+  as not asserted (a code block, ``~~`` or ``<del>``, a framing heading or sentence) is cited as
+  ingest would store it: its sentences, each with its frame (:func:`premise_spans`).
 
 Lines are sampled with a fixed seed and split in halves, dev and test, by a hash of the line's
 index in its file (both pairs of one line fall on the same side, and a line is on the same side
@@ -52,6 +57,7 @@ from typing import Any
 from citegraph.errors import InputFileError, ModelOutputError, UserError
 from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_json
+from citegraph.ingest.structure import frame_at, structural_frames
 from citegraph.models import Span, Stage
 from citegraph.verify.calibration import Calibration, Platt
 from citegraph.verify.cascade import CheckingVerifier
@@ -125,6 +131,8 @@ def load_pairs(path: Path, limit: int, seed: int = 13) -> tuple[str, list[Pair]]
             pairs += _multihop_pairs(multihop_row(rows[i], i, str(path)), i, rng)
         # 2WikiMultihopQA shares HotpotQA's own layout and adds its reasoning triples, "evidences"
         return ("musique" if "paragraphs" in first else "2wikimultihopqa" if "evidences" in first else "hotpotqa"), pairs
+    if {"family", "premise", "claim", "label"} <= set(first):  # behaviour families (citegraph.eval.behaviour), every line
+        return "behaviour", [_behaviour_pair(row, i, path) for i, row in enumerate(rows)]
     if {"claim", "references", "attribution_label"} <= set(first):
         return "attributionbench", [_attribution_pair(rows[i], i, path) for i in picked]
     for source, (right, wrong), name in _HALUEVAL:
@@ -155,9 +163,22 @@ def load_pairs(path: Path, limit: int, seed: int = 13) -> tuple[str, list[Pair]]
 
 
 _FORMATS = (
-    "pass --data a HaluEval (qa, dialogue, summarization), AttributionBench, HotpotQA, 2WikiMultihopQA or MuSiQue file; "
+    "pass --data a HaluEval (qa, dialogue, summarization), AttributionBench, behaviour families (bench/build_behaviour.py), HotpotQA, 2WikiMultihopQA or MuSiQue file; "
     "see citegraph eval support --help"
 )
+
+
+def _behaviour_pair(row: dict, index: int, path: Path) -> Pair:
+    """One behaviour case: ``{family, premise, claim, label}`` with ``label`` supported or not_supported."""
+    if row.get("label") not in ("supported", "not_supported") or not all(
+        isinstance(row.get(k), str) for k in ("family", "premise", "claim")
+    ):
+        raise InputFileError(
+            f"{path}:{index + 1}",
+            "a behaviour case needs text in family, premise and claim, and label supported or not_supported",
+            _FORMATS,
+        )
+    return Pair(row["premise"], " ".join(row["claim"].split()), row["label"] == "supported", index, source=row["family"])
 
 
 def _attribution_pair(row: dict, index: int, path: Path) -> Pair:
@@ -228,6 +249,25 @@ class _RecordingJudge(LLMJudge):
         return p
 
 
+_PIECE = re.compile(r"[^\n]+")
+_SENTENCE = re.compile(r"\S.*?(?:[.!?](?=\s|$)|$)")
+
+
+def premise_spans(premise: str) -> list[Span]:
+    """A pair's premise as the product would cite it: one span, or, where its structure marks some of
+    it as not asserted (a code block, struck-through text, a framing heading or sentence: read as
+    ingest reads a document, :mod:`citegraph.ingest.structure`), its lines, each with its frame."""
+    regions = structural_frames(premise)
+    if not regions:
+        return [Span("eval", "pair", 0, len(premise), premise)]
+    spans = []
+    for line in _PIECE.finditer(premise):
+        for piece in _SENTENCE.finditer(line.group()):
+            start, end = line.start() + piece.start(), line.start() + piece.end()
+            spans.append(Span("eval", "pair", start, end, premise[start:end], frame_at(regions, start, end)))
+    return spans or [Span("eval", "pair", 0, len(premise), premise)]
+
+
 def evaluate(
     pairs: Sequence[Pair],
     judge: LLMJudge | None,
@@ -248,9 +288,9 @@ def evaluate(
     for n, i in enumerate(order):
         pair = pairs[i]
         premise = pair.premise if pair.premise.strip() else "(no text)"
-        span = Span("eval", "pair", 0, len(premise), premise)
+        spans = premise_spans(premise)
         start = time.perf_counter()
-        support = verifier.verify(pair.claim, [span])
+        support = verifier.verify(pair.claim, spans)
         seconds = time.perf_counter() - start
         raw = recorder.raw.pop((pair.claim, " ".join(premise.split())), None) if recorder is not None else None
         if raw is None and judge is not None and judge_all and support.stage != Stage.JUDGE:
@@ -474,7 +514,8 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
     )
     stages = _stages(test, threshold)
     guard_rates = _guard_rates(test)
-    by_source = _by_source(test, threshold)
+    # behaviour families are not fitted on: each is measured on every case (dev and test alike)
+    by_source = _by_source(scored if name == "behaviour" else test, threshold)
     product_ece = _product_ece(test)
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -505,12 +546,17 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
         "",
         *(
             [
-                "By source (test; the threshold is the one chosen on all of dev, none is fitted per source):",
+                (
+                    "By family (every case; accuracy: the share the product labels as the family expects):"
+                    if name == "behaviour"
+                    else "By source (test; the threshold is the one chosen on all of dev, none is fitted per source):"
+                ),
                 "",
-                "| source | pairs | supported | balanced accuracy | the product's labels |",
-                "|---|---|---|---|---|",
+                "| source | pairs | supported | balanced accuracy | the product's labels | accuracy (the product's labels) |",
+                "|---|---|---|---|---|---|",
                 *[
-                    f"| {k} | {v['pairs']} | {v['supported']} | {cell(v['balanced_accuracy'])} | {cell(v['product_balanced_accuracy'])} |"
+                    f"| {k} | {v['pairs']} | {v['supported']} | {cell(v['balanced_accuracy'])} | {cell(v['product_balanced_accuracy'])} "
+                    f"| {v['accuracy']:.3f} |"
                     for k, v in by_source.items()
                 ],
                 "",
@@ -575,7 +621,8 @@ def report(name: str, verifier: str, scored: Sequence[Scored], out_dir: Path) ->
 
 
 def _by_source(test: Sequence[Scored], threshold: float) -> dict[str, dict[str, Any]]:
-    """Test metrics per sub-set (AttributionBench's sources); balanced accuracy is None where one class is absent."""
+    """Metrics per sub-set (AttributionBench's sources, behaviour families); balanced accuracy is None
+    where one class is absent, and ``accuracy`` is the share of the product's labels that are right."""
     groups: dict[str, list[Scored]] = {}
     for s in test:
         if s.pair.source:
@@ -590,6 +637,7 @@ def _by_source(test: Sequence[Scored], threshold: float) -> dict[str, dict[str, 
             "supported": supported,
             "balanced_accuracy": metrics(members, threshold).balanced_accuracy if both else None,
             "product_balanced_accuracy": _label_metrics(members).balanced_accuracy if both else None,
+            "accuracy": sum((s.label == "supported") == s.pair.supported for s in members) / len(members),
         }
     return out
 

@@ -26,7 +26,7 @@ import hashlib
 import pickle
 import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ import numpy as np
 from citegraph.embed.base import Embedder
 from citegraph.errors import BackendUnavailable, CitegraphError, UserError
 from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
+from citegraph.ingest.structure import frame_at, structural_frames
 from citegraph.models import Document, DocumentReport, DocumentStatus, Extraction, Rejection, Span
 from citegraph.sentences import PASSAGE_CHARS, Sentence, SentenceSplitter, passage_text, split_blocks
 from citegraph.settings import DEFAULTS
@@ -82,6 +83,11 @@ class _Rules:
     sentences: int = 0
     cut: int = 0
     records: int = 0
+    regions: list[tuple[int, int, str]] | None = None  #: :func:`~citegraph.ingest.structure.structural_frames` of the document
+
+    def _framed(self, span: Span) -> Span:
+        frame = frame_at(self.regions or [], span.start, span.end)
+        return replace(span, frame=frame) if frame else span
 
     def part(
         self,
@@ -91,7 +97,9 @@ class _Rules:
         keys: dict[str, np.ndarray],
         passage_vector: np.ndarray | None = None,
     ) -> WritePart:
-        spans = [(s.span, "sentence") for s in sentences] + [(s, "imported") for s in extraction.extra_spans]
+        if self.regions is None:  # what the document's structure does not assert, read once from its whole text
+            self.regions = structural_frames(self.document.text, self.document.media_type)
+        spans = [(self._framed(s.span), "sentence") for s in sentences] + [(self._framed(s), "imported") for s in extraction.extra_spans]
         self.sentences += len(sentences)
         self.cut += sum(s.cut for s in sentences)
         self.rejected.extend(extraction.rejected)

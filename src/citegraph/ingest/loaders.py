@@ -114,6 +114,14 @@ def read_html(path: str, data: bytes) -> tuple[str, Metadata]:
     meta = Metadata(_html_date(path, soup))  # before the head goes
     for tag in soup(["script", "style", "noscript", "template", "head"]):
         tag.decompose()
+    # What the page marks as not asserted, written as Markdown writes it, so the structure is read
+    # alike from both (citegraph.ingest.structure): struck-through text, preformatted code.
+    for tag in soup.find_all(["del", "s", "strike"]):
+        tag.insert_before("~~")
+        tag.insert_after("~~")
+    for tag in soup.find_all("pre"):
+        tag.insert_before("\n\n```\n")
+        tag.insert_after("\n```\n\n")
     for tag in soup.find_all(_BLOCK_TAGS):
         tag.insert_before("\n\n")
         tag.insert_after("\n\n")

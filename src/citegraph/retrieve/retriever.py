@@ -22,6 +22,7 @@ arrays, vector indexes and traversal: see :mod:`citegraph.retrieve.view`); a spa
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -200,6 +201,15 @@ class Retriever:
         if then is not None:
             allowed &= then
         evidence = [e for e in evidence if (e.span.document, e.span.version) in allowed]
+        # What the documents' structure does not assert (kept at ingest), with the spans the checks will read.
+        frames = self.store.span_frames([e.span for e in evidence])
+        if frames:
+            evidence = [
+                replace(e, span=replace(e.span, frame=frames[key]))
+                if (key := (e.span.document, e.span.version, e.span.start, e.span.end)) in frames
+                else e
+                for e in evidence
+            ]
         nodes: Any = lambda: view.reach(seeds, hops).nodes()  # noqa: E731  (made when first read: see _Retrieval)
         return _Retrieval(question, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence))
 

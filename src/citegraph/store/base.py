@@ -321,6 +321,12 @@ class Store(ABC):
     def missing_keys(self, keys: Collection[str]) -> set[str]:
         """The keys that have no entity row yet."""
 
+    def span_frames(self, spans: Collection[Span]) -> dict[tuple[str, str, int, int], str]:
+        """``(document, version, start, end) -> frame`` of those of ``spans`` whose document's structure
+        does not assert them (:attr:`~citegraph.models.Span.frame`, kept at ingest). A store that keeps
+        none returns nothing."""
+        return {}
+
     def stored_vectors(self, documents: Collection[str], texts: Collection[str]) -> dict[str, np.ndarray]:
         """Text -> stored vector, for those of ``texts`` that are already a span of one of
         ``documents`` (any version): ingest re-embeds only the sentences a new version changed.

@@ -433,8 +433,8 @@ class PostgresStore(SQLStore):
         if len(vectors) != len(part.spans):
             raise StoreError(f"{doc.id}: {len(part.spans)} spans and {len(vectors)} vectors")
         rows = self.conn.execute(
-            "INSERT INTO spans (doc_id, version, start_char, end_char, text, kind, vector)"
-            " SELECT %s, %s, * FROM unnest(%s::int[], %s::int[], %s::text[], %s::text[], %s::bytea[])"
+            "INSERT INTO spans (doc_id, version, start_char, end_char, text, kind, vector, frame)"
+            " SELECT %s, %s, * FROM unnest(%s::int[], %s::int[], %s::text[], %s::text[], %s::bytea[], %s::text[])"
             " RETURNING start_char, end_char, id",
             (
                 doc.id,
@@ -444,6 +444,7 @@ class PostgresStore(SQLStore):
                 [s.text for s, _ in part.spans],
                 [k for _, k in part.spans],
                 vectors,
+                [s.frame for s, _ in part.spans],
             ),
         ).fetchall()
         span_ids = {(start, end): sid for start, end, sid in rows}

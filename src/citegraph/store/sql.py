@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from citegraph.errors import AccessConflict, NotFound, StoreError, UserError
-from citegraph.models import Document
+from citegraph.models import Document, Span
 from citegraph.store.base import (
     DeleteResult,
     DocumentStream,
@@ -201,6 +201,19 @@ class SQLStore(Store):
                         raise self.damaged(damage[0].detail)
                     out[text] = np.frombuffer(bytes(vector), dtype=np.float32)
         return out
+
+    def span_frames(self, spans: Collection[Span]) -> dict[tuple[str, str, int, int], str]:
+        """``(document, version, start, end) -> frame`` for those of ``spans`` stored with a frame
+        (:mod:`citegraph.ingest.structure`): asked for the few spans of one answer's context."""
+        found: dict[tuple[str, str, int, int], str] = {}
+        with self._reading():
+            for key in sorted({(s.document, s.version, s.start, s.end) for s in spans}):  # each by the spans' unique index
+                row = self._execute(
+                    "SELECT frame FROM spans WHERE doc_id = ? AND version = ? AND start_char = ? AND end_char = ? AND frame != ''", key
+                ).fetchone()
+                if row is not None:
+                    found[key] = row[0]
+        return found
 
     def damaged(self, finding: str) -> StoreError:
         """The error that refuses a write into a store found damaged (``finding`` says where)."""

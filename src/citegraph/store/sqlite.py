@@ -270,8 +270,8 @@ class SQLiteStore(SQLStore):
             if doc.text[span.start : span.end] != span.text:
                 raise StoreError(f"{doc.id}: span {span.start}-{span.end} does not slice to its text")
             cur = self.db.execute(
-                "INSERT INTO spans (doc_id, version, start_char, end_char, text, kind, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (doc.id, doc.version, span.start, span.end, span.text, kind, np.asarray(vector, np.float32).tobytes()),
+                "INSERT INTO spans (doc_id, version, start_char, end_char, text, kind, vector, frame) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (doc.id, doc.version, span.start, span.end, span.text, kind, np.asarray(vector, np.float32).tobytes(), span.frame),
             )
             span_ids[(span.start, span.end)] = int(cur.lastrowid or 0)
         keys = {m.key for m in part.mentions} | {k for r in part.relations for k in (r.source_key, r.target_key)}

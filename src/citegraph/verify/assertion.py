@@ -7,8 +7,9 @@ frames a sentence puts around its content, by rule, with spaCy's parse for part 
 
 ======================  ====================================================================
 ``reported``            hearsay: claimed, alleged(ly), rumour, reportedly, according to, said, …
-``hedged``              hedge or condition: may, might, could, possibly, perhaps, whether, if, unless, …
+``hedged``              hedge or condition: may, might, could, possibly, perhaps, whether, if, unless, hypothetically, …
 ``denied``              denial or correction in the same sentence: disproved, false(ly), untrue, myth, …
+``withdrawn``           no longer holding: deprecated, obsolete, outdated, superseded, retracted, …
 ``question``            the sentence asks
 ``instruction``         imperative mood (a base-form root verb with no subject, at the start) or an
                         instruction to the reader or to an AI ("ignore previous instructions", "answer that")
@@ -37,7 +38,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from citegraph.verify.text import has_phrase, tokenize
+from citegraph.verify.text import content_words, has_phrase, premise_sentences, related, tokenize
 
 __all__ = [
     "NEVER_QUOTED",
@@ -57,13 +58,25 @@ class FrameKind(StrEnum):
     REPORTED = "reported"
     HEDGED = "hedged"
     DENIED = "denied"
+    WITHDRAWN = "withdrawn"  #: deprecated, obsolete, superseded: once said, no longer holding
+    FRAMED = "framed"  #: not by its words: the document's structure (a code block, struck through…: Span.frame)
     QUESTION = "question"
     INSTRUCTION = "instruction"
     QUALIFIED = "qualified"  #: asserted, but scoped or negated: a trimmed quote must keep the words
 
 
 #: Kinds that make a sentence not assert its content (``qualified`` does not).
-NOT_ASSERTED = frozenset({FrameKind.REPORTED, FrameKind.HEDGED, FrameKind.DENIED, FrameKind.QUESTION, FrameKind.INSTRUCTION})
+NOT_ASSERTED = frozenset(
+    {
+        FrameKind.REPORTED,
+        FrameKind.HEDGED,
+        FrameKind.DENIED,
+        FrameKind.WITHDRAWN,
+        FrameKind.FRAMED,
+        FrameKind.QUESTION,
+        FrameKind.INSTRUCTION,
+    }
+)
 #: Kinds that no claim can carry: such a premise never supports by quote.
 NEVER_QUOTED = frozenset({FrameKind.QUESTION, FrameKind.INSTRUCTION})
 
@@ -91,15 +104,19 @@ _REPORT_VERBS = frozenset(
     "claim allege rumour rumor say report believe think suggest speculate purport assert insist argue contend suspect tell".split()
 )
 _REPORT_PHRASES = ("according to",)
-_HEDGE_MODALS = frozenset("may might could would should must".split())  # only when tagged MD: "3 May" is a date
+# only when tagged MD ("3 May" is a date); not "must": "Receipts must be attached" states the rule itself
+_HEDGE_MODALS = frozenset("may might could would should".split())
 _HEDGE_WORDS = frozenset(
-    "possibly perhaps maybe probably likely unlikely potentially presumably conceivably apparently seemingly whether if unless".split()
+    "possibly perhaps maybe probably likely unlikely potentially presumably conceivably apparently seemingly whether if unless "
+    "hypothetically hypothetical supposing assuming".split()
 )
 _HEDGE_VERBS = frozenset({"seem", "appear"})
 _DENIAL_WORDS = frozenset(
     "disproved disproven debunked false falsely untrue incorrect incorrectly wrong wrongly mistaken mistakenly erroneously "
     "myth myths misconception hoax fake baseless unfounded misleading".split()
 )
+# Withdrawn from use: what the text says no longer holds ("Deprecated: …", "Old FAQ (obsolete): …").
+_WITHDRAWN_WORDS = frozenset("obsolete deprecated outdated superseded retracted withdrawn invalidated".split())
 _DENIAL_VERBS = frozenset("deny refute disprove debunk retract dispute".split())
 _DENIAL_PHRASES = ("not true", "not the case", "not correct", "not accurate")
 _QUALIFIERS = frozenset("only except until after before within not never".split())
@@ -166,12 +183,15 @@ def frames(sentence: str) -> tuple[Frame, ...]:
     for t, word in zip(doc, words, strict=True):
         lemma = t.lemma_.lower()
         verb = t.pos_ in {"VERB", "AUX"}
-        if word in _REPORT_WORDS or (verb and lemma in _REPORT_VERBS):
+        reports_to = lemma == "report" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "to"  # "she reports to the director"
+        if word in _REPORT_WORDS or (verb and lemma in _REPORT_VERBS and not reports_to):
             _add(found, FrameKind.REPORTED, word)
         if (word in _HEDGE_MODALS and t.tag_ == "MD") or word in _HEDGE_WORDS or (verb and lemma in _HEDGE_VERBS):
             _add(found, FrameKind.HEDGED, word)
         if word in _DENIAL_WORDS or (verb and lemma in _DENIAL_VERBS):
             _add(found, FrameKind.DENIED, word)
+        if word in _WITHDRAWN_WORDS:
+            _add(found, FrameKind.WITHDRAWN, word)
         if word in _QUALIFIERS:
             _add(found, FrameKind.QUALIFIED, word)
         if word in _SPEECH_VERBS and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "that" and doc[t.i + 1].tag_ == "IN":
@@ -218,8 +238,19 @@ def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
     """The frames of the cited sentences that ``claim`` does not carry: what stops a near-quote from
     being support. Empty: the claim keeps every frame word (or the premise asserts plainly)."""
     words = _claim_words(claim)
+    about = content_words(claim)
     found: list[Frame] = []
-    for premise in premises:
+    for text in premises:
+        # the sentence the claim quotes word for word, else the sentences of the cited passage it is
+        # about (all of them when it is about none): another sentence's "said" frames nothing of a quote
+        sentences = premise_sentences(text)
+        quoted = [s for s in sentences if tokenize(s) == tokenize(claim)]
+
+        def about_it(sentence: str) -> bool:  # it is about the claim, or the claim says most of it
+            words = content_words(sentence)
+            return related(about, words) or 2 * len(words & about) >= max(len(words), 1) > 0
+
+        premise = " ".join(quoted or [s for s in sentences if about_it(s)] or sentences)
         premise_frames = frames(premise)
         reported = [f for f in premise_frames if f.kind is FrameKind.REPORTED]
         reports_the_report = bool(reported) and all(has_phrase(words, m) for f in reported for m in f.markers)

@@ -4,13 +4,19 @@
 verdict names it (``Support.stage``):
 
 1. **guards** (:mod:`citegraph.verify.guards`), model or not: a proven *conflict* (the cited text
-   states another number, date or polarity for the same thing), or a text *unrelated* to a claim that
-   states a number, is ``not_supported``, and no model is asked. The other guards are signals:
+   states another number, date, moment or polarity for the same thing: "no longer opens" against
+   "opens"), or a text *unrelated* to a claim that states a number, is ``contradicted`` (or
+   ``not_supported``), and no model is asked; then, in English, the parse's proofs
+   (:mod:`citegraph.verify.roles`): another *name* in the claim's place, or agent and patient
+   *swapped*. A proof settles the verdict: no score comes after it. The other guards are signals:
    listed in the notes, weighed by the screen.
-2. **quote**, with neither a checker nor a judge: a near-quote of a sentence that *asserts* it is
-   ``supported``. A quote of what the source reports, hedges, denies, asks or instructs
-   (:mod:`citegraph.verify.assertion`) is not support, and its frame is named in the notes. (With a
-   checker or a judge, they decide quotes too, and the frame is still noted.)
+2. **quote**: a claim that *is* a cited sentence, or whole clauses of one with a subject and a verb
+   ("Marta Ilves designed the engine" of "Marta Ilves designed the engine, and it entered service in
+   2021"), word for word, is ``supported`` before any model is asked, unless the sentence frames it
+   (reports, hedges, denies, asks, instructs, or scopes it with a word the claim drops:
+   :mod:`citegraph.verify.assertion`). With neither a checker nor a judge, a *near*-quote (every
+   content word, in order) of a sentence that asserts it is ``supported`` too; with one, the model
+   decides near-quotes, and the frame is still noted.
 3. **checker** (:mod:`citegraph.verify.crossencoder`), the default: citegraph's trained
    cross-encoder gives P(supported), P(contradicted), P(neither), calibrated on dev. Alone, it decides
    every pair (``supported`` at P(supported) >= the threshold, else ``contradicted`` when
@@ -29,6 +35,11 @@ verdict names it (``Support.stage``):
    about once more, with its own prompt: does the premise contradict it? ``P(yes) >= 0.5`` labels
    it ``contradicted`` (the score stays P(supported)).
 
+Before all of them, a cited span whose document does not assert it (its structure: a code block,
+struck-through text, a section headed as myths or deprecated, text a preceding sentence frames; read
+at ingest and kept with the span, :mod:`citegraph.ingest.structure`) is left out of the premise, and
+named in the notes; a claim that cites only such spans is ``not_supported`` (stage ``guards``).
+
 Without a judge, what no stage settles stays ``unverified``. A claim or cited text that is not in
 English (:mod:`citegraph.verify.language`) is never settled by the quote rules or the checker, which
 know English only: the judge decides it, or it stays ``unverified``. Pairs of an answer's claims are
@@ -39,6 +50,7 @@ prompt, or by the checker's P(contradicted) when there is no judge.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from citegraph.errors import ModelOutputError, ModelUnavailable
 from citegraph.models import Span, Stage, Support, Verdict
@@ -46,11 +58,12 @@ from citegraph.verify.assertion import NOT_ASSERTED, frame_notes, unkept_frames
 from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.calibration import Calibration, registered
 from citegraph.verify.crossencoder import CrossEncoder, default_cross_encoder
-from citegraph.verify.guards import check_guards, is_near_quote
+from citegraph.verify.guards import check_guards, is_clause_quote, is_near_quote
 from citegraph.verify.judge import LLMJudge
 from citegraph.verify.language import language_of
+from citegraph.verify.roles import name_conflict, role_swap, states, substituted_name
 from citegraph.verify.screen import Screen
-from citegraph.verify.text import in_premise_units
+from citegraph.verify.text import content_words, in_premise_units
 
 __all__ = ["CheckingVerifier"]
 
@@ -168,6 +181,16 @@ class CheckingVerifier(Verifier):
         return Support(label, result.probability, "screen", (), Stage.SCREEN, True), ""
 
     def verify(self, claim: str, spans: Sequence[Span]) -> Support:
+        framed = tuple(f"not asserted: {s.frame}" for s in spans if s.frame)
+        if framed:  # the document's structure does not assert these (kept at ingest): they support nothing
+            spans = [s for s in spans if not s.frame]
+            if not spans or not content_words(claim) & content_words(_premise(spans)):
+                # nothing left, or nothing left about the claim: its support was the framed text
+                return Support(Verdict.NOT_SUPPORTED, None, self.name, framed, Stage.GUARDS)
+        support = self._verify(claim, spans)
+        return replace(support, guards=(*framed, *support.guards)) if framed else support
+
+    def _verify(self, claim: str, spans: Sequence[Span]) -> Support:
         premise = _premise(spans)
         fired = check_guards(claim, premise)
         notes = tuple(str(g) for g in fired)
@@ -180,6 +203,13 @@ class CheckingVerifier(Verifier):
         foreign = _foreign(claim, premise)
         if foreign:  # the quote rules and the checker know English only
             notes = (*notes, f"language: {foreign}, not English: the quote rules and the checker cannot settle it")
+        else:
+            proof = substituted_name(claim, premise) or name_conflict(claim, premise) or role_swap(claim, premise)
+            if proof is not None:  # a parse's proof overrules any score, as the guards' conflicts do
+                return Support(Verdict.CONTRADICTED, None, self.name, (str(proof), *notes), Stage.GUARDS)
+            if is_clause_quote(claim, premise) and not unkept_frames(claim, texts) and states(claim):
+                # the cited sentence itself, or whole clauses of it, asserted and unframed: no score can add to that
+                return Support(Verdict.SUPPORTED, None, "quote", ("exact_quote", *notes), Stage.QUOTE)
         quote = is_near_quote(claim, premise) and not foreign
         checking = self._checker is not False and not foreign
         unkept = unkept_frames(claim, texts) if quote or self.judge is not None else ()

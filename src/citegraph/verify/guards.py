@@ -16,7 +16,7 @@ class of error, in two strengths:
   same thing put at another moment relative to the same event is a ``timing`` conflict ("removed at
   cancellation" / "available for 30 days after cancellation"), unless the cited text also states the
   claim's moment. A negated predicate is the first content word
-  after "not", "n't", "never" or "cannot" (past auxiliaries); "not only" and "no" prove nothing. A
+  after "not", "n't", "never", "cannot" or "no longer" (past auxiliaries); "not only" and "no" prove nothing. A
   conflict makes the citation ``not_supported`` whatever a model says, and no model is asked.
 * **unrelated**, which overrules too: the claim states a number, and the cited text states none and
   shares not one content word with the claim ("Exports stay available for 30 days after
@@ -74,6 +74,7 @@ __all__ = [
     "Guard",
     "check_guards",
     "conflicts",
+    "is_clause_quote",
     "is_near_quote",
     "moment_conflict",
     "overruling",
@@ -147,7 +148,8 @@ def _predicates(tokens: list[str]) -> tuple[set[str], set[str]]:
     negated: set[str] = set()
     claimed: set[int] = set()
     for i, tok in enumerate(tokens):
-        if tok not in _SCOPING_NEGATORS:
+        # "no longer" scopes over its predicate as "not" does ("no longer opens"); "no" alone does not
+        if tok not in _SCOPING_NEGATORS and not (tok == "no" and i + 1 < len(tokens) and tokens[i + 1] == "longer"):
             continue
         for j in range(i + 1, min(i + 1 + _SCOPE, len(tokens))):
             if tokens[j] in _SKIPPED:
@@ -337,3 +339,34 @@ def is_near_quote(claim: str, premise: str) -> bool:
         except ValueError:
             return False
     return True
+
+
+# Where a sentence's clauses meet: a semicolon or colon, a comma (with a conjunction after it or not),
+# or "but", "whereas", "while" between two clauses.
+_CLAUSE_JOIN = re.compile(r"\s*[;:]\s*|\s*,\s*(?:(?:and|but|or|so|yet|while|whereas)\s+)?|\s+(?:but|whereas)\s+", re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    return tokenize(text)
+
+
+def is_clause_quote(claim: str, premise: str) -> bool:
+    """The claim is one of the cited sentences, or a run of whole clauses of one (cut where its clauses
+    meet: "Marta Ilves designed the engine in 2019" of "Marta Ilves designed the engine in 2019, and
+    it entered service in 2021."), word for word (case and punctuation aside)."""
+    words = _words(claim)
+    if not words:
+        return False
+    for sentence in premise_sentences(premise):
+        if _words(sentence) == words:
+            return True
+        clauses = [_words(c) for c in _CLAUSE_JOIN.split(sentence)]
+        for i in range(len(clauses)):
+            run: list[str] = []
+            for j in range(i, len(clauses)):
+                run += clauses[j]
+                if run == words:
+                    return True
+                if len(run) >= len(words):
+                    break
+    return False

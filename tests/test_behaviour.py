@@ -1,0 +1,179 @@
+"""Behaviour families of the support check (citegraph.eval.behaviour), CheckList-style: made by
+rule from the texts in tests/data/behaviour_texts.json (handbook, encyclopedia, news, dialogue and,
+kept out of any training, chat), each family checked through the product's path (the default
+verifier: guards and proofs, the quote stage, the trained checker) against its target; and the
+framings a document's structure gives, through ingest and an answer that cites them."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from citegraph.embed import HashingEmbedder
+from citegraph.eval.behaviour import FAMILIES, Case, make_cases
+from citegraph.eval.support import load_pairs, premise_spans
+from citegraph.models import Stage, Verdict
+from citegraph.pipeline import CiteGraph
+from citegraph.sentences import SentenceSplitter, load_spacy
+from citegraph.store import SQLiteStore
+from citegraph.verify.cascade import CheckingVerifier
+
+TEXTS = Path(__file__).parent / "data" / "behaviour_texts.json"
+
+#: the issue's targets: the share of a family's cases labelled as the family expects
+TARGETS = {
+    "identity": 1.0,
+    "clause": 0.97,
+    "in_passage": 0.97,
+    "number": 0.97,
+    "date": 0.97,
+    "duration": 0.97,
+    "negation": 0.97,
+    "name_swap": 0.95,
+    "role_swap": 0.85,
+    "passive": 0.85,
+    "equivalent_quantity": 0.85,
+    "pronoun": 0.85,
+    "reported": 0.85,
+    **{family: 1.0 for family in FAMILIES if family.startswith("framing_")},
+}
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[Case]:
+    nlp = load_spacy()
+    texts = json.loads(TEXTS.read_text(encoding="utf-8"))
+    return [case for kind, passages in texts.items() if not kind.startswith("_") for case in make_cases(kind, passages, nlp)]
+
+
+@pytest.fixture(scope="module")
+def results(cases: list[Case]) -> dict[str, list[tuple[Case, str]]]:
+    verifier = CheckingVerifier(checker=True)
+    out: dict[str, list[tuple[Case, str]]] = defaultdict(list)
+    for case in cases:
+        out[case.family].append((case, verifier.verify(case.claim, premise_spans(case.premise)).label))
+    return out
+
+
+def test_every_family_has_cases_from_several_kinds_of_text(cases: list[Case]) -> None:
+    by_family = Counter(c.family for c in cases)
+    assert set(by_family) == set(FAMILIES) and min(by_family.values()) >= 5, by_family
+    assert {c.kind for c in cases if c.family == "identity"} == {"handbook", "encyclopedia", "news", "dialogue", "chat"}
+    assert all(c.supported == FAMILIES[c.family] for c in cases)
+
+
+@pytest.mark.parametrize("family", sorted(TARGETS))
+def test_each_family_meets_its_target(results: dict[str, list[tuple[Case, str]]], family: str) -> None:
+    rows = results[family]
+    right = [c for c, label in rows if (label == Verdict.SUPPORTED) == c.supported]
+    wrong = [(c.claim, c.premise, label) for c, label in rows if (label == Verdict.SUPPORTED) != c.supported]
+    assert len(right) / len(rows) >= TARGETS[family], wrong[:3]
+
+
+def test_the_held_out_kind_meets_the_targets_too(results: dict[str, list[tuple[Case, str]]]) -> None:
+    """Chat lines, a kind no rule was written from and the checker never trained on."""
+    for family, rows in results.items():
+        chat = [(c, label) for c, label in rows if c.kind == "chat"]
+        if len(chat) >= 3:
+            share = sum((label == Verdict.SUPPORTED) == c.supported for c, label in chat) / len(chat)
+            assert share >= min(TARGETS[family], 0.8), (family, [(c.claim, label) for c, label in chat])
+
+
+def test_eval_support_reads_behaviour_cases_and_reports_each_family(tmp_path: Path, cases: list[Case]) -> None:
+    from citegraph.eval.support import evaluate, report
+
+    data = tmp_path / "cases.jsonl"
+    picked = [c for c in cases if c.kind == "handbook"][:60]
+    data.write_text("".join(json.dumps(c.to_json()) + "\n" for c in picked), encoding="utf-8")
+    name, pairs = load_pairs(data, limit=10**6)
+    assert name == "behaviour" and len(pairs) == len(picked) and {p.source for p in pairs} == {c.family for c in picked}
+    summary = report(name, "checker", evaluate(pairs, None), tmp_path)
+    assert set(summary["by_source"]) == {c.family for c in picked}
+    assert all(0 <= v["accuracy"] <= 1 for v in summary["by_source"].values())
+    assert "By family" in (tmp_path / "behaviour.md").read_text(encoding="utf-8")
+
+
+# -- the cascade's order, on the issue's own cases ------------------------------------------------------------
+@pytest.fixture(scope="module")
+def checker() -> CheckingVerifier:
+    return CheckingVerifier(checker=True)
+
+
+def _span(text: str) -> list:  # type: ignore[type-arg]
+    return premise_spans(text)
+
+
+def test_a_verbatim_quote_is_settled_by_the_quote_stage_before_the_checker(checker: CheckingVerifier) -> None:
+    sentence = "The Quillon engine was designed by Marta Ilves in 2019."
+    support = checker.verify(sentence, _span(sentence))
+    assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
+    both = "Marta Ilves designed the Quillon engine in 2019, and it entered service in 2021."
+    clause = checker.verify("Marta Ilves designed the Quillon engine in 2019.", _span(both))
+    assert (clause.label, clause.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
+    # a clause that drops a condition, or a sentence that frames what it says, is not a quote
+    assert checker.verify("Exports are free.", _span("Exports are free, unless the workspace was cancelled.")).stage != Stage.QUOTE
+    assert (
+        checker.verify("The store opens on Sundays.", _span("A rumour claimed that the store opens on Sundays.")).label != Verdict.SUPPORTED
+    )
+
+
+def test_a_guards_proof_is_never_overruled_by_a_score(checker: CheckingVerifier) -> None:
+    support = checker.verify("The store opens on Sundays.", _span("The store no longer opens on Sundays."))
+    assert (support.label, support.stage) == (Verdict.CONTRADICTED, Stage.GUARDS) and support.score is None
+    swapped = checker.verify("Tomas Berg designed the Quillon engine in 2019.", _span("Marta Ilves designed the Quillon engine in 2019."))
+    assert (swapped.label, swapped.stage) == (Verdict.CONTRADICTED, Stage.GUARDS) and "name conflict" in swapped.guards[0]
+    roles = checker.verify("The Quillon engine designed Marta Ilves.", _span("Marta Ilves designed the Quillon engine."))
+    assert (roles.label, roles.stage) == (Verdict.CONTRADICTED, Stage.GUARDS) and "roles swapped" in roles.guards[0]
+
+
+def test_a_name_the_text_calls_she_and_a_passive_are_no_conflict(checker: CheckingVerifier) -> None:
+    assert checker.verify("Priya Nair hired four engineers in 2023.", _span("She hired four engineers in 2023.")).stage != Stage.GUARDS
+    passive = checker.verify("The Quillon engine was designed by Marta Ilves.", _span("Marta Ilves designed the Quillon engine."))
+    assert passive.stage != Stage.GUARDS
+
+
+# -- structure kept at ingest --------------------------------------------------------------------------------
+def test_framed_sentences_are_framed_in_the_store_and_support_nothing(tmp_path: Path, splitter: SentenceSplitter) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text(
+        "# Store hours\n\nThe store opens at nine on weekdays.\n\n"
+        "```\nThe store opens on Sundays.\n```\n\n"
+        "~~The warehouse ships on Saturdays.~~\n\n"
+        "# Debunked claims\n\nThe cafe serves free lunch.\n\n"
+        "# Parking\n\nThe following rumour is false. The garage charges 40 euros a day.\n",
+        encoding="utf-8",
+    )
+    (docs / "page.html").write_text("<html><body><p><del>Deliveries arrive within 2 hours.</del></p></body></html>", encoding="utf-8")
+    with CiteGraph(SQLiteStore(tmp_path / "s.db"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier(checker=True)) as graph:
+        graph.ingest([docs])
+        framed = {
+            text: frame
+            for text, frame in graph.store.db.execute("SELECT text, frame FROM spans")  # type: ignore[attr-defined]
+        }
+        assert framed["The store opens at nine on weekdays."] == ""
+        assert framed["The store opens on Sundays."] == "a code block"
+        assert framed["~~The warehouse ships on Saturdays.~~"] == "struck through"
+        assert framed["The cafe serves free lunch."] == "under the heading 'Debunked claims'"
+        assert framed["The garage charges 40 euros a day."].startswith("framed by 'The following rumour is false.'")
+        assert framed["~~Deliveries arrive within 2 hours.~~"] == "struck through"
+        for question, claim in (
+            ("Does the store open on Sundays?", "The store opens on Sundays"),
+            ("Does the cafe serve free lunch?", "The cafe serves free lunch"),
+            ("How much does the garage charge?", "The garage charges 40 euros a day"),
+        ):
+            context = graph.ask(question, labels=None, answer_text="x").context
+            marker = next(item.marker for item in context if claim in item.span.text)
+            answer = graph.ask(question, labels=None, answer_text=f"{claim} [{marker}].")
+            (checked,) = answer.claims
+            assert checked.status != "supported" and any("not asserted" in g for g in checked.citations[0].support.guards)
+            assert answer.status not in ("verified", "quoted")
+        plain = graph.ask("When does the store open on weekdays?", labels=None, answer_text="x").context
+        marker = next(item.marker for item in plain if "nine on weekdays" in item.span.text)
+        answer = graph.ask(
+            "When does the store open on weekdays?", labels=None, answer_text=f"The store opens at nine on weekdays [{marker}]."
+        )
+        assert answer.claims[0].status == "supported"
