@@ -357,6 +357,8 @@ def is_clause_quote(claim: str, premise: str) -> bool:
     words = _words(claim)
     if not words:
         return False
+    if _words(premise) == words:  # the whole cited text, however a sentence cutter would cut it ("S.H. 91")
+        return True
     for sentence in premise_sentences(premise):
         if _words(sentence) == words:
             return True
