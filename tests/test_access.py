@@ -8,6 +8,7 @@ Every test here runs on each store backend (``stores``: SQLite in memory, Postgr
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections.abc import Iterator, Sequence
@@ -63,31 +64,11 @@ def test_private_spans_and_relations_are_invisible_to_a_public_caller(graph: Cit
     assert [d.document.id for d in graph.documents(labels=("public",))] == ["public.md"]
 
 
-def test_evidence_is_checked_again_when_the_context_is_built(graph: CiteGraph) -> None:
-    """Even a view that leaks a private span (a store bug) cannot put it into the context."""
-    graph.ingest_texts([TextInput("public.md", PUBLIC)], access=("public",))
-    graph.ingest_texts([TextInput("hr.md", PRIVATE)], access=("hr",))
-    # Everything, as if the store had ignored the labels, on both read paths (the retriever reads
-    # columns from SQLite and GraphData from other stores).
-    leaky_rows, leaky_columns = graph.store.graph(None), graph.store.graph_columns(None)  # type: ignore[attr-defined]
-    store = graph.store
-    original = store.graph, store.graph_columns  # type: ignore[attr-defined]
-    store.graph = lambda labels, include_superseded=False: leaky_rows  # type: ignore[method-assign]
-    store.graph_columns = lambda labels, include_superseded=False: leaky_columns  # type: ignore[attr-defined]
-    try:
-        graph.retriever.clear_cache()
-        leaked = graph.retriever.view(("public",)).data
-        assert any(s.document == "hr.md" for s in leaked.spans)  # the leak is real: the view holds the private spans
-        answer = graph.ask("Where do exports of payroll data go?", labels=("public",))
-    finally:
-        store.graph, store.graph_columns = original  # type: ignore[method-assign, attr-defined]
-    assert answer.context and all(item.evidence.span.document == "public.md" for item in answer.context)
-
-
-def test_every_read_checks_its_spans_against_the_live_store(graph: CiteGraph) -> None:
-    """A view that leaks a private span (a saved view of other contents, a store bug) cannot pass
-    it through traverse, the page's reach, show entity, show relations or export: every span they
-    return is checked against the live store last, as the context is."""
+@contextlib.contextmanager
+def _leaking(graph: CiteGraph) -> Iterator[None]:
+    """A public and a private document, and a store that ignores the caller's labels on both graph
+    read paths (the retriever reads columns from SQLite and GraphData from other stores): a store
+    bug, or a saved view of other contents."""
     graph.ingest_texts([TextInput("public.md", PUBLIC)], access=("public",))
     graph.ingest_texts([TextInput("hr.md", PRIVATE)], access=("hr",))
     leaky_rows, leaky_columns = graph.store.graph(None), graph.store.graph_columns(None)  # type: ignore[attr-defined]
@@ -98,6 +79,23 @@ def test_every_read_checks_its_spans_against_the_live_store(graph: CiteGraph) ->
     try:
         graph.retriever.clear_cache()
         assert any(s.document == "hr.md" for s in graph.retriever.view(("public",)).data.spans)  # the leak is real
+        yield
+    finally:
+        store.graph, store.graph_columns = original  # type: ignore[method-assign, attr-defined]
+
+
+def test_evidence_is_checked_again_when_the_context_is_built(graph: CiteGraph) -> None:
+    """Even a view that leaks a private span (a store bug) cannot put it into the context."""
+    with _leaking(graph):
+        answer = graph.ask("Where do exports of payroll data go?", labels=("public",))
+    assert answer.context and all(item.evidence.span.document == "public.md" for item in answer.context)
+
+
+def test_every_read_checks_its_spans_against_the_live_store(graph: CiteGraph) -> None:
+    """A view that leaks a private span (a saved view of other contents, a store bug) cannot pass
+    it through traverse, the page's reach, show entity, show relations or export: every span they
+    return is checked against the live store last, as the context is."""
+    with _leaking(graph):
         seen = json.dumps(
             [
                 nodes_json(graph.traverse(["export"], labels=("public",), hops=3)),
@@ -110,8 +108,6 @@ def test_every_read_checks_its_spans_against_the_live_store(graph: CiteGraph) ->
         )
         with pytest.raises(NotFound):
             graph.entity("vault", labels=("public",))
-    finally:
-        store.graph, store.graph_columns = original  # type: ignore[method-assign, attr-defined]
     assert "hr.md" not in seen and "vault" not in seen and "payroll" not in seen
     assert "public.md" in seen  # what the caller may read is still there
 

@@ -50,6 +50,7 @@ __all__ = [
     "frame_notes",
     "frames",
     "instruction_frame",
+    "parse",
     "unkept_frames",
 ]
 
@@ -142,7 +143,8 @@ _QUESTION_END = re.compile(r"\?[\s\"'”’)\]]*$")
 _lock = threading.Lock()
 
 
-def _parse(text: str) -> Any:
+def parse(text: str) -> Any:
+    """spaCy's parse of ``text``, under the verify layer's one lock on the shared pipeline."""
     from citegraph.sentences import load_spacy
 
     nlp = load_spacy()
@@ -177,7 +179,7 @@ def frames(sentence: str) -> tuple[Frame, ...]:
     if not text:
         return ()
     found: dict[FrameKind, list[str]] = {}
-    doc = _parse(text)
+    doc = parse(text)
     words = [t.lower_.replace("’", "'") for t in doc]
     words = ["not" if w == "n't" else w for w in words]
     for t, word in zip(doc, words, strict=True):

@@ -25,12 +25,12 @@ a pair for the two parses (cached by text).
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
+from citegraph.verify.assertion import parse
 from citegraph.verify.text import FUNCTION_WORDS, content_words, premise_sentences, related
 
 __all__ = ["Proof", "name_conflict", "role_swap", "states", "substituted_name"]
@@ -42,8 +42,6 @@ _NAMED = frozenset({"PERSON", "ORG", "NORP"})
 _AGENTS = frozenset({"nsubj", "csubj"})
 _PATIENTS = frozenset({"dobj", "nsubjpass"})  # not a copula's attribute: "X is Y" is "Y is X"
 
-_lock = threading.Lock()
-
 
 class Proof(str):
     """A proven conflict, as the verdict's notes say it."""
@@ -51,11 +49,7 @@ class Proof(str):
 
 @lru_cache(maxsize=4096)
 def _parse(text: str) -> Any:
-    from citegraph.sentences import load_spacy
-
-    nlp = load_spacy()
-    with _lock:
-        return nlp(text)
+    return parse(text)  # the assertion rules' parse, under their lock: one lock on the shared pipeline
 
 
 _WORD = re.compile(r"[\w'’-]+")
