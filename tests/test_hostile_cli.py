@@ -603,3 +603,15 @@ def test_mcp_and_the_api_refuse_hops_and_top_k_out_of_the_settings_range(run, st
                 graph.ask("How long do exports stay?", hops=hops, top_k=top_k)
         with pytest.raises(UserError, match="hops"):
             graph.traverse(["export"], hops=100)
+
+
+@pytest.mark.parametrize(
+    ("args", "hidden"), [(("serve",), "fastapi"), (("serve",), "uvicorn"), (("mcp",), "mcp"), (("mcp", "--http"), "uvicorn")]
+)
+def test_serve_and_mcp_without_the_extra_name_the_install(run, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], hidden: str) -> None:  # type: ignore[no-untyped-def]
+    """Without the serve extra (the module hidden as if never installed): exit 1 and the pip command,
+    not exit 5 'a bug in citegraph'."""
+    monkeypatch.setitem(sys.modules, hidden, None)  # importing it now raises ImportError
+    result = run(*args, code=1)
+    assert f"needs {hidden}, which is not installed: pip install 'citegraph[serve]'" in result.stderr
+    assert "bug in citegraph" not in result.stderr

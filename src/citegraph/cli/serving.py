@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 
@@ -22,6 +23,16 @@ from citegraph.errors import UserError
 from citegraph.settings import setting
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def _needs(command: str, *modules: str) -> None:
+    """Refuse ``command`` (exit 1) naming the extra that brings ``modules`` when one is not installed:
+    a missing optional extra is the user's to install, not a bug in citegraph."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise UserError(f"{command} needs {module}, which is not installed: pip install 'citegraph[serve]'") from exc
 
 
 @main.command()
@@ -53,7 +64,8 @@ def serve(
 
     Without a token a request reads as 'public'; `citegraph token add` makes tokens for other labels.
     Listening on an address other than loopback is refused until a token exists. With --workers N,
-    N processes answer at once; upload jobs live in the store, so any of them reports any job."""
+    N processes answer at once; upload jobs live beside the store, so any of them reports any job."""
+    _needs("citegraph serve", "fastapi", "uvicorn")
     import uvicorn
 
     from citegraph.serve.app import OPTIONS_ENV, create_app, open_served
@@ -115,6 +127,7 @@ def mcp(spec: GraphSpec, generator: str, verifier: str, token_value: str | None,
     Over stdio (the default: an agent host starts this command) every call reads with --token's labels,
     or as 'public'. With --http, a streamable HTTP endpoint at http://HOST:PORT/mcp behind the same
     tokens as `citegraph serve`."""
+    _needs("citegraph mcp", "mcp", *(("uvicorn",) if http else ()))
     from citegraph.cli.base import open_graph
     from citegraph.serve.mcp_server import TokenCheck, build_server
     from citegraph.serve.tokens import TokenStore
