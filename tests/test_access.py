@@ -286,24 +286,23 @@ def _assert_non_interference(
     stores.release()  # this example's stores (a PostgreSQL database each) go now, not at the test's end
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(
+#: one history, one caller and what it asks: the arguments of both non-interference properties
+histories = given(
     ops=history_st,
     caller=st.sets(st.sampled_from(LABELS), min_size=1, max_size=2),
     question=st.sampled_from(WORDS).map(lambda w: f"How long does the {w} stay available?"),
     seed=st.sampled_from(WORDS),
 )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@histories
 def test_non_interference(stores: Stores, splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str) -> None:
     _assert_non_interference(stores, splitter, ops, sorted(caller), question, seed)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(
-    ops=history_st,
-    caller=st.sets(st.sampled_from(LABELS), min_size=1, max_size=2),
-    question=st.sampled_from(WORDS).map(lambda w: f"How long does the {w} stay available?"),
-    seed=st.sampled_from(WORDS),
-)
+@histories
 def test_non_interference_through_saved_views(
     stores: Stores, splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str
 ) -> None:
