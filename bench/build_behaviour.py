@@ -8,7 +8,9 @@
 --texts reads {kind: [[sentence, ...], ...]} (the suite's own texts). The other sources are text the
 project does not ship: HaluEval summarization's CNN/DailyMail documents (news), LiHua-World's chat
 logs (chat), HotpotQA paragraphs (encyclopedia); --per-kind passages of each are sampled with a
-fixed seed. Sentences are cut by the product's splitter.
+fixed seed. Sentences are cut by the product's splitter. ``--news-split test`` keeps only the news
+documents in the test split of ``build_support_data.py`` (the checker's third training round learnt
+behaviour families from news documents of the train split; chat and encyclopedia text never).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from citegraph.eval.behaviour import make_cases
 from citegraph.sentences import SentenceSplitter, load_spacy
@@ -45,6 +48,7 @@ def main() -> None:
     parser.add_argument("--hotpot", type=Path, help="HotpotQA distractor JSON (its paragraphs: encyclopedia)")
     parser.add_argument("--per-kind", type=int, default=40, help="passages sampled of each outside kind")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--news-split", choices=("train", "dev", "test"), help="only news documents of this split of the support data")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -56,6 +60,10 @@ def main() -> None:
                 kinds[kind] = passages
     if args.halueval_summarization:
         rows = [json.loads(line) for line in args.halueval_summarization.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if args.news_split:
+            from build_support_data import split_of
+
+            rows = [r for r in rows if split_of("halueval_summarization:" + " ".join(str(r["document"]).split())) == args.news_split]
         docs = [r["document"] for r in rng.sample(rows, min(args.per_kind, len(rows)))]
         kinds["news"] = _passages([" ".join(d.split()[:120]) for d in docs], splitter)[: args.per_kind]
     if args.lihua_zip:

@@ -35,6 +35,17 @@ Labels: ``supported`` (the premise entails the claim), ``contradicted`` (it stat
   The framings of the hostile re-probe ("Hypothetically, X", "X," he lied, "Il est faux que X", ...)
   are *not* used for training: they go to ``framings.jsonl``, a test set of framings the checker
   never saw (each pair labelled as a reader would).
+- **Behaviour families** (``family:<name>``, issue 34 item 3): ``citegraph.eval.behaviour``'s makers run
+  on runs of four sentences of the HaluEval summarization documents (news) and the HaluEval dialogue
+  knowledge (dialogue), each run in its document's split, the makers' name pool drawn from that split
+  only. A family the check must pass -> ``supported`` (identity, clause, one sentence of a passage,
+  reported frame kept, pronoun resolved, passive, equivalent quantity: positives that do not share
+  the sentence's words); a changed number, date or duration, a negation, a swapped name or swapped
+  roles -> ``contradicted`` (hard negatives that share nearly every word); a framing -> ``neither``,
+  except the three whose words are framings of the test-only ``framings.jsonl`` ("Hypothetically,",
+  "Old FAQ (obsolete):", a code block), which stay out.
+  Chat (LiHua-World) and encyclopedia text are never used: they are the kinds the held-out families
+  test transfer on.
 
 Nothing here is labelled by a model (no teacher labels yet). Deterministic: the same inputs give the
 same files, byte for byte.
@@ -288,6 +299,60 @@ def sentence_pairs(rows: Iterable[tuple[str, str, str, str, str]], *, test_frame
             )
 
 
+def _family_runs(folder: Path) -> Iterator[tuple[str, list[str], str, str]]:
+    """``(kind, run of up to four sentences, item, split)`` from each HaluEval summarization document
+    and dialogue knowledge text, the run chosen by a hash of the item."""
+    from citegraph.verify.text import premise_sentences
+
+    seen: set[str] = set()
+    for task, field, kind in (("summarization", "document", "news"), ("dialogue", "knowledge", "dialogue")):
+        for row in _lines(folder / f"dataset_halueval_{task}.jsonl"):
+            text = _norm(row[field])
+            item = f"halueval_{task}:{text}"
+            if item in seen:
+                continue
+            seen.add(item)
+            sentences = [s for s in premise_sentences(" ".join(text.split()[:400])) if 4 <= len(s.split()) <= 40]
+            if not sentences:
+                continue
+            start = _bucket(item + " run") % max(1, len(sentences) - 3)
+            yield kind, sentences[start : start + 4], item, split_of(item)
+
+
+#: framings whose words are the re-probe's test framings (framings.jsonl: never trained on) stay out
+HELD_OUT_FAMILIES = frozenset({"framing_hypothetical", "framing_obsolete", "framing_code_block"})
+FAMILY_LABEL = {"number": "contradicted", "date": "contradicted", "duration": "contradicted", "negation": "contradicted"}
+FAMILY_LABEL |= {"name_swap": "contradicted", "role_swap": "contradicted"}
+
+
+def family_pairs(folder: Path) -> Iterator[Example]:
+    """The behaviour families (``citegraph.eval.behaviour``) of the news and dialogue runs, as
+    training pairs in their item's split."""
+    from citegraph.eval.behaviour import make_cases
+    from citegraph.sentences import load_spacy
+
+    nlp = load_spacy()
+    groups: dict[tuple[str, str], list[tuple[list[str], str]]] = {}
+    for kind, run, item, split in _family_runs(folder):
+        groups.setdefault((kind, split), []).append((run, item))
+    for (kind, split), runs in sorted(groups.items()):
+        for start in range(0, len(runs), 200):  # the name pool: 200 runs of one split at a time
+            chunk = runs[start : start + 200]
+            owner: dict[str, str] = {}
+            for run, item in chunk:
+                for sentence in run:
+                    owner.setdefault(sentence, item)
+                owner.setdefault(" ".join(run[:3]), item)
+            for case in make_cases(kind, [run for run, _ in chunk], nlp, seed=_bucket(f"{kind}{split}{start}")):
+                if case.family in HELD_OUT_FAMILIES:
+                    continue
+                item = owner.get(case.premise) or next((owner[s] for s in owner if s[1:] in case.premise), None)
+                if item is None:
+                    continue
+                label = "supported" if case.supported else FAMILY_LABEL.get(case.family, "neither")
+                yield Example(case.premise, case.claim, label, f"family:{case.family}", item, split)
+
+
 def build(*, halueval_dir: Path | None, hotpot: Path | None, attribution: Path | None, out: Path) -> dict[str, Any]:
     """Write ``out/{train,dev,test}.jsonl`` and ``out/manifest.json``; returns the manifest."""
     inputs: list[Path] = []
@@ -303,6 +368,7 @@ def build(*, halueval_dir: Path | None, hotpot: Path | None, attribution: Path |
     test_frames: list[Example] = []
     if halueval_dir is not None:
         examples += sentence_pairs(passages(halueval_dir), test_frames=test_frames)
+        examples += family_pairs(halueval_dir)
     seen: set[tuple[str, str, str]] = set()
     unique = []
     for example in examples:  # a pair stated twice (two rows of one item) is kept once

@@ -154,6 +154,14 @@ def training_rounds(checkpoint: Path) -> list[dict[str, Any]]:
     return rounds
 
 
+def _with_previous(rounds: list[dict[str, Any]], previous: Path | None) -> list[dict[str, Any]]:
+    """The rounds behind a checkpoint rebuilt from a shipped model: that model's own rounds (from its
+    card), the rebuild, then the rounds trained on it."""
+    if not rounds or "rebuilt_from" not in rounds[0] or previous is None:
+        return rounds
+    return [*json.loads(previous.read_text(encoding="utf-8"))["training"], *rounds]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", type=Path, required=True)
@@ -161,6 +169,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--work", type=Path, default=Path("/tmp/support-export"))
     parser.add_argument("--dev-per-source", type=int, default=150)
+    parser.add_argument(
+        "--precision",
+        choices=("auto", "int8", "fp32"),
+        default="auto",
+        help="auto: int8 unless it loses more than 0.01 of dev balanced accuracy; int8 or fp32: that one, the card saying both figures",
+    )
+    parser.add_argument(
+        "--previous-card",
+        type=Path,
+        help="the card of the checker a rebuilt checkpoint (dequantize_support.py) came from: its training rounds head the new card's",
+    )
     args = parser.parse_args()
 
     import torch
@@ -190,7 +209,12 @@ def main() -> None:
     logits32, sec32 = run(fp32, dev)
     logits8, sec8 = run(int8, dev)
     bal32, bal8 = balanced(dev, softmax(logits32)[:, 0]), balanced(dev, softmax(logits8)[:, 0])
-    chosen, logits = (int8, logits8) if bal8 >= bal32 - 0.01 else (fp32, logits32)
+    if args.precision == "auto":
+        chosen, logits = (int8, logits8) if bal8 >= bal32 - 0.01 else (fp32, logits32)
+        why = "int8" if chosen == int8 else "fp32 (int8 lost more than 0.01)"
+    else:
+        chosen, logits = (int8, logits8) if args.precision == "int8" else (fp32, logits32)
+        why = f"{args.precision} (asked for with --precision)"
     temperature = fit_temperature(dev, logits)
     scaled = softmax(logits, temperature)
     a, b = fit_platt(dev, scaled[:, 0])
@@ -210,11 +234,11 @@ def main() -> None:
             "dev_pairs": len(dev),
             "dev_balanced_accuracy": {"fp32": round(bal32, 4), "int8": round(bal8, 4)},
             "seconds_per_pair": {"fp32": round(sec32, 4), "int8": round(sec8, 4)},
-            "chosen": "int8" if chosen == int8 else "fp32 (int8 lost more than 0.01)",
+            "chosen": why,
             "temperature_rule": "grid 0.5-5 by 0.05, log-loss of the 3 labels on the dev sample, sources weighted equally",
             "settle_rule": f"loosest thresholds (grid by 0.005) at which what is settled is right >= {PRECISION} on the dev sample, sources weighted equally",
         },
-        "training": training_rounds(args.checkpoint),
+        "training": _with_previous(training_rounds(args.checkpoint), args.previous_card),
     }
     (args.out / "support-minilm.json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(card["export"], indent=1), "temperature", temperature, "size", target.stat().st_size)

@@ -21,6 +21,8 @@ What it does, deterministically for a given seed (the sample, the order, the ini
   learning rate ``--lr`` with 6% warm-up and linear decay over the planned steps, word embeddings frozen
   (11.7M of the 22.7M parameters: the vocabulary keeps what the sentence encoder learnt; training is
   faster). Threads: all the cores.
+* ``--cap PREFIX=N`` sets another limit for the sources whose name starts with PREFIX (the longest
+  prefix wins): more of a real set, fewer of each rule-built family.
 * **Continues** from an earlier checkpoint with ``--init`` (a second round on a changed set; the
   shipped checker's card lists both rounds' arguments).
 * **Stops** after one pass over the sample or at ``--minutes``, whichever comes first; a checkpoint
@@ -55,7 +57,8 @@ def read(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle]
 
 
-def sample(rows: list[dict[str, Any]], per_source: int, seed: int) -> list[dict[str, Any]]:
+def sample(rows: list[dict[str, Any]], per_source: int, seed: int, caps: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """At most ``per_source`` pairs of each source, or the cap of the longest prefix of its name in ``caps``."""
     by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_source[row["source"]].append(row)
@@ -64,7 +67,8 @@ def sample(rows: list[dict[str, Any]], per_source: int, seed: int) -> list[dict[
     for source in sorted(by_source):
         group = by_source[source]
         rng.shuffle(group)
-        out += group[:per_source]
+        prefix = max((p for p in caps or {} if source.startswith(p)), key=len, default=None)
+        out += group[: (caps or {})[prefix] if prefix is not None else per_source]
     return out
 
 
@@ -137,6 +141,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--minutes", type=float, default=70.0)
     parser.add_argument("--per-source", type=int, default=3000)
+    parser.add_argument(
+        "--cap",
+        action="append",
+        default=[],
+        metavar="PREFIX=N",
+        help="at most N pairs of each source whose name starts with PREFIX (repeatable)",
+    )
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=13)
@@ -152,7 +163,8 @@ def main() -> None:
     weights = args.base / "model.safetensors"
     if file_sha256(weights) != BASE_SHA256:
         raise SystemExit(f"{weights}: not the pinned all-MiniLM-L6-v2 weights (sha256 {BASE_SHA256})")
-    train = sample(read(args.data / "train.jsonl"), args.per_source, args.seed)
+    caps = {prefix: int(n) for prefix, _, n in (c.rpartition("=") for c in args.cap)}
+    train = sample(read(args.data / "train.jsonl"), args.per_source, args.seed, caps)
     dev = sample(read(args.data / "dev.jsonl"), args.dev_pairs, args.seed)
     plan = batches(train, args.batch, args.seed)
     tokenizer = load_tokenizer()

@@ -129,6 +129,31 @@ def test_a_guards_proof_is_never_overruled_by_a_score(checker: CheckingVerifier)
     assert (roles.label, roles.stage) == (Verdict.CONTRADICTED, Stage.GUARDS) and "roles swapped" in roles.guards[0]
 
 
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("Commonwealth Sisson (born 1890) was a basketball player.", "Rufus Sisson (born 1890) was a basketball player."),
+        ("Aisha Bello: Me until Sunday, then Ilona takes over.", "Oskar Vale: Me until Sunday, then Ilona takes over."),
+        ("Reuters's Sanjay Gupta reported the study.", "CNN's Sanjay Gupta reported the study."),
+        ("LiHua: I will bring the tools.", "JennyMoore: I will bring the tools."),
+    ],
+)
+def test_a_name_swapped_where_the_sentence_opens_is_proven(claim: str, premise: str, checker: CheckingVerifier) -> None:
+    swapped = checker.verify(claim, _span(premise))
+    assert (swapped.label, swapped.stage) == (Verdict.CONTRADICTED, Stage.GUARDS) and "name conflict" in swapped.guards[0]
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("Staff get 25 days of paid leave.", "Employees get 25 days of paid leave."),
+        ("All exports stay available for 30 days.", "Snapshot exports stay available for 30 days."),
+    ],
+)
+def test_a_common_word_where_the_sentence_opens_is_no_name(claim: str, premise: str, checker: CheckingVerifier) -> None:
+    assert checker.verify(claim, _span(premise)).stage != Stage.GUARDS
+
+
 def test_a_name_the_text_calls_she_and_a_passive_are_no_conflict(checker: CheckingVerifier) -> None:
     assert checker.verify("Priya Nair hired four engineers in 2023.", _span("She hired four engineers in 2023.")).stage != Stage.GUARDS
     passive = checker.verify("The Quillon engine was designed by Marta Ilves.", _span("Marta Ilves designed the Quillon engine."))

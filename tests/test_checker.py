@@ -101,11 +101,6 @@ def test_probabilities_are_distributions(checker: CheckingVerifier) -> None:
     assert abs(float(p.sum(axis=1).max()) - 1) < 1e-5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="missed (issues 22, 23): 0.43 with 'a month' read as the premise's '30 days' (0.16 as written); "
-    "'downloaded' for 'available' is a paraphrase the checker's training data lacks",
-)
 def test_the_planted_paraphrase_is_supported(checker: CheckingVerifier) -> None:
     support = checker.verify("Its snapshot exports can still be downloaded for a month.", span(POLICY))
     assert support.label == Verdict.SUPPORTED

@@ -143,3 +143,16 @@ def test_digits_said_as_words_and_frames_filled() -> None:
     assert _fill("Suppose that {lc}", "Exports stay for 30 days.") == "Suppose that exports stay for 30 days."
     assert _fill("Suppose that {lc}", "NASA launched it.") == "Suppose that NASA launched it."
     assert _fill('"{s_comma}" he lied.', "Exports stay.") == '"Exports stay," he lied.'
+
+
+def test_behaviour_families_train_in_their_documents_split_and_the_test_framings_stay_out(tmp_path: Path, halueval_dir: Path) -> None:
+    from build_support_data import HELD_OUT_FAMILIES
+
+    build(halueval_dir=halueval_dir, hotpot=None, attribution=None, out=tmp_path / "out")
+    rows = {s: _read(tmp_path / "out", s) for s in SPLITS}
+    family = [r for s in SPLITS for r in rows[s] if r["source"].startswith("family:")]
+    names = {r["source"].removeprefix("family:") for r in family}
+    assert {"identity", "negation", "name_swap"} <= names and not names & HELD_OUT_FAMILIES
+    assert all(r["label"] == "supported" for r in family if r["source"] == "family:identity")
+    assert all(r["label"] == "contradicted" for r in family if r["source"] in {"family:negation", "family:name_swap"})
+    assert all(r["split"] == split_of(r["item"]) for r in family)  # in its document's split (build refuses an item in two)

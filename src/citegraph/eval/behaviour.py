@@ -164,7 +164,9 @@ def _negation(doc: Any) -> str | None:
 
 
 def _names(doc: Any) -> list[Any]:
-    return [e for e in doc.ents if e.label_ in {"PERSON", "ORG"}]
+    """The sentence's people and organisations, as the parser finds them: a name opens with a capital
+    letter (the small parser also tags an emoji or "ASAP" now and then; neither is a name to swap)."""
+    return [e for e in doc.ents if e.label_ in {"PERSON", "ORG"} and e.text[:1].isupper() and not e.text.isupper()]
 
 
 def _name_swap(doc: Any, others: Sequence[str], rng: random.Random) -> str | None:
@@ -221,10 +223,13 @@ def make_cases(kind: str, passages: Iterable[Sequence[str]], nlp: Any, *, seed: 
         if claim and claim.strip() and (claim != premise or family == "identity"):
             cases.append(Case(family, kind, premise, " ".join(claim.split()), supported))
 
+    def statement(sentence: str) -> bool:
+        return instruction_frame(sentence) is None and "\n" not in sentence.strip()  # a question, an instruction or two lines claim nothing
+
     for passage, parsed in zip(passages, docs, strict=True):
         for i, (sentence, doc) in enumerate(zip(passage, parsed, strict=True)):
-            if instruction_frame(sentence) is not None or "\n" in sentence.strip():
-                continue  # a claim states something: a question, an instruction or two lines make none
+            if not statement(sentence):
+                continue
             add("identity", sentence, sentence, True)
             add("clause", sentence, _clause(doc), True)
             add("reported", f"The report said that {_lower_first(doc)}", _reported(sentence), True)
@@ -241,7 +246,7 @@ def make_cases(kind: str, passages: Iterable[Sequence[str]], nlp: Any, *, seed: 
                 add("pronoun", f"{passage[i - 1]} {sentence}", resolved, True)
             for family, frame in _FRAMES.items():
                 add(family, frame(sentence), sentence, False)
-        if len(passage) >= 3:
+        if len(passage) >= 3 and statement(passage[1]):
             add("in_passage", " ".join(passage[:3]), passage[1], True)
     return cases
 

@@ -58,7 +58,7 @@ from citegraph.verify.assertion import NOT_ASSERTED, frame_notes, unkept_frames
 from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.calibration import Calibration, registered
 from citegraph.verify.crossencoder import CrossEncoder, default_cross_encoder
-from citegraph.verify.guards import check_guards, is_clause_quote, is_near_quote
+from citegraph.verify.guards import check_guards, is_clause_quote, is_near_quote, is_whole_quote
 from citegraph.verify.judge import LLMJudge
 from citegraph.verify.language import language_of
 from citegraph.verify.roles import name_conflict, role_swap, states, substituted_name
@@ -207,8 +207,10 @@ class CheckingVerifier(Verifier):
             proof = substituted_name(claim, premise) or name_conflict(claim, premise) or role_swap(claim, premise)
             if proof is not None:  # a parse's proof overrules any score, as the guards' conflicts do
                 return Support(Verdict.CONTRADICTED, None, self.name, (str(proof), *notes), Stage.GUARDS)
-            if is_clause_quote(claim, premise) and not unkept_frames(claim, texts) and states(claim):
-                # the cited sentence itself, or whole clauses of it, asserted and unframed: no score can add to that
+            whole = is_whole_quote(claim, premise)
+            if (whole or is_clause_quote(claim, premise)) and not unkept_frames(claim, texts) and (whole or states(claim)):
+                # the cited sentence itself, or whole clauses of it that state something (a subject and its
+                # verb: not "Dick Van Dyke, David Tomlinson."), asserted and unframed: no score can add to that
                 return Support(Verdict.SUPPORTED, None, "quote", ("exact_quote", *notes), Stage.QUOTE)
         quote = is_near_quote(claim, premise) and not foreign
         checking = self._checker is not False and not foreign

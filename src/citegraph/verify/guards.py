@@ -76,6 +76,7 @@ __all__ = [
     "conflicts",
     "is_clause_quote",
     "is_near_quote",
+    "is_whole_quote",
     "moment_conflict",
     "overruling",
     "signals",
@@ -348,6 +349,13 @@ _CLAUSE_JOIN = re.compile(r"\s*[;:]\s*|\s*,\s*(?:(?:and|but|or|so|yet|while|wher
 
 def _words(text: str) -> list[str]:
     return tokenize(text)
+
+
+def is_whole_quote(claim: str, premise: str) -> bool:
+    """The claim is one whole cited sentence, or the whole cited text, word for word (case and
+    punctuation aside): what its document states as it stands, however the parser reads it."""
+    words = _words(claim)
+    return bool(words) and (_words(premise) == words or any(_words(s) == words for s in premise_sentences(premise)))
 
 
 def is_clause_quote(claim: str, premise: str) -> bool:

@@ -66,7 +66,8 @@ def substituted_name(claim: str, premise: str) -> Proof | None:
     parse needed, so a name the parser misses is caught too; a pronoun or "the company" replaced by a
     name is not (that is how a claim resolves "she")."""
     mine = _WORD.findall(claim)
-    for sentence in premise_sentences(premise):
+    sentences = premise_sentences(premise)
+    for sentence in [*sentences, *([premise] if len(sentences) > 1 else [])]:  # a claim of several sentences: the whole text
         theirs = _WORD.findall(sentence)
         changes = [
             op
@@ -80,9 +81,26 @@ def substituted_name(claim: str, premise: str) -> Proof | None:
         initials = "".join(w[0] for w in taken if w.lower() not in FUNCTION_WORDS).upper()
         if " ".join(put) in (initials, "".join(w[0] for w in taken).upper()):
             continue  # an acronym of the name it replaces ("IBM" for "International Business Machines")
-        if (a > 0 or c > 0) and _capitalised(taken) and _capitalised(put) and not _mentions(" ".join(put), premise):
+        if not (_capitalised(taken) and _capitalised(put)) or _mentions(" ".join(put), premise):
+            continue
+        if a > 0 or c > 0 or _opens_with_name(sentence, theirs, b):
             return Proof(f"name conflict: the claim names {' '.join(put)}, the cited text {' '.join(taken)}")
     return None
+
+
+def _opens_with_name(sentence: str, words: Sequence[str], end: int) -> bool:
+    """The first ``end`` words of ``sentence``, capitalised where any sentence opens, are a name: a
+    speaker ("LiHua: ..."), a possessive ("CNN's reporter"), a name in its form ("LiHua", "CNN", two
+    capitalised words: "Aaron Tippin") or the first part of a longer one ("Rufus Sisson").
+    "Employees get..." against "Staff get..." is none of these: a common word, capitalised by its
+    place (the parser tags such a word a proper noun too often to be asked: "Snapshot exports...")."""
+    taken = words[:end]
+    rest = sentence[sentence.find(taken[-1]) + len(taken[-1]) :] if taken else ""
+    if rest.lstrip().startswith(":") or taken[-1].endswith(("'s", "’s")):
+        return True
+    if any(re.search(r"[a-z][A-Z]|^[A-Z]{2,}$", w) for w in taken) or sum(1 for w in taken if w[:1].isupper()) >= 2:
+        return True
+    return end < len(words) and words[end][:1].isupper() and words[end].lower() not in FUNCTION_WORDS
 
 
 def _role(token: Any) -> tuple[str, str]:
