@@ -67,3 +67,71 @@ def test_eval_conflicts_scores_built_pairs(tmp_path: Path) -> None:
         kinds = figures[half]["by_kind"]
         assert kinds["same"]["flagged_shipped"] == 0  # a sentence never disagrees with itself
     assert any(figures[h]["by_kind"]["negation"]["flagged_rules"] for h in ("dev", "test"))
+
+
+CORPUS = Path(__file__).parent / "data" / "corpus_tiny"
+
+
+class _Said:
+    """What judge reads of an answer: its text, claims, status, warnings, relevance and answerability."""
+
+    def __init__(self, text: str, status: str, warnings: tuple[object, ...] = ()) -> None:
+        from citegraph.models import AnswerStatus, Relevance
+
+        self.text, self.status, self.warnings = text, AnswerStatus(status), warnings
+        self.claims = ()
+        self.relevance, self.answerability = Relevance("unchecked", None, None, None), None
+
+
+def test_a_corpus_question_is_right_only_with_its_answer_and_wrong_with_a_checked_status_is_confident() -> None:
+    from citegraph.eval.corpus import judge, load_corpus
+    from citegraph.models import AnswerWarning
+
+    questions = {q.id: q for q in load_corpus(CORPUS).questions}
+    right = judge(questions["t-1"], _Said("Full-time staff get 27 days of paid leave per year. [1]", "quoted"))
+    assert right["right"] and not right["confidently_wrong"]
+    wrong = judge(questions["t-1"], _Said("Part-time staff get a share of that. [1]", "quoted"))
+    assert not wrong["right"] and wrong["confidently_wrong"]
+    grey = judge(questions["t-1"], _Said("Part-time staff get a share of that. [1]", "cited"))
+    assert not grey["right"] and not grey["confidently_wrong"]
+    abstain = judge(questions["t-4"], _Said("Not in your documents.", "not_found"))
+    assert abstain["right"] and abstain["abstained"]
+    answered = judge(questions["t-4"], _Said("Visitors park on Dock Street. [1]", "verified"))
+    assert not answered["right"] and answered["confidently_wrong"]
+    assert judge(questions["t-1"], _Said("27 days", "not_found"))["right"] is False  # an abstention answers nothing
+    stale = AnswerWarning("stale", "context item [2] is from a stale source", (("document", "faq-2023.md"),))
+    assert judge(questions["t-3"], _Said("30 days [1]", "quoted", (stale,)))["stale_named"] is True
+    assert judge(questions["t-3"], _Said("30 days [1]", "quoted"))["stale_named"] is False
+
+
+def test_a_corpus_file_with_a_missing_field_names_the_file_and_field(tmp_path: Path) -> None:
+    import pytest
+
+    from citegraph.errors import UserError
+    from citegraph.eval.corpus import load_corpus
+
+    (tmp_path / "a.md").write_text("A text.", encoding="utf-8")
+    (tmp_path / "corpus.json").write_text(
+        json.dumps({"documents": [{"path": "a.md"}], "questions": [{"id": "x", "kind": "k", "split": "dev", "answers": []}]}),
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError, match=r"corpus.json: questions\[0\]: missing field 'question'"):
+        load_corpus(tmp_path)
+    (tmp_path / "corpus.json").write_text(json.dumps({"documents": [{"path": "missing.md"}], "questions": []}), encoding="utf-8")
+    with pytest.raises(UserError, match=r"documents\[0\]: no file"):
+        load_corpus(tmp_path)
+
+
+def test_eval_answers_on_a_corpus_reports_each_kind_and_keeps_the_staff_file_from_the_public(tmp_path: Path) -> None:
+    args = ["eval", "answers", "--data", str(CORPUS), "--embedder", "hashing", "--baseline", "none", "--out", str(tmp_path), "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "answers-corpus_tiny.json").read_text(encoding="utf-8"))
+    rows = {r["id"]: r for r in record["rows"]["product"]}
+    assert set(rows) == {f"t-{i}" for i in range(1, 7)}
+    public = rows["t-5"]
+    assert not any("Pier 9" in c for c in public["claims"]) and "Pier 9" not in public["text"]  # access holds in an eval too
+    assert public["right"] == public["abstained"]
+    text = (tmp_path / "answers-corpus_tiny.md").read_text(encoding="utf-8")
+    assert "| dev | **all** | 4 |" in text and "| test | **all** | 2 |" in text and "confidently wrong" in text
+    assert record["result"]["product"]["dev"]["by_kind"]["access"]["n"] == 1

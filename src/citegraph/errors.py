@@ -39,6 +39,7 @@ __all__ = [
     "StaleWrite",
     "StoreError",
     "StoreLocked",
+    "UnsupportedFile",
     "UserError",
     "postgres_error",
     "store_error",
@@ -66,6 +67,10 @@ class InputFileError(UserError):
     def reason(self) -> str:
         """The problem and its fix without the path (a report shows the path in its own field)."""
         return f"{self.problem} ({self.fix})" if self.fix else self.problem
+
+
+class UnsupportedFile(InputFileError):
+    """A file of a type (or, for JSON, a layout) citegraph does not read: reported as ``skipped``, never an abort."""
 
 
 class NotFound(UserError):

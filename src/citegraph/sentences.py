@@ -38,8 +38,15 @@ __all__ = [
 _FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 
-#: "Name: message", "Time: 20260506_12:00", "Q: ...": one entry per line, as chat logs, transcripts and notes are kept
-_ENTRY = re.compile(r"[^\s:][^:\n]{0,40}:[ \t]+\S")
+#: a chat line's time before its speaker: "2025-03-04 10:12 ", "[04/03/2025, 22:14] ", "04/03/2025, 22:14 - "
+_TIME_PREFIX = (
+    r"(?:\[[^\]\n]{4,32}\][ \t]*"
+    r"|\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?[ \t]+"
+    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[ \t]*-[ \t]*)"
+)
+#: "Name: message", "Time: 20260506_12:00", "Q: ...", a time before the name: one entry per line, as
+#: chat logs, transcripts and notes are kept
+_ENTRY = re.compile(rf"(?:{_TIME_PREFIX})?[^\s:\[][^:\n]{{0,40}}:[ \t]+\S")
 _SAMPLE_CHARS = 4000
 
 
@@ -72,7 +79,7 @@ def evidence_words(text: str) -> int:
         return len(text.split())
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    body = text[text.index(":") + 1 :]
+    body = text[entry.end() - 1 :]
     if _STAMP.fullmatch(body.strip()):  # "Time: 20260506_12:00": the entry's date, not evidence
         return 0
     return sum(1 for w in _WORD.findall(body) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER)
@@ -170,11 +177,48 @@ def _cut_long(text: str, start: int, end: int, limit: int = MAX_BLOCK_CHARS) -> 
         yield s, e
 
 
+_PDF_HEADING_CHARS = 70
+_NUMBERED = re.compile(r"(?:\d{1,3}[.)]){1,3}[ \t]+[A-Z]")  # "4. Hotels and meals", "2.1 Scope"
+_ENDS_SENTENCE = (".", "!", "?", ":", '."', ".\u201d", ".)")
+
+
+def _pdf_breaks(text: str, start: int) -> set[int]:
+    """Line starts (offsets) of a PDF's text where a block begins though no blank line does: a PDF's
+    text comes as printed lines, a page's paragraphs and headings one after another. A heading (a line
+    of at most 70 characters, not ending as a sentence or clause does, after a line that ended a
+    sentence, or numbered: "4. Hotels and meals") is a block of its own, so it is never glued to the
+    sentence after it; a line that ends a sentence well short of the page's width ends its paragraph."""
+    lines = []
+    pos = start
+    for line in text[start:].splitlines(keepends=True):
+        lines.append((pos, line.rstrip("\r\n").strip()))
+        pos += len(line)
+    width = max((len(content) for _, content in lines), default=0)
+    breaks: set[int] = set()
+    ended = True  # the previous line ended a sentence (or there was none)
+    for i, (offset, content) in enumerate(lines):
+        if not content:
+            ended = True
+            continue
+        short = len(content) <= _PDF_HEADING_CHARS and not content.endswith((*_ENDS_SENTENCE, ",", ";"))
+        heading = short and (ended or _NUMBERED.match(content) is not None)
+        if heading:
+            breaks.add(offset)
+            if i + 1 < len(lines):
+                breaks.add(lines[i + 1][0])
+        ended = heading or content.endswith(_ENDS_SENTENCE)
+        if content.endswith(_ENDS_SENTENCE) and len(content) < 0.85 * width and i + 1 < len(lines):
+            breaks.add(lines[i + 1][0])
+    return breaks
+
+
 def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, int]]:
     """Paragraph-like blocks as trimmed ``(start, end)`` ranges; no sentence crosses a block. In a
-    line document (:func:`is_line_document`) every line is a block."""
+    line document (:func:`is_line_document`) every line is a block; in a PDF's text a heading line is
+    one, and a short line that ends a sentence ends its block (:func:`_pdf_breaks`)."""
     markdown = media_type == "text/markdown"
     lines = media_type in {"text/plain", "text/markdown"} and is_line_document(text)
+    breaks = _pdf_breaks(text, 0) if media_type == "application/pdf" else set()
     blocks: list[tuple[int, int]] = []
     block_start: int | None = None
     block_end = 0
@@ -195,6 +239,11 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
             close()
             continue
         start = line_start
+        if line_start in breaks:
+            close()
+            numbered = _NUMBERED.match(content)
+            if numbered:  # a numbered heading without its number, as a Markdown list item without its marker
+                start = line_start + numbered.end() - 1
         if markdown:
             if _MD_FENCE.match(content) or _MD_RULE.match(content):
                 close()

@@ -170,24 +170,53 @@ def eval_retrieval(
 
 
 @eval_.command("answers")
-@_data("HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions, or the plain format (repeatable)", folders=True)
+@_data(
+    "a corpus folder (corpus.json beside its documents: right answers per question kind), or HotpotQA (either layout), "
+    "2WikiMultihopQA, MuSiQue questions or the plain format (repeatable)",
+    folders=True,
+)
 @option(setting("embedder"))
 @option(setting("generator"))
 @option(setting("verifier"))
+@click.option(
+    "--baseline",
+    default="dense-sentence",
+    show_default=True,
+    help="a corpus's questions are asked again with this retrieval mode, the same answerer, in the same run ('none': not)",
+)
 @click.option("--limit", type=int, help="only the first N questions of each data set")
 @_OUT
 @json_option
-def eval_answers(data: tuple[Path, ...], embedder: str, generator: str, verifier: str, limit: int | None, out: Path, as_json: bool) -> None:
-    """Abstention ("not in your documents") with each question's gold passages hidden by access labels,
-    answering with them visible, and the gold answer in the cited claims.
+def eval_answers(
+    data: tuple[Path, ...], embedder: str, generator: str, verifier: str, baseline: str, limit: int | None, out: Path, as_json: bool
+) -> None:
+    """Right answers on a corpus of documents (per question kind: right, abstained, confidently wrong,
+    seconds per question); on multi-hop sets, abstention with each question's gold passages hidden by
+    access labels, answering with them visible, and the gold answer in the cited claims.
 
-    The passages are ingested into OUT/answers-NAME.db (reused when present); dev and test are halves of the questions."""
+    The documents are ingested into OUT/answers-NAME.db (reused when present); a corpus says each
+    question's split, a multi-hop set's dev and test are its halves."""
+    from citegraph.eval import report_name
     from citegraph.eval.answers import run
+    from citegraph.eval.corpus import is_corpus
+    from citegraph.eval.corpus import run as run_corpus
 
-    def open_graph(db: Path) -> CiteGraph:
-        return CiteGraph.open(db, embedder, generator=generator, verifier=verifier)
+    def open_graph(db: Path, retrieval: str | None = None) -> CiteGraph:
+        if retrieval is None:
+            return CiteGraph.open(db, embedder, generator=generator, verifier=verifier)
+        return CiteGraph.open(db, embedder, generator=generator, verifier=verifier, retrieval=retrieval)
 
-    summaries = run(data, open_graph, out=out, limit=limit, bars=_bars, each=_show(as_json))
+    corpora = [path for path in data if is_corpus(path)]
+    sets = [path for path in data if not is_corpus(path)]
+    summaries: list[dict[str, object]] = []
+    taken: set[str] = set()
+    for folder in corpora:
+        name = report_name(folder.name, taken, folder)
+        result, md = run_corpus(folder, open_graph, out=out, name=name, baseline=None if baseline == "none" else baseline, bars=_bars)
+        _show(as_json)(md)
+        summaries.append({"name": name, **{split: result["product"][split]["all"] for split in ("dev", "test")}})
+    if sets:
+        summaries += run(sets, open_graph, out=out, limit=limit, bars=_bars, each=_show(as_json))
     if as_json:
         print_json(summaries)
 

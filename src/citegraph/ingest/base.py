@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from citegraph.errors import InputFileError
+from citegraph.errors import InputFileError, UnsupportedFile
 from citegraph.ingest import loaders
 
 __all__ = ["DEFAULT_MAX_FILE_MB", "SUPPORTED_SUFFIXES", "FoundFile", "LoadedText", "UnsupportedFile", "discover", "load_file"]
@@ -51,10 +51,6 @@ def _printable(name: str) -> str:
 DEFAULT_MAX_FILE_MB = 10.0
 
 
-class UnsupportedFile(InputFileError):
-    """A file of a type citegraph does not read: reported as ``skipped``, never an abort."""
-
-
 _LOADERS = {
     ".txt": ("text/plain", loaders.read_text),
     ".text": ("text/plain", loaders.read_text),
@@ -63,6 +59,7 @@ _LOADERS = {
     ".html": ("text/html", loaders.read_html),
     ".htm": ("text/html", loaders.read_html),
     ".pdf": ("application/pdf", loaders.read_pdf),
+    ".json": ("text/plain", loaders.read_chat_json),  # a chat export (Slack, Teams...): one line per message
 }
 SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
 

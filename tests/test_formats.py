@@ -1,0 +1,118 @@
+"""The documents people keep, read as their formats mean (issue 35, item 6): each chat message one
+unit with its speaker and time, in every chat format (timestamped lines, WhatsApp's two exports,
+Slack and Teams JSON); a PDF's headings apart from the sentence after them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citegraph.errors import InputFileError, UnsupportedFile
+from citegraph.ingest.loaders import read_chat_json
+from citegraph.pipeline import CiteGraph
+from citegraph.sentences import SentenceSplitter, is_line_document, split_blocks
+
+CHATS = {
+    "plain.txt": "2025-03-04 10:12 Rhea Lind: Who takes the pager after Tomas this week?\n"
+    "2025-03-04 10:14 Oskar Vale: Me until Sunday, then Ilona takes over.\n"
+    "2025-03-04 10:15 Rhea Lind: Thanks, noted. I will update the rota.\n",
+    "whatsapp-ios.txt": "[04/03/2025, 10:12:05] Rhea Lind: Who takes the pager after Tomas this week?\n"
+    "[04/03/2025, 10:14:40] Oskar Vale: Me until Sunday, then Ilona takes over.\n"
+    "[04/03/2025, 10:15:02] Rhea Lind: Thanks, noted. I will update the rota.\n",
+    "whatsapp-android.txt": "04/03/2025, 10:12 - Rhea Lind: Who takes the pager after Tomas this week?\n"
+    "04/03/2025, 10:14 - Oskar Vale: Me until Sunday, then Ilona takes over.\n"
+    "04/03/2025, 10:15 - Rhea Lind: Thanks, noted. I will update the rota.\n",
+}
+SLACK = [
+    {"type": "message", "subtype": "channel_join", "user": "U1", "text": "<@U1> has joined the channel", "ts": "1741082000.0001"},
+    {
+        "type": "message",
+        "user": "U1",
+        "user_profile": {"real_name": "Rhea Lind"},
+        "text": "Who takes the pager after Tomas?",
+        "ts": "1741083120.0001",
+    },
+    {
+        "type": "message",
+        "user": "U2",
+        "user_profile": {"real_name": "Oskar Vale"},
+        "text": "Me until Sunday, then <@U1> takes over.\nSee <https://wiki.example/rota|the rota>.",
+        "ts": "1741083240.0002",
+    },
+]
+TEAMS = {
+    "messages": [
+        {
+            "from": {"user": {"displayName": "Oskar Vale"}},
+            "body": {"content": "Me until Sunday."},
+            "createdDateTime": "2025-03-04T10:14:00Z",
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHATS))
+def test_each_chat_line_is_one_unit_with_its_speaker_and_time(name: str, splitter: SentenceSplitter) -> None:
+    text = CHATS[name]
+    assert is_line_document(text)
+    units = [s.span.text for s in splitter.split("chat", "v", text)]
+    assert len(units) == 3 and all(line.strip() in units for line in text.splitlines())  # never joined, never cut
+    reply = next(u for u in units if "Me until Sunday" in u)
+    assert "Oskar Vale" in reply and "10:14" in reply
+
+
+def test_a_slack_export_is_read_as_one_line_per_message_with_names_and_times() -> None:
+    text, meta = read_chat_json("general/2025-03-04.json", json.dumps(SLACK).encode())
+    lines = text.splitlines()
+    assert lines == [
+        "2025-03-04 10:12 Rhea Lind: Who takes the pager after Tomas?",
+        "2025-03-04 10:14 Oskar Vale: Me until Sunday, then @Rhea Lind takes over. See the rota.",
+    ]  # the join notice is not a message; a mention is the user's name; a link keeps its text
+    assert is_line_document(text + lines[0] + "\n") and meta.dated is None
+
+
+def test_a_teams_export_and_a_json_that_is_no_chat() -> None:
+    text, _meta = read_chat_json("teams.json", json.dumps(TEAMS).encode())
+    assert text == "2025-03-04 10:14 Oskar Vale: Me until Sunday.\n"
+    with pytest.raises(UnsupportedFile, match=r"package\.json: JSON that is not a chat export"):
+        read_chat_json("package.json", b'{"name": "x", "version": "1"}')
+    with pytest.raises(InputFileError, match=r"broken.json: not valid JSON \(line 1"):
+        read_chat_json("broken.json", b"[{")
+
+
+def test_a_folder_with_a_chat_export_and_other_json_ingests_the_chat_and_skips_the_rest(graph: CiteGraph, tmp_path: Path) -> None:
+    (tmp_path / "oncall.json").write_text(json.dumps(SLACK), encoding="utf-8")
+    (tmp_path / "package.json").write_text('{"name": "x"}', encoding="utf-8")
+    report = graph.ingest([tmp_path])
+    status = {d.id: d.status.value for d in report.documents}
+    assert status["package.json"] == "skipped" and status["oncall.json"] != "skipped"
+    reason = next(d.reason for d in report.documents if d.id == "package.json")
+    assert "chat export" in reason  # the skip says what citegraph reads
+    answer = graph.ask("Who has the pager until Sunday?")
+    assert any("Oskar Vale: Me until Sunday" in item.span.text for item in answer.context)
+
+
+PDF_TEXT = (
+    "Travel Guide\n"
+    "Questions: finance@example.com or #ask-finance\n"
+    "1. Who this guide is for\n"
+    "This  guide  applies  to  everyone  who  travels  on  behalf  of  the  company,  including\n"
+    "contractors and candidates.\n"
+    "4. Hotels and meals\n"
+    "The hotel limit is EUR 160 per night in most cities, including taxes and breakfast, and it\n"
+    "is a ceiling, not a per diem.\n"
+    "Our offices\n"
+    "The Lisbon office is at Rua Augusta 12.\n"
+)
+
+
+def test_a_pdf_heading_is_a_block_of_its_own_without_its_number(splitter: SentenceSplitter) -> None:
+    units = [s.span.text for s in splitter.split("guide.pdf", "v", PDF_TEXT, "application/pdf")]
+    assert "Who this guide is for" in units and "Hotels and meals" in units and "Our offices" in units
+    assert "The Lisbon office is at Rua Augusta 12." in units  # not "Our offices The Lisbon office..."
+    assert any(u.startswith("The hotel limit is EUR 160") and u.endswith("per diem.") for u in units)  # a wrapped sentence stays whole
+    assert not any(u.strip() in {"1.", "4."} for u in units)
+    # the same lines as plain text keep today's reading (a paragraph per blank-line block)
+    assert len(split_blocks(PDF_TEXT, "text/plain")) == 1
