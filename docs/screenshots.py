@@ -3,6 +3,8 @@ and dark, in Debian's chromium driven by Playwright, against a live server over 
 handbook (the checker verifies; the extractive answerer writes).
 
     .venv/bin/python docs/screenshots.py --out docs/results/2026-12-02/page
+    .venv/bin/python docs/screenshots.py --out docs/results/2026-12-03/page-related --answer-only \
+        --question "What happens to billing when I cancel?"
 
 Writes ``{desktop,phone}-{light,dark}-{answer,preview,source,routes,documents}.png``. Not a test: the
 browser tests (tests/test_page_browser.py) check the same flows and write nothing here.
@@ -26,6 +28,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--verifier", default="checker", help="checker (default) or guards")
+    parser.add_argument("--question", default=QUESTION, help="the question asked on the page")
+    parser.add_argument("--answer-only", action="store_true", help="only the answer's screenshots (e.g. of another status)")
     args = parser.parse_args()
     chromium = shutil.which("chromium")
     if chromium is None:
@@ -65,11 +69,14 @@ def main() -> None:
                         page.goto(base + "/")
                         page.evaluate("t => sessionStorage.setItem('citegraph-token', t)", token)
                         page.reload()
-                        page.fill("#question", QUESTION)
+                        page.fill("#question", args.question)
                         page.click("#ask-button")
                         page.wait_for_selector("#status[data-code]")
                         name = f"{size}-{scheme}"
                         page.screenshot(path=str(args.out / f"{name}-answer.png"), full_page=True)
+                        if args.answer_only:
+                            page.close()
+                            continue
                         page.locator("#answer .chip").first.hover()
                         page.wait_for_selector("#preview:not([hidden])")
                         page.screenshot(path=str(args.out / f"{name}-preview.png"))

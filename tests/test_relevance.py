@@ -74,11 +74,13 @@ def test_a_quoted_answer_is_quoted_and_its_relevance_is_reported_apart(graph: Ci
     data = answer_json(answer)
     assert data["status"] == "quoted" and data["relevance"]["label"] == "addressed" and data["relevance"]["expected"] == "number"
 
-    # Every claim a supported quote of its span, and still no answer to the question asked.
+    # Every claim a supported quote of its span, and still no answer to the question asked. Updated for
+    # issue 35, item 4: such an answer is no longer shown as checked (`quoted`) but as `related`.
     markers = {c.span.text: c.marker for c in answer.context}
     billing = "Snapshots are encrypted at rest."
     off = graph.ask(question, answer_text=f"{billing[:-1]} [{markers[billing]}].")
-    assert [c.status for c in off.claims] == [ClaimStatus.SUPPORTED] and off.status == AnswerStatus.QUOTED
+    assert [c.status for c in off.claims] == [ClaimStatus.SUPPORTED] and off.status == AnswerStatus.RELATED
+    assert "not_an_answer" in [w.code for w in off.warnings]
     assert off.relevance.label == "not_addressed" and off.relevance.found_type is False
     assert json.loads(json.dumps(answer_json(off)))["relevance"]["missing"]
 
@@ -89,4 +91,9 @@ def test_a_quoted_answer_is_quoted_and_its_relevance_is_reported_apart(graph: Ci
     printed = StringIO()
     render_answer(Console(file=printed, width=200), off)
     text = printed.getvalue()
-    assert "status: quoted" in text and "answers the question: not addressed" in text and "not a support check" in text
+    assert (
+        "status: related" in text
+        and "related evidence, not an answer" in text
+        and "answers the question: not addressed" in text
+        and "not a support check" in text
+    )

@@ -89,6 +89,10 @@ class Stage(StrEnum):
 class AnswerStatus(StrEnum):
     VERIFIED = "verified"  #: every claim supported, and no two claims conflict
     QUOTED = "quoted"  #: verified, but every claim is a quote of the sentence it cites: the sources' words, chosen, not an answer written and checked
+    #: every claim is supported by what it cites, but nothing shows the answer addresses the question
+    #: (the relevance check does not find it addressed, and the reader found no answer in a cited
+    #: sentence): related evidence, not an answer; shown in grey, never as checked
+    RELATED = "related"
     CONFLICTING = "conflicting"  #: would be verified or cited, but two claims state different values (warning ``conflict``)
     CITED = "cited"
     PARTIALLY_SUPPORTED = "partially_supported"

@@ -221,6 +221,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 STATUS_WORDS = {
     "verified": "Every claim is supported by the sentence it cites.",
     "quoted": "Every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's.",
+    "related": "The cited sentences support the claims, but nothing shows they answer the question: related evidence, not an answer.",
     "conflicting": "The sources disagree (in the answer or in the evidence it was given): see the warnings.",
     "cited": "Every claim cites a sentence, but nothing checked the support.",
     "partially_supported": "Some claims are supported by what they cite, some are not.",
@@ -444,6 +445,7 @@ def progress(console: Console, label: str, *, disable: bool = False) -> Iterator
 _STATUS_STYLE = {
     "verified": "bold green",
     "quoted": "green",
+    "related": "dim",
     "supported": "green",
     "cited": "yellow",
     "unverified": "yellow",
@@ -491,6 +493,15 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
     console.print(line(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
     if answer.status is AnswerStatus.QUOTED:
         console.print(line(("(each claim quotes the sentence it cites: support is exact, the choice of sentences is retrieval's)", "dim")))
+    if answer.status is AnswerStatus.RELATED:
+        console.print(
+            line(
+                (
+                    "(the cited sentences support the claims, but nothing shows they answer the question: related evidence, not an answer)",
+                    "dim",
+                )
+            )
+        )
     if answer.status is AnswerStatus.NOT_FOUND:
         console.print(line(("the documents visible to you do not answer this question", "bold")))
         for w in answer.warnings:

@@ -84,8 +84,9 @@ def build_server(graph: CiteGraph, tokens: TokenStore | None = None, *, labels: 
     ) -> dict[str, Any]:
         """Answer a question from the documents the caller may read. Every claim carries its cited spans
         (document, version, start, end, sentence) and a support verdict (label, score, stage). `status`:
-        verified, quoted, conflicting, cited, partially_supported, unsupported, no_evidence or not_found
-        (the documents do not answer it). `reply` is the answer as text with a sources block.
+        verified, quoted, related (supported quotes that nothing shows answer the question: related
+        evidence, not an answer), conflicting, cited, partially_supported, unsupported, no_evidence or
+        not_found (the documents do not answer it). `reply` is the answer as text with a sources block.
         `as_of` (YYYY-MM-DD) answers from the documents current on that day."""
         who = caller(ctx)
         answer = run(lambda: graph.ask(question, labels=who, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=as_of))

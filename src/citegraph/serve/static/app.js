@@ -65,6 +65,7 @@ function showError(box, message) {
 const STATUS = {
   verified: ["Checked", "good", "every claim is supported by the sentence it cites"],
   quoted: ["Quoted", "good", "every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's"],
+  related: ["Related, not an answer", "muted", "the quotes are supported by what they cite, but nothing shows they answer the question: read them as related evidence"],
   conflicting: ["Sources disagree", "bad", "the sources disagree, in the answer or in the evidence it was given: see the warnings"],
   cited: ["Not checked", "caution", "every claim cites a sentence, but nothing checked the support"],
   partially_supported: ["Partly supported", "caution", "some claims are supported by what they cite, some are not"],
