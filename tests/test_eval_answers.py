@@ -135,3 +135,28 @@ def test_eval_answers_on_a_corpus_reports_each_kind_and_keeps_the_staff_file_fro
     text = (tmp_path / "answers-corpus_tiny.md").read_text(encoding="utf-8")
     assert "| dev | **all** | 4 |" in text and "| test | **all** | 2 |" in text and "confidently wrong" in text
     assert record["result"]["product"]["dev"]["by_kind"]["access"]["n"] == 1
+
+
+def test_the_corpus_checker_reads_documents_as_ingest_does_and_names_each_problem(tmp_path: Path) -> None:
+    import shutil
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from check_corpus import check
+
+    problems, counts = check(CORPUS, split_rule=False)
+    assert problems == [] and counts[("access", "dev")] == 1 and counts[("stale", "test")] == 1
+    broken = tmp_path / "corpus"
+    shutil.copytree(CORPUS, broken)
+    data = json.loads((broken / "corpus.json").read_text(encoding="utf-8"))
+    data["questions"][0]["answers"] = ["28 days"]  # not what the handbook says
+    data["questions"][4]["caller"] = ["public", "staff"]  # the twin that must not answer can now read the answer
+    data["questions"][5]["caller"] = ["public"]  # the staff question asked by the public: its gold is out of its reach
+    data["absent"] = {"t-4": ["paid leave"]}
+    (broken / "corpus.json").write_text(json.dumps(data), encoding="utf-8")
+    problems, _counts = check(broken, minimums=True, split_rule=False)
+    assert any("t-1: '28 days' is in none of its gold documents" in p for p in problems)
+    assert any("t-6: gold document docs/plans.md is not readable by caller ['public']" in p for p in problems)
+    assert any("t-5: its caller can read the answer 'Pier 9' in docs/plans.md" in p for p in problems)
+    assert any("absent 't-4': 'paid leave' occurs in docs/handbook.md" in p for p in problems)
+    assert any(p.startswith("questions: 6, need 85") for p in problems)
