@@ -182,15 +182,15 @@ _NUMBERED = re.compile(r"(?:\d{1,3}[.)]){1,3}[ \t]+[A-Z]")  # "4. Hotels and mea
 _ENDS_SENTENCE = (".", "!", "?", ":", '."', ".\u201d", ".)")
 
 
-def _pdf_breaks(text: str, start: int) -> set[int]:
+def _pdf_breaks(text: str) -> set[int]:
     """Line starts (offsets) of a PDF's text where a block begins though no blank line does: a PDF's
     text comes as printed lines, a page's paragraphs and headings one after another. A heading (a line
     of at most 70 characters, not ending as a sentence or clause does, after a line that ended a
     sentence, or numbered: "4. Hotels and meals") is a block of its own, so it is never glued to the
     sentence after it; a line that ends a sentence well short of the page's width ends its paragraph."""
     lines = []
-    pos = start
-    for line in text[start:].splitlines(keepends=True):
+    pos = 0
+    for line in text.splitlines(keepends=True):
         lines.append((pos, line.rstrip("\r\n").strip()))
         pos += len(line)
     width = max((len(content) for _, content in lines), default=0)
@@ -218,7 +218,7 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
     one, and a short line that ends a sentence ends its block (:func:`_pdf_breaks`)."""
     markdown = media_type == "text/markdown"
     lines = media_type in {"text/plain", "text/markdown"} and is_line_document(text)
-    breaks = _pdf_breaks(text, 0) if media_type == "application/pdf" else set()
+    breaks = _pdf_breaks(text) if media_type == "application/pdf" else set()
     blocks: list[tuple[int, int]] = []
     block_start: int | None = None
     block_end = 0

@@ -35,7 +35,7 @@ from citegraph.eval.retrieval import RetrievalData, load
 from citegraph.ingest.indexer import TextInput
 from citegraph.models import AnswerStatus
 
-__all__ = ["ABSTAINED", "contains", "evaluate", "labels_of", "prepare", "run", "summary"]
+__all__ = ["ABSTAINED", "contains", "evaluate", "labels_of", "prepare", "run", "said", "summary"]
 
 ABSTAINED = frozenset({AnswerStatus.NOT_FOUND, AnswerStatus.NO_EVIDENCE})
 
@@ -71,13 +71,18 @@ def _norm(text: str) -> str:
     return " ".join(w for w in text.split() if w not in {"the", "a", "an"})
 
 
+def said(aliases: Sequence[str], text: str) -> bool:
+    """Whether one of ``aliases`` is inside ``text``, as whole words, casefolded, punctuation and articles aside."""
+    padded = f" {_norm(text)} "
+    return any(f" {g} " in padded for g in (_norm(a) for a in aliases) if g)
+
+
 def contains(answers: Sequence[str], claims: str) -> bool | None:
     """Whether a gold answer (or alias) is inside ``claims``; None for yes/no or no gold."""
     golds = [g for g in (_norm(a) for a in answers) if g]
     if not golds or golds[0] in {"yes", "no"}:
         return None
-    said = f" {_norm(claims)} "
-    return any(f" {g} " in said for g in golds)
+    return said(answers, claims)
 
 
 def evaluate(graph: Any, data: RetrievalData, advance: Callable[..., None] = lambda *_a: None) -> list[dict[str, Any]]:

@@ -31,7 +31,6 @@ answerer) and "always abstain" (right exactly on the questions without an answer
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -41,11 +40,11 @@ from typing import Any
 
 from citegraph.errors import UserError
 from citegraph.eval import Bars, no_bars
+from citegraph.eval.answers import ABSTAINED, said
 from citegraph.models import Answer, AnswerStatus
 
 __all__ = ["CHECKED", "Corpus", "CorpusQuestion", "is_corpus", "judge", "load_corpus", "report", "run"]
 
-ABSTAINED = frozenset({AnswerStatus.NOT_FOUND, AnswerStatus.NO_EVIDENCE})
 CHECKED = frozenset({AnswerStatus.VERIFIED, AnswerStatus.QUOTED})  #: statuses a person reads as "checked"
 
 
@@ -141,16 +140,6 @@ def load_corpus(folder: Path) -> Corpus:
     return Corpus(str(data.get("name") or folder.name), folder, tuple(documents), tuple(questions), conflicts)
 
 
-def _norm(text: str) -> str:
-    text = re.sub(r"[^\w\s]", " ", str(text).casefold())
-    return " ".join(w for w in text.split() if w not in {"the", "a", "an"})
-
-
-def _said(aliases: Sequence[str], text: str) -> bool:
-    said = f" {_norm(text)} "
-    return any(f" {g} " in said for g in (_norm(a) for a in aliases) if g)
-
-
 def _stem(path: str) -> str:
     return Path(path).name
 
@@ -160,7 +149,7 @@ def judge(q: CorpusQuestion, answer: Answer) -> dict[str, Any]:
     text = " ".join([answer.text, *(c.text for c in answer.claims)])
     abstained = answer.status in ABSTAINED
     if q.answers or q.required:
-        right = (not q.answers or _said(q.answers, text)) and all(_said(group, text) for group in q.required) and not abstained
+        right = (not q.answers or said(q.answers, text)) and all(said(group, text) for group in q.required) and not abstained
     else:
         right = abstained
     stale_named = None
