@@ -57,6 +57,15 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
         "titles": (1.0,),
         "relations": (0.0, 0.1, 0.2, 0.5, 1.0),
     },
+    # sentences per passage now that a long document is several passages (issue 35, item 2), with
+    # the default's weights; the corpora's and LiHua's side of the choice is bench/context_grid.py
+    "context": {
+        "embedded": (True,),
+        "seeds": (0.5,),
+        "mentions": (0.1,),
+        "titles": (1.0,),
+        "per_passage": (1, 2, 3),
+    },
 }
 LINK_OPTIONS = ("as_written",)  # passed to Retriever.link, not to Bridge
 

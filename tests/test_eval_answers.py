@@ -75,10 +75,13 @@ CORPUS = Path(__file__).parent / "data" / "corpus_tiny"
 class _Said:
     """What judge reads of an answer: its text, claims, status, warnings, relevance and answerability."""
 
-    def __init__(self, text: str, status: str, warnings: tuple[object, ...] = ()) -> None:
+    def __init__(self, text: str, status: str, warnings: tuple[object, ...] = (), context: tuple[str, ...] = ()) -> None:
+        from types import SimpleNamespace
+
         from citegraph.models import AnswerStatus, Relevance
 
         self.text, self.status, self.warnings = text, AnswerStatus(status), warnings
+        self.context = tuple(SimpleNamespace(span=SimpleNamespace(text=t)) for t in context)
         self.claims = ()
         self.relevance, self.answerability = Relevance("unchecked", None, None, None), None
 
@@ -94,6 +97,13 @@ def test_a_corpus_question_is_right_only_with_its_answer_and_wrong_with_a_checke
     assert not wrong["right"] and wrong["confidently_wrong"]
     grey = judge(questions["t-1"], _Said("Part-time staff get a share of that. [1]", "cited"))
     assert not grey["right"] and not grey["confidently_wrong"]
+    # in context: the answer was there to quote (retrieval's ceiling), whatever the answer made of it
+    missed = judge(
+        questions["t-1"],
+        _Said("Part-time staff get a share of that. [1]", "quoted", context=("Full-time staff get 27 days of paid leave per year.",)),
+    )
+    assert missed["in_context"] and not missed["right"]
+    assert not wrong["in_context"]
     abstain = judge(questions["t-4"], _Said("Not in your documents.", "not_found"))
     assert abstain["right"] and abstain["abstained"]
     answered = judge(questions["t-4"], _Said("Visitors park on Dock Street. [1]", "verified"))

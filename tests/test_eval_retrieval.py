@@ -175,19 +175,30 @@ def test_a_passage_is_about_what_its_title_names(graph: CiteGraph) -> None:
 
 
 def test_passage_vectors_are_made_at_ingest_and_read_with_the_callers_graph(graph: CiteGraph) -> None:
-    """Each version's whole-text vector is embedded at ingest with its sentences (a long document's on
-    its last part) and read back with the graph, so a passage mode embeds nothing; a view embeds only
-    a version stored without one (a store from before schema 5)."""
-    from citegraph.sentences import passage_text
+    """Each passage's vector is embedded at ingest with the sentences (a long document's on its last
+    part, one per passage it is cut into) and read back with the graph, so a passage mode embeds
+    nothing; a view embeds only a version stored without them (a store from before schema 5)."""
+    from citegraph.sentences import section_texts
 
     graph.ingester.indexer.chunk_chars = 60  # the long one is made in several parts
     short = "Larkspur is a project tracker. It is made by Quillon Labs."
-    long = "\n\n".join(f"Paragraph {i} says that Quillon Labs opened office {i} in Tallinn." for i in range(12))
+    long = "\n\n".join(f"Paragraph {i} says that Quillon Labs opened office {i} in Tallinn." for i in range(24))
     graph.ingest_texts([TextInput("short", short), TextInput("long", long)], access=("public",))
     view = graph.retriever.view(["public"])
-    texts = {doc: passage_text(view.columns.span_text[i] for i in view.spans_in(d)) for d, (doc, _v) in enumerate(view.passages)}
-    assert texts["long"].startswith("Paragraph 0 says") and "office 11" in texts["long"]
-    expected = graph.embedder.embed([texts[doc] for doc, _v in view.passages])
+    texts: dict[str, list[str]] = {}
+    for doc in ("short", "long"):
+        spans = sorted(
+            (int(view.columns.span_start[i]), int(view.columns.span_end[i]), view.columns.span_text[i])
+            for i in range(view.n_spans)
+            if view.passages[int(view.span_doc[i])][0] == doc
+        )
+        texts[doc] = section_texts(spans)
+    # 24 paragraphs of ~65 characters: passages of at most SECTION_CHARS, closed at paragraph breaks
+    assert len(texts["short"]) == 1 and len(texts["long"]) >= 3
+    assert texts["long"][0].startswith("Paragraph 0 says") and "office 23" in texts["long"][-1]
+    assert all(len(t) <= 1_000 for t in texts["long"])
+    assert [doc for doc, _v in view.passages] == ["long"] * len(texts["long"]) + ["short"]
+    expected = graph.embedder.embed([*texts["long"], *texts["short"]])
     asked: list[list[str]] = []
 
     def embed(batch: Sequence[str]) -> np.ndarray:
@@ -197,13 +208,13 @@ def test_passage_vectors_are_made_at_ingest_and_read_with_the_callers_graph(grap
     assert view.columns.passage_vectors is not None
     np.testing.assert_allclose(view.passage_vectors(embed), expected, atol=1e-5)
     assert asked == []
-    # A version stored before the store kept them: the view embeds that one, and only that one.
+    # A version stored before the store kept them: the view embeds that one's passages, and only those.
     with graph.store._writing():
         graph.store._execute("UPDATE documents SET passage_vector = NULL WHERE doc_id = 'long'")
     graph.retriever.clear_cache()
     view = graph.retriever.view(["public"])
     np.testing.assert_allclose(view.passage_vectors(embed), expected, atol=1e-5)
-    assert asked == [[texts["long"]]]
+    assert asked == [texts["long"]]
 
 
 def test_names_as_written_find_titles_and_keys_the_parser_misses(graph: CiteGraph) -> None:
@@ -268,3 +279,26 @@ def test_a_title_written_a_little_differently_and_an_alias_are_still_names(graph
     aliased = {name: keys for name, keys in view.aliases.items() if name == "exports"}
     assert aliased == {"exports": ["export"]}
     assert "export" in graph.retriever.link("How long are Exports kept?", view)
+
+
+def test_a_long_handbook_is_ranked_by_its_sections_and_its_headings_are_never_evidence(graph: CiteGraph) -> None:
+    """A handbook is several passages, one per section; the default mode takes more than one sentence of
+    the best one (the answer need not be its best-matching sentence) and never a heading."""
+    sections = {
+        "Vacation": "Paid vacation days for full-time employees are booked per year in Pebble. Everyone on a permanent contract gets 25 days.",
+        "Expenses": "Expenses are claimed in Spendbook within 60 days. Receipts over ten pounds are photographed.",
+        "Security": "Laptops lock after five minutes. Lost devices are reported within one hour.",
+        "Offices": "The Leeds office opens at 07:30. The Lisbon office closes at 19:00.",
+    }
+    handbook = "# Handbook\n\n" + "\n\n".join(
+        f"## {title}\n\n{body} " + "Ask in #ask-people for anything else about this. " * 8 for title, body in sections.items()
+    )
+    # other documents that match the question's words better than the answer does
+    others = [TextInput(f"team-{i}.md", f"Team {i} keeps a shared calendar of paid vacation.") for i in range(12)]
+    graph.ingest_texts([TextInput("handbook.md", handbook, media_type="text/markdown"), *others], access=("public",))
+    view = graph.retriever.view(["public"])
+    assert sum(doc == "handbook.md" for doc, _v in view.passages) >= 4
+    evidence = graph.retriever.retrieve("How many days of paid vacation do full-time employees get per year?", ["public"]).evidence
+    texts = [e.span.text for e in evidence[: graph.settings.context_size]]
+    assert "Everyone on a permanent contract gets 25 days." in texts
+    assert not {"Handbook", *sections} & {e.span.text for e in evidence}

@@ -7,7 +7,7 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citegraph.sentences import SentenceSplitter, split_blocks
+from citegraph.sentences import SECTION_CHARS, SentenceSplitter, is_heading, section_texts, sections, split_blocks
 
 # Arbitrary unicode (no lone surrogates: those cannot come out of a UTF-8 file), with extra weight on
 # the whitespace, punctuation and markup characters that move sentence boundaries.
@@ -65,3 +65,66 @@ def test_long_blocks_are_cut_without_losing_text() -> None:
     blocks = split_blocks(text)
     assert len(blocks) > 1
     assert "".join(text[s:e] for s, e in blocks).replace(" ", "") == text.replace(" ", "")
+
+
+# -- passages of a long document (issue 35, item 2) ---------------------------------------------------
+
+
+def _spans(splitter: SentenceSplitter, text: str, media_type: str = "text/markdown") -> list[tuple[int, int, str]]:
+    return [(s.span.start, s.span.end, s.span.text) for s in splitter.split("d", "v", text, media_type)]
+
+
+def test_headings_read_as_headings_and_rows_of_figures_do_not() -> None:
+    for heading in ("Vacation", "Hotels and meals", "Our offices in 2025", "City Hotel per night Meals per day"):
+        assert is_heading(heading), heading
+    for line in (
+        "Full-time employees get 25 days of paid vacation per year.",  # a sentence
+        "London £180 £55",  # a table row: two figures
+        "Tom Ashby: deploy is clean",  # a chat entry
+        "Questions? Ask in #help,",  # ends a clause
+        "2025-03-04",
+    ):
+        assert not is_heading(line), line
+
+
+def test_a_short_document_is_one_passage(splitter: SentenceSplitter) -> None:
+    spans = _spans(splitter, "Larkspur is a project tracker. It is made by Quillon Labs in Tallinn. It was founded in 2015.")
+    assert sections(spans) == ([0, 0, 0], [False, False, False])
+    assert section_texts(spans) == ["Larkspur is a project tracker. It is made by Quillon Labs in Tallinn. It was founded in 2015."]
+
+
+def test_a_handbook_is_cut_at_its_headings_and_each_passage_keeps_its_heading(splitter: SentenceSplitter) -> None:
+    text = (
+        "# Handbook\n\n## Vacation\n\nFull-time employees get 25 days of paid vacation per year. Unused days expire in March.\n\n"
+        "## Sick leave\n\nYou can self-certify for up to five working days.\n\n- Tell your manager by 10:00.\n- Log it in Pebble.\n"
+    )
+    spans = _spans(splitter, text)
+    owner, heading = sections(spans)
+    by_text = {t: (o, h) for (_s, _e, t), o, h in zip(spans, owner, heading, strict=True)}
+    # the two headings that open the document head one passage; the next heading after body text starts another
+    assert by_text["Handbook"] == (0, True) and by_text["Vacation"] == (0, True)
+    assert by_text["Unused days expire in March."] == (0, False)
+    assert by_text["Sick leave"] == (1, True) and by_text["Log it in Pebble."][0] == 1
+    texts = section_texts(spans)
+    assert texts[1].startswith("Sick leave You can self-certify") and "Log it in Pebble." in texts[1]
+
+
+def test_a_long_section_is_cut_near_the_size_the_embedder_reads_and_passages_under_a_heading_keep_it(splitter: SentenceSplitter) -> None:
+    body = "\n\n".join(f"Paragraph {i} of the travel rules says that office {i} books its own trains and hotels." for i in range(30))
+    spans = _spans(splitter, f"# Travel\n\n{body}\n")
+    owner, _heading = sections(spans)
+    texts = section_texts(spans)
+    assert len(texts) == owner[-1] + 1 >= 3
+    assert owner == sorted(owner)  # passages are runs of the document, in order
+    assert all(len(t) <= SECTION_CHARS + 100 for t in texts)  # the heading repeated ahead of a later passage
+    assert all(t.startswith("Travel ") for t in texts)
+
+
+def test_a_chat_is_cut_into_conversations_at_its_time_stamps(splitter: SentenceSplitter) -> None:
+    text = (
+        "Time: 20260506_12:00\nLi Hua: Are we still on for Friday?\nWolfgang: Yes, 7pm at the usual place.\n"
+        "Time: 20260507_09:00\nLi Hua: Did the parcel arrive?\nJennifer: It came this morning.\n"
+    )
+    spans = _spans(splitter, text, "text/plain")
+    owner, heading = sections(spans)
+    assert owner == [0, 0, 0, 1, 1, 1] and not any(heading)

@@ -25,13 +25,17 @@ from citegraph.models import Span
 __all__ = [
     "MAX_SENTENCE_CHARS",
     "PASSAGE_CHARS",
+    "SECTION_CHARS",
     "SPACY_MODEL",
     "Sentence",
     "SentenceSplitter",
     "fresh_spacy",
     "front_matter_end",
+    "is_heading",
     "load_spacy",
     "passage_text",
+    "section_texts",
+    "sections",
     "split_blocks",
 ]
 
@@ -103,6 +107,85 @@ def passage_text(sentences: Iterable[str]) -> str:
         if size > PASSAGE_CHARS:
             break
     return " ".join(parts)[:PASSAGE_CHARS]
+
+
+#: Characters of one passage of a long document: what the embedder reads whole (256 word pieces).
+SECTION_CHARS = 1_000
+#: A passage this full closes at a paragraph break rather than run on to the size limit.
+_SECTION_FULL = 600
+_HEADING_CHARS = 80
+_HEADING_WORDS = 10
+_ENDS_CLAUSE = (".", "!", "?", ":", ";", ",", '"', "\u201d", ")", "]")
+_DIGITS = re.compile(r"\S*\d\S*")
+
+
+def is_heading(text: str) -> bool:
+    """A span reads as a heading: a short line of words that is not a sentence (no closing
+    punctuation), not a chat entry (``Speaker: text``) and not a row of figures ("London £180 £55"
+    has two numbers; "4. Hotels and meals" reached the store without its number). It names what
+    the lines under it are about and asserts nothing itself."""
+    t = text.strip()
+    return (
+        0 < len(t) <= _HEADING_CHARS
+        and len(t.split()) <= _HEADING_WORDS
+        and not t.endswith(_ENDS_CLAUSE)
+        and any(ch.isalpha() for ch in t)
+        and _ENTRY.match(t) is None
+        and len(_DIGITS.findall(t)) <= 1
+    )
+
+
+def _starts_talk(text: str) -> bool:
+    """A chat entry that holds only a time ("Time: 20260506_12:00"): where a conversation starts."""
+    entry = _ENTRY.match(text)
+    return entry is not None and _STAMP.fullmatch(text[entry.end() - 1 :].strip()) is not None
+
+
+def sections(spans: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[bool]]:
+    """A document version's passages, from its spans alone (``(start, end, text)`` in document
+    order): per span the passage it belongs to (0, 1, ... in order) and whether it is a heading.
+
+    A passage closes before a heading (:func:`is_heading`) that follows body text, before a chat
+    entry that only gives the time, at a paragraph break (two characters or more between spans)
+    once it holds :data:`_SECTION_FULL` characters, and before any span that would take it past
+    :data:`SECTION_CHARS`. So a handbook's sections, a PDF's headed blocks and a chat's
+    conversations are passages the embedder reads whole, a heading with the lines under it, and a
+    short document (a Wikipedia paragraph) is one passage, exactly as before.
+
+    Computed from what the store keeps for every span, so ingest (which embeds each passage) and a
+    view (which ranks them) cut the same passages without the document's text."""
+    out: list[int] = []
+    heading: list[bool] = []
+    current, size, body, last_end = 0, 0, False, None
+    for start, end, text in spans:
+        head = is_heading(text)
+        gap = start - last_end if last_end is not None else 0
+        close = size > 0 and (
+            (head and body) or _starts_talk(text) or (gap >= 2 and size >= _SECTION_FULL) or size + len(text) > SECTION_CHARS
+        )
+        if close:
+            current, size, body = current + 1, 0, False
+        out.append(current)
+        heading.append(head)
+        size += len(text) + 1
+        body = body or not head
+        last_end = end
+    return out, heading
+
+
+def section_texts(spans: Sequence[tuple[int, int, str]]) -> list[str]:
+    """One text per passage of :func:`sections`, what ingest embeds for it: its sentences in order
+    (:func:`passage_text`), after the heading it falls under when it does not start with one."""
+    owner, heading = sections(spans)
+    texts: list[list[str]] = []
+    title = ""
+    for (_start, _end, text), s, head in zip(spans, owner, heading, strict=True):
+        if s == len(texts):
+            texts.append([] if head or not title else [title])
+        if head:
+            title = text
+        texts[s].append(text)
+    return [passage_text(t) for t in texts]
 
 
 def front_matter_end(text: str) -> int:

@@ -94,7 +94,8 @@ SETTINGS = (
     Setting(
         "retrieval",
         "bridge-embedded",
-        "retrieval mode: 'bridge-embedded' (passages by their whole text's vector, each followed by the passage about an entity "
+        "retrieval mode: 'bridge-embedded' (passages, a short document whole and a long one cut at its headings, by their text's "
+        "vector, each followed by the passage about an entity "
         "it names), 'bridge' (the same by their sentences' mean vector), 'ppr', 'hybrid', 'bfs', 'dense-sentence', "
         "'dense-passage' or 'notebook' (see citegraph eval retrieval)",
     ),

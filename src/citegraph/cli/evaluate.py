@@ -184,11 +184,20 @@ def eval_retrieval(
     show_default=True,
     help="a corpus's questions are asked again with this retrieval mode, the same answerer, in the same run ('none': not)",
 )
+@option(setting("context-size"))
 @click.option("--limit", type=int, help="only the first N questions of each data set")
 @_OUT
 @json_option
 def eval_answers(
-    data: tuple[Path, ...], embedder: str, generator: str, verifier: str, baseline: str, limit: int | None, out: Path, as_json: bool
+    data: tuple[Path, ...],
+    embedder: str,
+    generator: str,
+    verifier: str,
+    baseline: str,
+    context_size: int,
+    limit: int | None,
+    out: Path,
+    as_json: bool,
 ) -> None:
     """Right answers on a corpus of documents (per question kind: right, abstained, confidently wrong,
     seconds per question); on multi-hop sets, abstention with each question's gold passages hidden by
@@ -203,8 +212,8 @@ def eval_answers(
 
     def open_graph(db: Path, retrieval: str | None = None) -> CiteGraph:
         if retrieval is None:
-            return CiteGraph.open(db, embedder, generator=generator, verifier=verifier)
-        return CiteGraph.open(db, embedder, generator=generator, verifier=verifier, retrieval=retrieval)
+            return CiteGraph.open(db, embedder, generator=generator, verifier=verifier, context_size=context_size)
+        return CiteGraph.open(db, embedder, generator=generator, verifier=verifier, retrieval=retrieval, context_size=context_size)
 
     corpora = [path for path in data if is_corpus(path)]
     sets = [path for path in data if not is_corpus(path)]

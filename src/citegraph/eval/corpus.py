@@ -155,6 +155,9 @@ def judge(q: CorpusQuestion, answer: Answer) -> dict[str, Any]:
     stale_named = None
     if q.stale_old:
         stale_named = any(w.code == "stale" and _stem(str(dict(w.data).get("document", ""))) == _stem(q.stale_old) for w in answer.warnings)
+    context = " ".join(item.span.text for item in answer.context)
+    # the ceiling: what an answerer could have quoted (every required part somewhere in the context)
+    in_context = bool(q.answers or q.required) and (not q.answers or said(q.answers, context)) and all(said(g, context) for g in q.required)
     reading = answer.answerability.reading if answer.answerability is not None else None
     cited = {c.marker for claim in answer.claims for c in claim.citations}
     return {
@@ -166,6 +169,7 @@ def judge(q: CorpusQuestion, answer: Answer) -> dict[str, Any]:
         "right": right,
         "abstained": abstained,
         "confidently_wrong": not right and answer.status in CHECKED,
+        "in_context": in_context,
         "stale_named": stale_named,
         # what could tell a right answer from a wrong one before it is shown (issue 35, item 4)
         "relevance": answer.relevance.label,
@@ -209,9 +213,12 @@ def _rates(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return sum(1 for r in rows if r[key]) / n if n else None
 
     stale = [r for r in rows if r["stale_named"] is not None]
+    answerable = [r for r in rows if r["answerable"]]
     return {
         "n": n,
         "right": share("right"),
+        # of the answerable questions, the gold answer somewhere in the context (what retrieval allowed)
+        "in_context": sum(1 for r in answerable if r.get("in_context")) / len(answerable) if answerable else None,
         "abstained": share("abstained"),
         "confidently_wrong": share("confidently_wrong"),
         "stale_named": sum(1 for r in stale if r["stale_named"]) / len(stale) if stale else None,
@@ -239,17 +246,18 @@ def report(name: str, runs: dict[str, list[dict[str, Any]]], setup: dict[str, An
     lines = [
         f"# Right answers on {name}",
         "",
-        f"Generator {setup['generator']}, verifier {setup['verifier']}, retrieval {setup['retrieval']}; "
+        f"Generator {setup['generator']}, verifier {setup['verifier']}, retrieval {setup['retrieval']}, context {setup.get('context_size', 8)} sentences; "
         f"{setup['questions']} questions; {setup['seconds']:.0f} s in all.",
         "",
         "Right: the gold answer (every required part) in the answer, or an abstention where the documents visible to the "
-        "caller do not answer. Confidently wrong: not right, shown as checked (verified or quoted).",
+        "caller do not answer. Confidently wrong: not right, shown as checked (verified or quoted). In context: of the "
+        "answerable questions, the gold answer (every required part) anywhere in the answerer's context: retrieval's ceiling.",
         "",
         *([f"Not ingested (their questions count as wrong): {'; '.join(setup['not_ingested'])}.", ""] if setup.get("not_ingested") else []),
-        "| split | kind | n | right | abstained | confidently wrong | stale named | s/question | "
+        "| split | kind | n | right | in context | abstained | confidently wrong | stale named | s/question | "
         + " | ".join(f"right, {m}" for m in runs if m != "product")
         + " | right, always abstain |",
-        "|---|---|---|---|---|---|---|---|" + "---|" * (len(runs) - 1) + "---|",
+        "|---|---|---|---|---|---|---|---|---|" + "---|" * (len(runs) - 1) + "---|",
     ]
     for split in ("dev", "test"):
         kinds = ["all", *sorted(result["product"][split]["by_kind"])]
@@ -260,7 +268,7 @@ def report(name: str, runs: dict[str, list[dict[str, Any]]], setup: dict[str, An
                 continue
             others = " | ".join(_fmt((cell[m] or {}).get("right")) for m in runs if m != "product")
             lines.append(
-                f"| {split} | {'**all**' if kind == 'all' else kind} | {p['n']} | {_fmt(p['right'])} | {_fmt(p['abstained'])} "
+                f"| {split} | {'**all**' if kind == 'all' else kind} | {p['n']} | {_fmt(p['right'])} | {_fmt(p['in_context'])} | {_fmt(p['abstained'])} "
                 f"| {_fmt(p['confidently_wrong'])} | {_fmt(p['stale_named'])} | {_fmt(p['seconds'], 2)} | "
                 + (others + " | " if others else "")
                 + f"{_fmt(p['always_abstain'])} |"
@@ -290,6 +298,7 @@ def run(
         runs["product"] = evaluate(graph, corpus, advance)
         models = dict(graph.models())
         retrieval = graph.spec.retrieval
+        context_size = graph.spec.context_size
     if baseline:
         with open_graph(db, retrieval=baseline) as graph, bars(f"{name}: ask ({baseline})") as advance:
             runs[baseline] = evaluate(graph, corpus, advance)
@@ -301,6 +310,7 @@ def run(
         "verifier": models.get("verifier"),
         "embedder": models.get("embedder"),
         "retrieval": retrieval,
+        "context_size": context_size,
         "not_ingested": missed,
         "seconds": time.perf_counter() - started,
     }

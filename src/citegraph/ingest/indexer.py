@@ -36,7 +36,7 @@ from citegraph.errors import BackendUnavailable, CitegraphError, UserError
 from citegraph.extract.base import Extractor, occurs_in, sentence_lemmas
 from citegraph.ingest.structure import frame_at, structural_frames
 from citegraph.models import Document, DocumentReport, DocumentStatus, Extraction, Rejection, Span
-from citegraph.sentences import PASSAGE_CHARS, Sentence, SentenceSplitter, passage_text, split_blocks
+from citegraph.sentences import Sentence, SentenceSplitter, section_texts, split_blocks
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import DocumentStream, MentionRow, WritePart, WriteResult
 
@@ -321,10 +321,11 @@ class Indexer:
                 break
             except CitegraphError as exc:
                 out[n] = IndexFailure(doc, f"extraction failed: {exc}")
-        # One embedding call for the whole batch: sentences, imported spans, each document's whole
-        # text (for the passage-level modes), and keys new to the store.
+        # One embedding call for the whole batch: sentences, imported spans, each document's passages
+        # (for the passage-level modes), and keys new to the store.
         texts = [t for _n, sents, ex in extracted for t in _span_texts(sents, ex)]
-        passages = [_passage(_spans(sents, ex)) for _n, sents, ex in extracted if sents or ex.extra_spans]  # no sentence: no passage
+        cuts = [_passages(_spans(sents, ex)) for _n, sents, ex in extracted]  # no sentence: no passage
+        passages = [t for cut in cuts for t in cut]
         new_keys = sorted(self.missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
         try:
             known = self.stored_vectors([items[n][0].id for n, _s, _e in extracted], texts) if texts else {}
@@ -335,7 +336,7 @@ class Indexer:
             return [o for o in out if o is not None]
         key_vectors = dict(zip(new_keys, vectors[len(texts) + len(passages) :], strict=True))
         at, passage = 0, len(texts)
-        for n, sents, extraction in extracted:
+        for (n, sents, extraction), cut in zip(extracted, cuts, strict=True):
             doc, extractor, _imported = items[n]
             count = len(sents) + len(extraction.extra_spans)
             rules = _Rules(doc, self.dangling, self.nlp)
@@ -344,10 +345,10 @@ class Indexer:
                 extraction,
                 vectors[at : at + count],
                 {k: key_vectors[k] for k in _keys(extraction) if k in key_vectors},
-                vectors[passage] if count else None,
+                vectors[passage : passage + len(cut)] if cut else None,
             )
             at += count
-            passage += 1 if count else 0
+            passage += len(cut)
             out[n] = IndexedDocument(doc, extraction.extractor, rules, iter([part]))
         return [o for o in out if o is not None]
 
@@ -365,7 +366,7 @@ class Indexer:
         """The parts of a long document, a run of blocks of about ``chunk_chars`` at a time."""
         run: list[tuple[int, int]] = []
         size = 0
-        head: list[Span] = []  # the spans the passage text is made of (the first PASSAGE_CHARS or so)
+        every: list[Span] = []  # the version's spans so far, for its passages' texts
         made: dict[str, np.ndarray] = {}  # key vectors embedded for an earlier part: not embedded again
         for block in [*split_blocks(doc.text, doc.media_type), None]:
             if block is not None and (not run or size + block[1] - block[0] <= self.chunk_chars):
@@ -378,10 +379,9 @@ class Indexer:
             except BackendUnavailable as exc:
                 raise BackendUnavailable(f"extraction model unavailable: {exc}") from exc
             texts = _span_texts(sentences, extraction)
-            if sum(len(s.text) + 1 for s in head) <= PASSAGE_CHARS:
-                head.extend(_spans(sentences, extraction))
-            # The last part carries the whole document's passage vector, embedded with its sentences.
-            passage = [_passage(head)] if block is None and head else []
+            every.extend(_spans(sentences, extraction))
+            # The last part carries the vectors of the version's passages, embedded with its sentences.
+            passage = _passages(every) if block is None else []
             keys = _keys(extraction)
             new_keys = sorted(self.missing_keys(keys - made.keys()))
             try:
@@ -394,7 +394,7 @@ class Indexer:
                 extraction,
                 vectors[: len(texts)],
                 {k: made[k] for k in keys if k in made},
-                vectors[len(texts)] if passage else None,
+                vectors[len(texts) : len(texts) + len(passage)] if passage else None,
             )
             if block is None:
                 return
@@ -432,9 +432,10 @@ def _spans(sentences: Sequence[Sentence], extraction: Extraction) -> list[Span]:
     return [s.span for s in sentences] + list(extraction.extra_spans)
 
 
-def _passage(spans: Iterable[Span]) -> str:
-    """A document's text as one passage: its spans in document order (the order a view reads)."""
-    return passage_text(s.text for s in sorted(spans))
+def _passages(spans: Iterable[Span]) -> list[str]:
+    """The texts of a version's passages (:func:`~citegraph.sentences.section_texts`), cut from its
+    spans in the order a view reads them."""
+    return section_texts([(s.start, s.end, s.text) for s in sorted(spans, key=lambda s: (s.start, s.end))])
 
 
 def _keys(extraction: Extraction) -> set[str]:

@@ -19,8 +19,13 @@ graph mode brings in carries the route that found it.
 ``bridge``          passages by similarity, lifted when they are about (or mention) a name the question
                     gives, each top passage followed by the passage about an entity it mentions (the
                     second hop); a few sentences per passage first
-``bridge-embedded`` ``bridge`` with passages scored by their embedded text instead of their centroid
+``bridge-embedded`` ``bridge`` with passages scored by their embedded text instead of their centroid,
+                    two sentences of each passage first
 =================  ==================================================================================
+
+A passage is a short document version whole, or a part of a long one cut by its own structure
+(:func:`~citegraph.sentences.sections`: its headings, its paragraphs, a chat's conversations, about
+1,000 characters each); a heading names its passage and is never evidence (:attr:`GraphView.not_evidence`).
 
 In an approximate view (above :data:`~citegraph.retrieve.view.APPROXIMATE_ABOVE` visible
 sentences) ``bridge``, ``bfs`` and ``dense-sentence`` score only what the view's indexes find near the
@@ -128,7 +133,8 @@ class Mode(ABC):
 
 
 def _eligible(view: GraphView, query: Query) -> np.ndarray:
-    return view.word_counts >= query.min_words
+    """Spans that may be evidence: enough words, and not a passage's heading."""
+    return (view.word_counts >= query.min_words) & ~view.not_evidence
 
 
 def _evidence(view: GraphView, query: Query, order: Sequence[int], score: Callable[[int], float], found_by: str) -> list[Evidence]:
@@ -414,7 +420,7 @@ class Bridge(Mode):
        the passage that named the entity: the second hop, which by nature resembles the question less.
     3. Sentences: for each passage in that order, up to ``per_passage`` of its sentences first (the
        one naming the bridge entity, or the passage's first sentence for a bridge passage, then the
-       most similar), then the rest.
+       most similar), then the rest. A heading over body text is never one of them.
 
     The order is the ranking; each span's ``score`` is its own similarity to the question (what an
     answerer weighs), so scores do not decrease along the list. A bridge passage's evidence carries
@@ -430,6 +436,7 @@ class Bridge(Mode):
     name = "bridge"
 
     # The walk's weights were chosen on the dev half of HotpotQA-100 (docs/results/2026-11-30/retrieval/grid.md);
+    # bridge-embedded's sentences per passage on the mean of four dev sets (docs/results/2026-12-03/passages/);
     # the seeds' by the mean over the dev halves of HotpotQA-100 and the HaluEval-QA multi-hop set
     # (docs/results/2026-12-02/retrieval/); the test halves were run once, with these.
     def __init__(
@@ -714,7 +721,7 @@ MODES: dict[str, Callable[[], Mode]] = {
     "ppr": PersonalizedPageRank,
     "hybrid": Hybrid,
     "bridge": Bridge,
-    "bridge-embedded": lambda: Bridge(embedded=True, seeds=0.5, mentions=0.1, titles=1.0),
+    "bridge-embedded": lambda: Bridge(embedded=True, seeds=0.5, mentions=0.1, titles=1.0, per_passage=2),
 }
 
 

@@ -34,7 +34,7 @@ from citegraph.embed.base import ExactIndex, IVFIndex, VectorIndex, normalise, t
 from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
-from citegraph.sentences import evidence_words, passage_text
+from citegraph.sentences import evidence_words, section_texts, sections
 from citegraph.store.base import SpanHit
 from citegraph.store.columns import GraphColumns, GraphData
 from citegraph.store.snapshots import Derived, NothingKept
@@ -140,11 +140,16 @@ class GraphView:
         self.derived: Derived = derived if derived is not None else NothingKept()
         self.keys = c.keys
         self.index = {k: i for i, k in enumerate(c.keys)}
-        self.passages = c.passages  #: ``(document, version)`` of every passage (a document version), in span order
         self.span_vectors = c.span_vectors
         self.key_vectors = c.key_vectors
-        self.span_doc = c.span_passage
         self.n_entities, self.n_spans = len(c.keys), len(c.span_text)
+        # Passages: a document version cut by its own structure (sentences.sections), a short one whole
+        cut = self.derived.arrays("sections", ("span_section", "section_version", "heading"), self._sections)
+        self.span_doc: np.ndarray = cut["span_section"]  #: per span, its passage
+        self.section_version: np.ndarray = cut["section_version"]  #: per passage, its version (index into ``columns.passages``)
+        self.heading: np.ndarray = cut["heading"]  #: per span: a heading, the title of its passage, never evidence
+        #: ``(document, version)`` of every passage, in span order (the passages of a version one after another)
+        self.passages: list[tuple[str, str]] = [c.passages[v] for v in self.section_version.tolist()]
         self.approximate_above = approximate_above
         self.approximate = self.n_spans > approximate_above
         made = self.derived.arrays("mentions", _MENTION_ARRAYS, self._mention_graph)
@@ -152,6 +157,21 @@ class GraphView:
         self.entity_ptr, self.entity_spans = made["entity_ptr"], made["entity_spans"]
         self.span_ptr, self.span_ents = made["span_ptr"], made["span_ents"]
         self.names: Sequence[str] = self.derived.texts("names", self._names)
+
+    def _sections(self) -> dict[str, np.ndarray]:
+        """Each version's passages (:func:`~citegraph.sentences.sections` of its spans in order)."""
+        c = self.columns
+        order = np.lexsort((c.span_end, c.span_start, c.span_passage))
+        span_section = np.zeros(self.n_spans, dtype=np.int64)
+        heading = np.zeros(self.n_spans, dtype=bool)
+        versions: list[int] = []
+        bounds = np.flatnonzero(np.diff(c.span_passage[order])) + 1
+        for group in np.split(order, bounds) if len(order) else []:
+            owner, heads = sections([(int(c.span_start[i]), int(c.span_end[i]), c.span_text[i]) for i in group.tolist()])
+            span_section[group] = len(versions) + np.asarray(owner, dtype=np.int64)
+            heading[group] = heads
+            versions += [int(c.span_passage[group[0]])] * (owner[-1] + 1)
+        return {"span_section": span_section, "section_version": np.asarray(versions, dtype=np.int64), "heading": heading}
 
     def _mention_graph(self) -> dict[str, np.ndarray]:
         """The mention pairs, the entity vectors and the mention graph both ways (what ``__init__`` needs)."""
@@ -275,7 +295,7 @@ class GraphView:
     def _span_rank(self) -> np.ndarray:
         """Each span's position in ``(document, version, start, end)`` order."""
         c = self.columns
-        order = np.lexsort((c.span_end, c.span_start, rank_of(c.passages)[self.span_doc]))
+        order = np.lexsort((c.span_end, c.span_start, rank_of(c.passages)[c.span_passage]))
         out = np.zeros(self.n_spans, dtype=np.int64)
         out[order] = np.arange(self.n_spans)
         return out
@@ -283,6 +303,13 @@ class GraphView:
     def asks(self, span: int) -> bool:
         """The span is a question (it ends with a question mark)."""
         return self.columns.span_text[span].rstrip(" \"'”’)").endswith("?")
+
+    @cached_property
+    def not_evidence(self) -> np.ndarray:
+        """Per span: a heading over body text of its passage (:attr:`heading`), which names what
+        the passage is about and is never evidence; a passage of headings alone keeps them."""
+        body = np.bincount(self.span_doc, weights=~self.heading, minlength=len(self.passages))
+        return self.heading & (body[self.span_doc] > 0)
 
     @cached_property
     def word_counts(self) -> np.ndarray:
@@ -441,8 +468,10 @@ class GraphView:
         return sorted({d for name in found for d in titles[loose_key(name)]})
 
     def title_shared(self, passage: int) -> int:
-        """How many visible passages have this passage's title (loosely): its specificity as a name."""
-        return len(self.titles.get(loose_key(self.title_keys[passage]), ())) or 1
+        """How many visible document versions have this passage's title (loosely): its specificity as
+        a name (the passages of one long document share one title)."""
+        passages = self.titles.get(loose_key(self.title_keys[passage]), ())
+        return len(np.unique(self.section_version[list(passages)])) or 1
 
     @cached_property
     def aliases(self) -> dict[str, list[str]]:
@@ -515,24 +544,31 @@ class GraphView:
         return distinct, best
 
     def passage_vectors(self, embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
-        """One vector per passage, of its whole text (:func:`~citegraph.sentences.passage_text` of its
-        sentences in order): the one stored at ingest, or, for a version stored without one,
-        embedded here once for the life of the view."""
+        """One vector per passage, of its text (:func:`~citegraph.sentences.section_texts`): the ones
+        stored with its version at ingest, or, for a version stored without them (or cut into another
+        number of passages by an older citegraph), embedded here once for the life of the view."""
         if self._passage_vectors is None:
+            c = self.columns
             dim = self.span_vectors.shape[1] if self.span_vectors.ndim == 2 else 0
-            stored = self.columns.passage_vectors
-            vectors = (
-                np.asarray(stored, dtype=np.float32)
-                if stored is not None and stored.shape == (len(self.passages), dim)
-                else np.zeros((len(self.passages), dim), np.float32)
-            )
-            missing = np.flatnonzero(~vectors.any(axis=1)).tolist()
-            if missing:
-                vectors = np.array(vectors)  # a copy: the stored rows may be a read-only map
+            n = len(self.passages)
+            vectors = np.zeros((n, dim), np.float32)
+            first = np.searchsorted(self.section_version, np.arange(len(c.passages) + 1))  # each version's first passage
+            stored, ptr = c.passage_vectors, c.passage_vector_ptr
+            if stored is not None and ptr is not None and stored.ndim == 2 and stored.shape[1] == dim and len(ptr) == len(c.passages) + 1:
+                fits = np.flatnonzero(np.diff(ptr) == np.diff(first))  # versions stored with one row per passage
+                rows, owner = gather(first, np.arange(n), fits)
+                vectors[rows] = stored[ptr[fits][owner] + rows - first[fits][owner]]
+            missing = np.flatnonzero(~vectors.any(axis=1))
+            if len(missing):
                 texts = self.columns.span_text
                 rank = self.span_rank
-                joined = [passage_text(texts[i] for i in sorted(self.spans_in(d).tolist(), key=rank.__getitem__)) for d in missing]
-                vectors[missing] = embed(joined)
+                made: list[str] = []
+                for v in np.unique(self.section_version[missing]).tolist():
+                    spans = sorted(np.concatenate([self.spans_in(d) for d in range(first[v], first[v + 1])]).tolist(), key=rank.__getitem__)
+                    cut = section_texts([(int(c.span_start[i]), int(c.span_end[i]), texts[i]) for i in spans])
+                    made += [cut[d - first[v]] for d in missing[self.section_version[missing] == v].tolist()]
+                order = missing[np.argsort(self.section_version[missing], kind="stable")]
+                vectors[order] = embed(made)
             self._passage_vectors = vectors
         return self._passage_vectors
 
@@ -554,7 +590,7 @@ class GraphView:
         )
 
     def passage_text_index(self, vectors: np.ndarray) -> VectorIndex:
-        """Nearest passages by their whole text's vectors (:meth:`passage_vectors`), built once."""
+        """Nearest passages by their texts' vectors (:meth:`passage_vectors`), built once."""
         if self._passage_text_index is None:
             self._passage_text_index = self._ivf("passage_text_ivf", vectors) if self.approximate else ExactIndex(vectors)
         return self._passage_text_index

@@ -71,8 +71,8 @@ class WritePart:
     mentions: tuple[MentionRow, ...] = ()
     relations: tuple[ExtractedRelation, ...] = ()
     key_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  #: for keys the store may not have
-    #: the embedding of the whole version's text (:func:`~citegraph.sentences.passage_text`), on one
-    #: part of a document (the last); the store keeps it with the version
+    #: the embeddings of the version's passages (:func:`~citegraph.sentences.section_texts`), one
+    #: row each in order, on one part of a document (the last); the store keeps them with the version
     passage_vector: np.ndarray | None = None
 
 

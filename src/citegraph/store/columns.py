@@ -80,9 +80,12 @@ class GraphColumns:
     relation_type: np.ndarray  #: int64 code into ``types``
     relation_span: np.ndarray
     types: list[str]
-    #: float32 ``[passages, dim]``: each version's stored vector of its whole text, a zero row where
-    #: none is stored (a version ingested before the store kept them); None: the source keeps none
+    #: float32 ``[rows, dim]``: the vectors stored with the versions, one per passage of each
+    #: (:func:`~citegraph.sentences.sections`), version by version; None: the source keeps none
     passage_vectors: np.ndarray | None = None
+    #: int64 ``[versions + 1]``: version ``v``'s rows of ``passage_vectors`` are ``ptr[v]:ptr[v + 1]``
+    #: (none: no vector stored, as for a version ingested before the store kept them)
+    passage_vector_ptr: np.ndarray | None = None
 
     def span(self, i: int) -> Span:
         document, version = self.passages[int(self.span_passage[i])]
@@ -232,10 +235,11 @@ class GraphColumns:
         # A relation whose endpoint no visible sentence mentions is left out, as it always was.
         known = entity_of.contains(relation_array[1]) & entity_of.contains(relation_array[2])
         relation_array = relation_array[:, known]
-        passage_vectors = np.zeros((len(versions), dim), dtype=np.float32)
-        for i, row in enumerate(versions):
-            if row[4] is not None and len(row[4]) == 4 * dim:  # another size is no vector of this store's: embedded again
-                passage_vectors[i] = np.frombuffer(row[4], dtype=np.float32)
+        # One row per passage of a version; another size is no vector of this store's: embedded again
+        stored = [r[4] if r[4] is not None and dim and len(r[4]) % (4 * dim) == 0 else b"" for r in versions]
+        ptr = np.zeros(len(versions) + 1, dtype=np.int64)
+        np.cumsum([len(b) // (4 * dim) if dim else 0 for b in stored], out=ptr[1:])
+        passage_vectors = np.frombuffer(b"".join(stored), dtype=np.float32).reshape(-1, dim).copy() if dim else None
         return cls(
             passages,
             np.array([bool(r[2]) for r in versions], dtype=bool),
@@ -258,6 +262,7 @@ class GraphColumns:
             span_of(relation_array[4]),
             list(types),
             passage_vectors,
+            ptr,
         )
 
 

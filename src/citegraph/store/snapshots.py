@@ -51,7 +51,7 @@ __all__ = ["SAVE_ABOVE", "Derived", "NothingKept", "TextColumn", "ViewCache"]
 SAVE_ABOVE = 100_000
 #: Part of every saved graph's name: raise it when what a file holds changes (a column, or what a
 #: view computes under a name), so a newer citegraph never maps an older one's arrays.
-FORMAT = 2
+FORMAT = 3
 
 _ARRAYS = (
     "passage_current",
@@ -228,13 +228,16 @@ class ViewCache:
             lists = json.loads((folder / "lists.json").read_text(encoding="utf-8"))
             text = np.load(folder / "span_text.npy", mmap_mode="r")
             offsets = np.load(folder / "span_text_offsets.npy")
-            passage_vectors = np.load(folder / "passage_vectors.npy", mmap_mode="r") if (folder / "passage_vectors.npy").exists() else None
+            kept = (folder / "passage_vectors.npy").exists()
+            passage_vectors = np.load(folder / "passage_vectors.npy", mmap_mode="r") if kept else None
+            passage_vector_ptr = np.load(folder / "passage_vector_ptr.npy") if kept else None
         except (OSError, ValueError):
             return None  # removed meanwhile, or damaged: read the store instead
         return GraphColumns(
             passages=[(d, v) for d, v in lists["passages"]],
             span_text=TextColumn(text, offsets),
             passage_vectors=passage_vectors,
+            passage_vector_ptr=passage_vector_ptr,
             **{k: lists[k] for k in _LISTS},
             **arrays,
         )
@@ -285,8 +288,9 @@ def _write(folder: Path, columns: GraphColumns) -> None:
     texts = columns.span_text if isinstance(columns.span_text, TextColumn) else TextColumn.of(columns.span_text)
     np.save(folder / "span_text.npy", np.frombuffer(bytes(texts.data), dtype=np.uint8))
     np.save(folder / "span_text_offsets.npy", texts.offsets)
-    if columns.passage_vectors is not None:
+    if columns.passage_vectors is not None and columns.passage_vector_ptr is not None:
         np.save(folder / "passage_vectors.npy", np.ascontiguousarray(columns.passage_vectors))
+        np.save(folder / "passage_vector_ptr.npy", np.ascontiguousarray(columns.passage_vector_ptr))
     lists: dict[str, Any] = {k: list(getattr(columns, k)) for k in _LISTS}
     lists["passages"] = [list(p) for p in columns.passages]
     (folder / "lists.json").write_text(json.dumps(lists), encoding="utf-8")  # ASCII: a lone surrogate in a key survives
