@@ -170,3 +170,18 @@ def test_the_corpus_checker_reads_documents_as_ingest_does_and_names_each_proble
     assert any("t-5: its caller can read the answer 'Pier 9' in docs/plans.md" in p for p in problems)
     assert any("absent 't-4': 'paid leave' occurs in docs/handbook.md" in p for p in problems)
     assert any(p.startswith("questions: 6, need 85") for p in problems)
+
+
+def test_a_corpus_plants_its_own_conflict_pairs_read_as_ingest_reads_them() -> None:
+    from citegraph.eval.conflicts import corpus_pairs, corpus_report, flags
+    from citegraph.eval.corpus import load_corpus
+    from citegraph.verify.cascade import CheckingVerifier
+
+    (pair,) = corpus_pairs(load_corpus(CORPUS))
+    # each quote as the whole sentence that holds it, from its own document
+    assert "deleted 90 days" in pair["a"] and "deleted 30 days" in pair["b"] and pair["conflict"]
+    assert pair["a"] != "deleted 90 days" and pair["title"] == "docs/faq-2023.md / docs/handbook.md"
+    flags([pair], CheckingVerifier(checker=False, screen=False))  # rules only
+    result, text = corpus_report("tiny", [pair], 0.0)
+    assert pair["rule"] == "number" and result["shipped"]["recall"] == 1.0
+    assert "| shipped | 1.000 | 1.000 | 1 | 1 | 1 |" in text

@@ -97,6 +97,33 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
         ("The Sprigbot warranty lasts a year from delivery.", WARRANTY_OLD, None),  # the same value
         ("Billing stops at cancellation.", POLICY, None),  # shares only the event: another subject
         ("Reminders are sent 7 days before renewal.", "Reminders are sent at renewal.", "timing"),
+        # real documents say the same thing in other words (issue 35, item 5)
+        (
+            "We keep customer data for 90 days after the customer cancels, in case they change their mind.",
+            "Customer workspace data after the customer cancels is deleted 30 days after cancellation.",
+            "number",
+        ),
+        (
+            "Two-factor authentication is optional but strongly recommended for all company accounts.",
+            "Two-factor authentication is mandatory for all Brightwave accounts, without exception.",
+            "modality",
+        ),
+        # ...and sentences about different things, or different moments of one thing, are no conflict
+        (
+            "Full-time employees in the United Kingdom and Portugal receive 25 days of paid holiday a year.",
+            "Full-time employees in Toronto receive 20 days of paid holiday a year.",
+            None,
+        ),
+        (
+            "The Support Engineer band runs from £32,000 to £40,000 a year.",
+            "The Senior Software Engineer band runs from £62,000 to £78,000 a year.",
+            None,
+        ),
+        (
+            "Snapshots are kept for 90 days on active workspaces.",
+            "After those 30 days, the retention service deletes the workspace snapshots.",
+            None,
+        ),
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -128,3 +128,10 @@ def test_a_chat_is_cut_into_conversations_at_its_time_stamps(splitter: SentenceS
     spans = _spans(splitter, text, "text/plain")
     owner, heading = sections(spans)
     assert owner == [0, 0, 0, 1, 1, 1] and not any(heading)
+
+
+def test_a_closing_emphasis_mark_does_not_open_the_next_sentence(splitter: SentenceSplitter) -> None:
+    text = "**How long do we keep customer data?**\nWe keep it for 90 days. **Decision:** Porto in September."
+    spans = [s.span.text for s in splitter.split("faq", "v", text, "text/markdown")]
+    # the mark that closes the question is no part of the answer after it, nor is a mark left open
+    assert spans == ["How long do we keep customer data?", "We keep it for 90 days.", "**Decision:** Porto in September."]

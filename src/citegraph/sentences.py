@@ -237,12 +237,30 @@ def fresh_spacy() -> Any:
     return load_spacy.__wrapped__()
 
 
+_LEADING_MARK = re.compile(r"[*_]{1,3}")
+
+
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without surrounding whitespace."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def _unmarked(text: str, start: int, end: int) -> int:
+    """In Markdown, where a sentence starts past a leading emphasis mark it does not close: one that
+    closes the sentence before it ("**How long do we keep data?**\nWe keep..." starts at "We"), or
+    opens a bold question the splitter cut before its closing mark. "**Decision:** Porto" keeps its
+    marks."""
+    mark = _LEADING_MARK.match(text, start, end)
+    if mark is None or not text[mark.end() : end].strip() or mark.group() in text[mark.end() : end]:
+        return start
+    start = mark.end()
+    while start < end and text[start].isspace():
+        start += 1
+    return start
 
 
 def _cut_long(text: str, start: int, end: int, limit: int = MAX_BLOCK_CHARS) -> Iterator[tuple[int, int]]:
@@ -369,11 +387,16 @@ class SentenceSplitter:
     def split_many(self, items: Sequence[tuple[str, str, str, str]]) -> list[list[Sentence]]:
         """Split several documents in one spaCy stream (much faster than one call per document)."""
         return self.split_ranges(
-            [(document, version, text, split_blocks(text, media_type)) for document, version, text, media_type in items]
+            [(document, version, text, split_blocks(text, media_type)) for document, version, text, media_type in items],
+            markdown=[media_type == "text/markdown" for _d, _v, _t, media_type in items],
         )
 
-    def split_ranges(self, items: Sequence[tuple[str, str, str, Sequence[tuple[int, int]]]]) -> list[list[Sentence]]:
-        """Sentences of the given blocks (from :func:`split_blocks`) of each document, one spaCy stream.
+    def split_ranges(
+        self, items: Sequence[tuple[str, str, str, Sequence[tuple[int, int]]]], *, markdown: Sequence[bool] = ()
+    ) -> list[list[Sentence]]:
+        """Sentences of the given blocks (from :func:`split_blocks`) of each document, one spaCy stream;
+        ``markdown[i]``: item ``i`` is Markdown, whose emphasis marks a sentence does not start with
+        when it does not close them (:func:`_unmarked`).
 
         Ingest hands a long document over a bounded run of blocks at a time, so the parses held at
         once do not grow with the document.
@@ -395,6 +418,8 @@ class SentenceSplitter:
                 continue
             for sent in doc.sents:
                 start, end = _trim(text, offset + sent.start_char, offset + sent.end_char)
+                if i < len(markdown) and markdown[i]:
+                    start = _unmarked(text, start, end)
                 if end - start > MAX_SENTENCE_CHARS:
                     for s, e in _cut_long(text, start, end, MAX_SENTENCE_CHARS):
                         piece = doc.char_span(s - offset, e - offset, alignment_mode="contract")

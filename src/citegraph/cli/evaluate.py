@@ -231,14 +231,20 @@ def eval_answers(
 
 
 @eval_.command("conflicts")
-@_data("HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions: their paragraphs build the pairs (repeatable)")
+@_data(
+    "HotpotQA (either layout), 2WikiMultihopQA or MuSiQue questions: their paragraphs build the pairs; or a corpus folder "
+    "(corpus.json): its planted pairs (repeatable)",
+    folders=True,
+)
 @click.option("--limit", type=int, help="only the first N questions of each data set")
 @_OUT
 @json_option
 def eval_conflicts(data: tuple[Path, ...], limit: int | None, out: Path, as_json: bool) -> None:
     """Precision and recall of the check for sources that disagree, on pairs built from the data:
     a sentence against a copy with a number, year, negation or moment changed, and against the
-    unchanged copy, an equivalent rewrite, its neighbour and the most similar sentence elsewhere."""
+    unchanged copy, an equivalent rewrite, its neighbour and the most similar sentence elsewhere;
+    on a corpus folder, the pairs its corpus.json plants (a dated FAQ against the current policy,
+    and sentences about different things)."""
     from citegraph.eval.conflicts import run
 
     summaries = run(data, out=out, limit=limit, bars=_bars, each=_show(as_json))

@@ -107,6 +107,12 @@ def evaluate(graph: Any, data: RetrievalData, advance: Callable[..., None] = lam
                     "features": {} if a is None else dict(a.features),
                     "similarity": max((item.evidence.similarity for item in answer.context), default=0.0),
                     "contained": contains(q.answers, " ".join(c.text for c in answer.claims)) if condition == "visible" else None,
+                    # what decides whether a supported answer is shown green (compose.addresses)
+                    "relevance": answer.relevance.label,
+                    "reading_p": None if a is None or a.reading is None else round(a.reading[2], 4),
+                    "reading_cited": None
+                    if a is None or a.reading is None
+                    else a.reading[1] in {c.marker for claim in answer.claims for c in claim.citations},
                     "claims": [c.text for c in answer.claims],
                     "seconds": round(time.perf_counter() - started, 4),
                 }

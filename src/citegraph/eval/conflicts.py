@@ -32,6 +32,12 @@ overlap (Jaccard of content words >= the dev threshold that maximises F1).
 
 Written: ``conflicts-NAME.md`` and ``conflicts-NAME.json`` (the figures, and every miss and false
 alarm to read).
+
+A corpus folder (``corpus.json``: ``citegraph eval answers``'s corpora) gives its own pairs instead:
+each of its ``conflicts`` names two quotes (a 2023 FAQ's "optional" against the 2025 policy's
+"mandatory"; the salary bands of two roles, which are no conflict), and each quote is read as ingest
+reads it: the sentences of its document that hold it, joined. Nothing was tuned on these pairs;
+they are one measure, reported at the shipped threshold (:func:`corpus_pairs`).
 """
 
 from __future__ import annotations
@@ -45,16 +51,18 @@ from typing import Any
 
 from citegraph.errors import InputFileError
 from citegraph.eval import Bars, no_bars, report_name
+from citegraph.eval.corpus import Corpus, is_corpus, load_corpus
 from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_json
 from citegraph.eval.makers import MAKERS, moved_moment, word_number
 from citegraph.eval.support import is_dev
-from citegraph.sentences import load_spacy
+from citegraph.ingest.base import load_file
+from citegraph.sentences import SentenceSplitter, load_spacy
 from citegraph.verify.base import Verifier
 from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
 from citegraph.verify.text import content_words
 
-__all__ = ["PRECISION_AIM", "build", "evaluate", "flags", "run"]
+__all__ = ["PRECISION_AIM", "build", "corpus_pairs", "corpus_report", "evaluate", "flags", "run"]
 
 PRECISION_AIM = 0.98
 POSITIVE = ("number", "date", "negation", "timing")
@@ -130,6 +138,84 @@ def build(rows: Sequence[MultiHopRow]) -> list[dict[str, Any]]:
         if best[0] >= 2:
             add("related", best[1])
     return pairs
+
+
+_SPACE = re.compile(r"[\s|*_]+")
+
+
+def _plain(text: str) -> str:
+    """Text compared as a reader sees it: case, whitespace and Markdown table and emphasis marks dropped."""
+    return _SPACE.sub(" ", text.casefold()).strip()
+
+
+def corpus_pairs(corpus: Corpus, splitter: SentenceSplitter | None = None) -> list[dict[str, Any]]:
+    """The corpus's planted pairs, each quote as the sentences of its document that hold it (what a
+    context would hold), in the shape :func:`flags` reads (``half`` "corpus", ``kind`` its label)."""
+    splitter = splitter or SentenceSplitter()
+    sentences: dict[str, list[str]] = {}
+
+    def held(document: str, quote: str) -> str:
+        if document not in sentences:
+            loaded = load_file(corpus.root / document)
+            sentences[document] = [s.span.text for s in splitter.split(document, "v", loaded.text, loaded.media_type)]
+        wanted = _plain(quote)
+        hit = [s for s in sentences[document] if (plain := _plain(s)) and (plain in wanted or wanted in plain)]
+        if not hit:
+            raise InputFileError(
+                str(corpus.root / "corpus.json"), f"conflict quote not in {document}: {quote!r}", "quote the document's words"
+            )
+        return " ".join(hit)
+
+    return [
+        {
+            "title": f"{a.document} / {b.document}",
+            "half": "corpus",
+            "kind": "planted conflict" if conflict else "planted agreement",
+            "a": held(a.document, a.quote),
+            "b": held(b.document, b.quote),
+            "conflict": conflict,
+        }
+        for a, b, conflict in corpus.conflicts
+    ]
+
+
+def corpus_report(name: str, pairs: list[dict[str, Any]], seconds: float) -> tuple[dict[str, Any], str]:
+    """Precision and recall of the shipped check on a corpus's planted pairs, beside the baselines."""
+    overlap = 0.3  # the word-overlap baseline at a fixed, untuned threshold: these pairs choose nothing
+    result: dict[str, Any] = {
+        "pairs": len(pairs),
+        "shipped_threshold": SOURCE_CONFLICT_THRESHOLD,
+        "shipped": _pr(pairs, _at(SOURCE_CONFLICT_THRESHOLD)),
+        "rules_only": _pr(pairs, lambda r: r["rule"] is not None),
+        "baseline_differ": _pr(pairs, lambda r: r["a"] != r["b"]),
+        "baseline_overlap": _pr(pairs, lambda r: _jaccard(r) >= overlap),
+    }
+    lines = [
+        f"# Sources that disagree, on the pairs planted in {name}",
+        "",
+        f"{len(pairs)} pairs ({result['shipped']['positives']} conflicts); the shipped check (rules, then the checker at "
+        f"{SOURCE_CONFLICT_THRESHOLD}); {seconds:.0f} s. Baselines: every differing pair flagged; word overlap (Jaccard of "
+        f"content words) >= {overlap}.",
+        "",
+        "| detector | precision | recall | flagged | positives | pairs |",
+        "|---|---|---|---|---|---|",
+    ]
+    for detector in ("shipped", "rules_only", "baseline_differ", "baseline_overlap"):
+        r = result[detector]
+        lines.append(f"| {detector} | {_fmt(r['precision'])} | {_fmt(r['recall'])} | {r['flagged']} | {r['positives']} | {r['pairs']} |")
+    lines += [
+        "",
+        "Every pair (✓ flagged by the shipped check):",
+        "",
+        "| label | flagged | rule | checker P | a | b |",
+        "|---|---|---|---|---|---|",
+    ]
+    for p in pairs:
+        lines.append(
+            f"| {'conflict' if p['conflict'] else 'no conflict'} | {'✓' if _at(SOURCE_CONFLICT_THRESHOLD)(p) else ''} | {p['rule'] or ''} "
+            f"| {_fmt(p['p'])} | {p['a'][:90]} | {p['b'][:90]} |"
+        )
+    return result, "\n".join(lines) + "\n"
 
 
 def flags(pairs: list[dict[str, Any]], verifier: Verifier, advance: Callable[..., None] = lambda *_a: None) -> None:
@@ -241,6 +327,19 @@ def run(
     taken: set[str] = set()
     summaries = []
     for path in paths:
+        if is_corpus(path):
+            name = report_name(path.name, taken, path)
+            started = time.perf_counter()
+            pairs = corpus_pairs(load_corpus(path))
+            with bars(f"{name}: pairs") as advance:
+                flags(pairs, CheckingVerifier(checker=True), advance)
+            result, text = corpus_report(name, pairs, time.perf_counter() - started)
+            md = out / f"conflicts-{name}.md"
+            md.write_text(text, encoding="utf-8")
+            (out / f"conflicts-{name}.json").write_text(json.dumps({"result": result, "pairs": pairs}, indent=1) + "\n", encoding="utf-8")
+            each(md)
+            summaries.append({"name": name, "corpus": result["shipped"]})
+            continue
         raw = read_json(path)
         if not isinstance(raw, list) or not raw or not is_multihop(raw[0]):
             raise InputFileError(str(path), "not multi-hop questions", "give HotpotQA, 2WikiMultihopQA or MuSiQue questions")

@@ -373,7 +373,7 @@ class Indexer:
                 run.append(block)
                 size += block[1] - block[0]
                 continue
-            (sentences,) = self.splitter.split_ranges([(doc.id, doc.version, doc.text, run)])
+            (sentences,) = self.splitter.split_ranges([(doc.id, doc.version, doc.text, run)], markdown=[doc.media_type == "text/markdown"])
             try:
                 extraction = extractor.extract(doc, sentences)
             except BackendUnavailable as exc:

@@ -14,7 +14,15 @@ for 14 days after cancellation" from an old FAQ. By rule, two claims conflict wh
   of the same kind that differ ("March 3" / "March 5", "Monday" / "Sunday", 2023 / 2024), or opposite
   polarity (one negated, the other not);
 * or are **related** (below) and time their subject differently against the same event ("removed at
-  cancellation" / "available for 30 days after cancellation": ``timing``).
+  cancellation" / "available for 30 days after cancellation": ``timing``);
+* or are **related**, name no different things, and state different values of the same dimension
+  or opposite obligations ("optional" / "mandatory": ``modality``). Real documents rarely repeat a
+  sentence with one word changed: "We keep customer data for 90 days after the customer cancels"
+  (a 2023 FAQ) and "Customer workspace data ... deleted 30 days after cancellation" (the 2025 policy)
+  share their subject without one containing the other's words. Two sentences that each name
+  something the other does not (a city, a role, a product: capitalised words past the first) are
+  about different things: "UK staff receive 25 days" and "Toronto staff receive 20 days" are no
+  conflict, nor are the salary bands of two roles.
 
 With a judge model, pairs that are merely *related* (at least two shared content words, making at
 least half of the shorter claim's) and not already in conflict by rule are put to the judge's
@@ -25,6 +33,7 @@ claims are compared, at most :data:`MAX_JUDGED_PAIRS` pairs are judged, and a cu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -64,7 +73,7 @@ SOURCE_CONFLICT_THRESHOLD = 0.9
 class Conflict:
     first: int  #: position of the first claim in the sequence checked
     second: int
-    kind: str  #: ``number`` | ``date`` | ``timing`` | ``polarity`` | ``judge`` | ``checker``
+    kind: str  #: ``number`` | ``date`` | ``timing`` | ``polarity`` | ``modality`` | ``judge`` | ``checker``
     detail: str  #: e.g. ``30 days vs 14 days``
     score: float | None = None  #: the model's P(contradiction), when a model found it
 
@@ -73,6 +82,35 @@ class Conflict:
 class ConflictCheck:
     conflicts: tuple[Conflict, ...] = ()
     incomplete: tuple[str, ...] = field(default=())  #: checks that were cut or failed, said in words
+
+
+#: words that say whether something must be done, in two camps; related sentences about the same
+#: thing using one camp each disagree ("optional but recommended" / "mandatory")
+_MAY = frozenset({"optional", "voluntary", "recommended", "encouraged", "discretionary"})
+_MUST = frozenset({"mandatory", "compulsory", "obligatory", "required", "enforced"})
+#: content words two related sentences share before their values are compared: two let "Snapshots
+#: are kept for 90 days on active workspaces" clash with "After those 30 days, the retention service
+#: deletes the workspace snapshots" (different moments of one thing)
+_SHARED_FOR_VALUES = 3
+_NAME = re.compile(r"[A-Za-z][\w'’-]*")
+
+
+def _names(text: str) -> set[str]:
+    """The capitalised words of a sentence past its first word, case folded: what it names."""
+    words = _NAME.findall(text)
+    return {w.casefold() for w in words[1:] if w[:1].isupper()}
+
+
+def _different_things(a: str, b: str) -> bool:
+    """Each sentence names something the other does not ("Leeds" / "Lisbon", "Support Engineer" /
+    "Senior Software Engineer"): they are about different things, whatever values they give."""
+    na, nb = _names(a), _names(b)
+    return bool(na - nb) and bool(nb - na)
+
+
+def _obligation(words: set[str]) -> str | None:
+    may, must = bool(words & _MAY), bool(words & _MUST)
+    return "optional" if may and not must else "mandatory" if must and not may else None
 
 
 def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -104,7 +142,7 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     wa, wb = content_words(a), content_words(b)
     timing = _timing(a, b, wa, wb)
     if not _same_subject(wa, wb):
-        return timing
+        return timing or _related_values(a, b, wa, wb)
     qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
         if not shared_values(qa[unit], qb[unit]):
@@ -118,6 +156,23 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     na, nb = has_negation(tokenize(a)), has_negation(tokenize(b))
     if na != nb:
         return "polarity", "negated in one, not in the other"
+    return None
+
+
+def _related_values(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
+    """Sentences sharing :data:`_SHARED_FOR_VALUES` content words (not one inside the other) that
+    name no different things and, related, give values of one dimension none of which agree, or
+    give opposite obligations (a strong enough sign on its own: "optional" / "mandatory")."""
+    if len(wa & wb) < _SHARED_FOR_VALUES or _different_things(a, b):
+        return None
+    qa, qb = quantities(a), quantities(b)
+    for unit in sorted(qa.keys() & qb.keys()) if _related(wa, wb) else ():
+        if not shared_values(qa[unit], qb[unit]):
+            return "number", f"{said_values(a, unit)} vs {said_values(b, unit)}"
+    oa = _obligation({t.casefold() for t in tokenize(a)})
+    ob = _obligation({t.casefold() for t in tokenize(b)})
+    if oa and ob and oa != ob:
+        return "modality", f"{oa} vs {ob}"
     return None
 
 
