@@ -51,7 +51,8 @@ SIZES = {"documents": 16, "questions": 85, "conflicts": 8, "non_conflicts": 8}
 
 
 def norm(text: str) -> str:
-    return " ".join(text.casefold().split())
+    """Text as a reader compares it: case and whitespace, and the "|" between a table's cells, ignored."""
+    return " ".join(text.casefold().replace("|", " ").split())
 
 
 def check(folder: Path, *, minimums: bool = False, split_rule: bool = True) -> tuple[list[str], Counter[tuple[str, str]]]:

@@ -116,3 +116,21 @@ def test_a_pdf_heading_is_a_block_of_its_own_without_its_number(splitter: Senten
     assert not any(u.strip() in {"1.", "4."} for u in units)
     # the same lines as plain text keep today's reading (a paragraph per blank-line block)
     assert len(split_blocks(PDF_TEXT, "text/plain")) == 1
+
+
+def test_a_table_row_is_one_unit_with_its_cells_in_html_and_markdown() -> None:
+    from citegraph.ingest.loaders import read_html
+    from citegraph.sentences import is_heading
+
+    html = (
+        b"<p>The table below gives the retention period.</p><table><tr><th>Data</th><th>Retention period</th></tr>"
+        b"<tr><td>Customer workspace data after the customer cancels</td><td>Deleted 30 days after cancellation</td></tr></table>"
+    )
+    text, _meta = read_html("policy.html", html)
+    assert "Customer workspace data after the customer cancels | Deleted 30 days after cancellation" in text.splitlines()
+    markdown = "Bands:\n\n| Role | Leeds |\n|---|---|\n| Support Engineer | £32,000–£40,000 |\n| Software Engineer | £48,000–£60,000 |\n"
+    blocks = [markdown[s:e] for s, e in split_blocks(markdown, "text/markdown")]
+    assert blocks == ["Bands:", "| Role | Leeds |", "| Support Engineer | £32,000–£40,000 |", "| Software Engineer | £48,000–£60,000 |"]
+    spans = [s.span.text for s in SentenceSplitter().split("bands.md", "v", markdown, "text/markdown")]
+    assert "| Support Engineer | £32,000–£40,000 |" in spans
+    assert not is_heading("| Role | Leeds |")  # a row gives values: never a title kept from evidence

@@ -132,6 +132,7 @@ def is_heading(text: str) -> bool:
         and any(ch.isalpha() for ch in t)
         and _ENTRY.match(t) is None
         and len(_DIGITS.findall(t)) <= 1
+        and "|" not in t  # a table row (cells joined by "|") gives values, whatever its length
     )
 
 
@@ -209,6 +210,8 @@ MAX_SENTENCE_CHARS = 2_000
 _MD_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?)+")
 _MD_FENCE = re.compile(r"[ \t]*(```|~~~)")
 _MD_RULE = re.compile(r"[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$")
+_MD_TABLE_ROW = re.compile(r"[ \t]*\|")
+_MD_TABLE_RULE = re.compile(r"[ \t]*\|[-:| \t]*$")  # the row under a table's header: no text
 
 
 @dataclass(frozen=True)
@@ -315,8 +318,9 @@ def _pdf_breaks(text: str) -> set[int]:
 
 def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, int]]:
     """Paragraph-like blocks as trimmed ``(start, end)`` ranges; no sentence crosses a block. In a
-    line document (:func:`is_line_document`) every line is a block; in a PDF's text a heading line is
-    one, and a short line that ends a sentence ends its block (:func:`_pdf_breaks`)."""
+    line document (:func:`is_line_document`) every line is a block; in Markdown each table row is one
+    (the rule under the header none); in a PDF's text a heading line is one, and a short line that
+    ends a sentence ends its block (:func:`_pdf_breaks`)."""
     markdown = media_type == "text/markdown"
     lines = media_type in {"text/plain", "text/markdown"} and is_line_document(text)
     breaks = _pdf_breaks(text) if media_type == "application/pdf" else set()
@@ -346,7 +350,12 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
             if numbered:  # a numbered heading without its number, as a Markdown list item without its marker
                 start = line_start + numbered.end() - 1
         if markdown:
-            if _MD_FENCE.match(content) or _MD_RULE.match(content):
+            if _MD_FENCE.match(content) or _MD_RULE.match(content) or _MD_TABLE_RULE.match(content):
+                close()
+                continue
+            if _MD_TABLE_ROW.match(content):  # a table row is a unit of its own: its cells read together
+                close()
+                block_start, block_end = line_start, line_start + len(content)
                 close()
                 continue
             marker = _MD_MARKER.match(content)

@@ -104,8 +104,6 @@ _BLOCK_TAGS = [
     "pre",
     "section",
     "table",
-    "td",
-    "th",
     "tr",
     "ul",
     "title",
@@ -133,6 +131,11 @@ def read_html(path: str, data: bytes) -> tuple[str, Metadata]:
     for tag in soup.find_all("pre"):
         tag.insert_before("\n\n```\n")
         tag.insert_after("\n```\n\n")
+    # A table row is one line, its cells joined by " | " as a Markdown table writes them: a cell
+    # alone ("Deleted 30 days after cancellation") loses what it is about.
+    for row in soup.find_all("tr"):
+        for cell in row.find_all(["td", "th"], recursive=False)[1:]:
+            cell.insert_before(" | ")
     for tag in soup.find_all(_BLOCK_TAGS):
         tag.insert_before("\n\n")
         tag.insert_after("\n\n")
