@@ -15,8 +15,8 @@ for 14 days after cancellation" from an old FAQ. By rule, two claims conflict wh
   polarity (one negated, the other not);
 * or are **related** (below) and time their subject differently against the same event ("removed at
   cancellation" / "available for 30 days after cancellation": ``timing``);
-* or are **related**, name no different things, and state different values of the same dimension
-  or opposite obligations ("optional" / "mandatory": ``modality``). Real documents rarely repeat a
+* or share three content words, name no different things, and, related, state different values of
+  the same dimension, or state opposite obligations ("optional" / "mandatory": ``modality``). Real documents rarely repeat a
   sentence with one word changed: "We keep customer data for 90 days after the customer cancels"
   (a 2023 FAQ) and "Customer workspace data ... deleted 30 days after cancellation" (the 2025 policy)
   share their subject without one containing the other's words. Two sentences that each name
