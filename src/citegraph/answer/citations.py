@@ -28,7 +28,7 @@ from citegraph.verify.text import content_words
 
 SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreements bear on any answer
 
-__all__ = ["MARKER", "answer_status", "parse_markers", "resolve_claims", "source_conflict_warnings", "split_claims"]
+__all__ = ["MARKER", "answer_status", "cited_markers", "parse_markers", "resolve_claims", "source_conflict_warnings", "split_claims"]
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])+[\s.,;:!?]*")
@@ -169,6 +169,11 @@ def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier
     return warnings
 
 
+def cited_markers(claims: Sequence[Claim]) -> set[int]:
+    """The context markers the claims cite."""
+    return {c.marker for claim in claims for c in claim.citations}
+
+
 def source_conflict_warnings(
     context: Sequence[ContextItem],
     verifier: Verifier,
@@ -186,7 +191,7 @@ def source_conflict_warnings(
     disagreement in what it was given; one about something else, or at the far end of a large
     context, is not the answer's. A pair already ``reported`` as two conflicting claims is not
     reported again."""
-    cited = {c.marker for claim in claims for c in claim.citations}
+    cited = cited_markers(claims)
     best = {item.marker for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker))[:top]}
     check = find_conflicts(
         [item.span.text for item in context],

@@ -13,7 +13,7 @@ from functools import partial
 
 from citegraph.answer.answerable import WINDOW, assess
 from citegraph.answer.base import Answerer
-from citegraph.answer.citations import answer_status, parse_markers, resolve_claims, source_conflict_warnings, split_claims
+from citegraph.answer.citations import answer_status, cited_markers, parse_markers, resolve_claims, source_conflict_warnings, split_claims
 from citegraph.answer.currency import stale_warnings
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.llm_answerer import is_abstention
@@ -170,7 +170,7 @@ def addresses(relevance: Relevance, answerability: Answerability | None, claims:
     if relevance.label != "addressed":
         return False
     reading = answerability.reading if answerability is not None else None
-    cited = {c.marker for claim in claims for c in claim.citations}
+    cited = cited_markers(claims)
     return reading is not None and reading[2] >= ADDRESSED_AT and reading[1] in cited
 
 

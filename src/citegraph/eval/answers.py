@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from citegraph.answer.citations import cited_markers
 from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.retrieval import RetrievalData, load
 from citegraph.ingest.indexer import TextInput
@@ -110,9 +111,7 @@ def evaluate(graph: Any, data: RetrievalData, advance: Callable[..., None] = lam
                     # what decides whether a supported answer is shown green (compose.addresses)
                     "relevance": answer.relevance.label,
                     "reading_p": None if a is None or a.reading is None else round(a.reading[2], 4),
-                    "reading_cited": None
-                    if a is None or a.reading is None
-                    else a.reading[1] in {c.marker for claim in answer.claims for c in claim.citations},
+                    "reading_cited": None if a is None or a.reading is None else a.reading[1] in cited_markers(answer.claims),
                     "claims": [c.text for c in answer.claims],
                     "seconds": round(time.perf_counter() - started, 4),
                 }

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citegraph.answer.citations import cited_markers
 from citegraph.errors import UserError
 from citegraph.eval import Bars, no_bars
 from citegraph.eval.answers import ABSTAINED, said
@@ -159,7 +160,7 @@ def judge(q: CorpusQuestion, answer: Answer) -> dict[str, Any]:
     # the ceiling: what an answerer could have quoted (every required part somewhere in the context)
     in_context = bool(q.answers or q.required) and (not q.answers or said(q.answers, context)) and all(said(g, context) for g in q.required)
     reading = answer.answerability.reading if answer.answerability is not None else None
-    cited = {c.marker for claim in answer.claims for c in claim.citations}
+    cited = cited_markers(answer.claims)
     return {
         "id": q.id,
         "kind": q.kind,
