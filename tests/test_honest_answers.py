@@ -413,3 +413,16 @@ def test_an_html_page_gives_its_meta_date_and_documents_show_dates(splitter: Sen
     g.ingest([folder])
     (doc,) = documents_json(g.store.documents(None))
     assert doc["dated"] == "2024-09-30" and doc["superseded_by"] is None
+
+
+def test_a_line_that_asks_brings_the_reply_after_it(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    chat = (
+        "[14/05/2025, 21:09] Priya Raman: who's doing the Thursday dinner? the venue only does lunch on day 1\n"
+        "[14/05/2025, 21:15] Joana Ferreira: I'll book Tasca do Cais in Gaia for Thursday, they have a room for 60\n"
+        "[14/05/2025, 21:20] Declan Furlong: the coach leaves at nine on Friday morning\n"
+    )
+    folder = write("retreat.txt", chat).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=2)
+    g.ingest([folder])
+    context = [item.span.text for item in g.ask("Who is doing the Thursday dinner?").context]
+    assert context[0].startswith("[14/05/2025, 21:09] Priya Raman") and context[1].startswith("[14/05/2025, 21:15] Joana Ferreira")

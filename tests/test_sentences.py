@@ -135,3 +135,23 @@ def test_a_closing_emphasis_mark_does_not_open_the_next_sentence(splitter: Sente
     spans = [s.span.text for s in splitter.split("faq", "v", text, "text/markdown")]
     # the mark that closes the question is no part of the answer after it, nor is a mark left open
     assert spans == ["How long do we keep customer data?", "We keep it for 90 days.", "**Decision:** Porto in September."]
+
+
+def test_a_section_number_stays_with_its_heading_and_a_release_heading_is_a_heading(splitter: SentenceSplitter) -> None:
+    got = [
+        s.span.text for s in splitter.split("d", "v", "Sessions expire after 8 hours.\n\n4. Devices\n\nLaptops are encrypted.", "text/html")
+    ]
+    assert got == ["Sessions expire after 8 hours.", "4. Devices", "Laptops are encrypted."]  # not "4." and "Devices"
+    for heading in ("[5.0.0] - 2025-05-19", "v2.3 (2024-01-05)", "Version 4.2", "[Unreleased]"):
+        assert is_heading(heading), heading
+    for cell in ("3.5", "12.50"):  # a bare figure, as a table's cell gives it, is no heading
+        assert not is_heading(cell), cell
+
+
+def test_a_task_list_box_is_left_out_like_a_list_marker(splitter: SentenceSplitter) -> None:
+    text = "# Checklist\n\n- [ ] Order the laptop two weeks ahead.\n- [x] Lunch with the team.\n"
+    assert [s.span.text for s in splitter.split("d", "v", text, "text/markdown")] == [
+        "Checklist",
+        "Order the laptop two weeks ahead.",
+        "Lunch with the team.",
+    ]

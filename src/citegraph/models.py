@@ -91,7 +91,8 @@ class AnswerStatus(StrEnum):
     QUOTED = "quoted"  #: verified, but every claim is a quote of the sentence it cites: the sources' words, chosen, not an answer written and checked
     #: every claim is supported by what it cites, but nothing shows the answer addresses the question
     #: (the relevance check does not find it addressed, and the reader found no answer in a cited
-    #: sentence): related evidence, not an answer; shown in grey, never as checked
+    #: sentence): related evidence, not an answer; or a summary (``Retrieval.summary``), whose quotes are
+    #: exact but whose choice as the document's gist is not checked; shown in grey, never as checked
     RELATED = "related"
     CONFLICTING = "conflicting"  #: would be verified or cited, but two claims state different values (warning ``conflict``)
     CITED = "cited"
@@ -253,7 +254,7 @@ class Evidence:
     span: Span
     score: float  #: ranking score (similarity discounted by depth)
     similarity: float  #: cosine similarity of the span to the question
-    found_by: str  #: ``entity`` | ``relation`` | ``sentence``
+    found_by: str  #: ``entity`` | ``relation`` | ``sentence`` | ``passage`` | ``bridge`` | ``summary``
     entity: str | None = None  #: entity key whose mention or relation produced it
     depth: int | None = None
     route: tuple[Hop, ...] = ()
@@ -266,6 +267,9 @@ class Retrieval:
     hops: int
     nodes: tuple[ReachedNode, ...]
     evidence: tuple[Evidence, ...]
+    #: what a question about a whole document or section named (:mod:`citegraph.retrieve.summary`):
+    #: its evidence is that text's sentences, one or a few per section, in document order
+    summary: str | None = None
 
 
 @dataclass(frozen=True)

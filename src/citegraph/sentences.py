@@ -117,14 +117,22 @@ _HEADING_CHARS = 80
 _HEADING_WORDS = 10
 _ENDS_CLAUSE = (".", "!", "?", ":", ";", ",", '"', "\u201d", ")", "]")
 _DIGITS = re.compile(r"\S*\d\S*")
+#: a release's heading in a changelog: "[5.0.0] - 2025-05-19", "v2.3 (2024-01-05)", "Version 4.2", "[Unreleased]"
+_RELEASE = re.compile(
+    r"(?:version |release )?[\[(]?(?:v?\d+(?:\.\d+){1,3}(?:-[\w.]+)?|unreleased)[\])]?(?:\s*[-–—(:]?\s*\d{4}-\d{2}-\d{2}\)?)?",
+    re.IGNORECASE,
+)
 
 
 def is_heading(text: str) -> bool:
     """A span reads as a heading: a short line of words that is not a sentence (no closing
     punctuation), not a chat entry (``Speaker: text``) and not a row of figures ("London £180 £55"
-    has two numbers; "4. Hotels and meals" reached the store without its number). It names what
-    the lines under it are about and asserts nothing itself."""
+    has two numbers; "4. Hotels and meals" reached the store without its number), or a release's
+    heading in a changelog ("[5.0.0] - 2025-05-19"). It names what the lines under it are about and
+    asserts nothing itself."""
     t = text.strip()
+    if _RELEASE.fullmatch(t) and (t[:1] in "[(vV" or t.count(".") >= 2 or re.search(r"\d{4}-\d{2}-\d{2}|[a-z]{4}", t, re.I)):
+        return True  # not a bare "3.5", which a table's cell can be
     return (
         0 < len(t) <= _HEADING_CHARS
         and len(t.split()) <= _HEADING_WORDS
@@ -207,7 +215,8 @@ MAX_BLOCK_CHARS = 20_000  # longer blocks are cut at whitespace: spaCy's cost gr
 # of a text anyway, and a piece this long is no longer a sentence a person could check a claim against.
 MAX_SENTENCE_CHARS = 2_000
 
-_MD_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?)+")
+_MD_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?|\[[ xX]\][ \t]+)+")  # "[ ]": a task-list box
+_NUMBER_ONLY = re.compile(r"\(?\d{1,3}(?:\.\d{1,3}){0,3}[.)]?")  # "4.", "2.1", "(3)": a number, not a sentence
 _MD_FENCE = re.compile(r"[ \t]*(```|~~~)")
 _MD_RULE = re.compile(r"[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$")
 _MD_TABLE_ROW = re.compile(r"[ \t]*\|")
@@ -425,7 +434,13 @@ class SentenceSplitter:
                 if start < end:
                     out[i].append(Sentence(Span(document, version, start, end, text[start:end]), doc[:], offset))
                 continue
+            number = None  # a list or section number spaCy ends a sentence after ("4." of "4. Devices"): kept with what it numbers
             for sent in doc.sents:
+                if _NUMBER_ONLY.fullmatch(sent.text.strip()) and sent.end < len(doc):
+                    number = sent if number is None else number
+                    continue
+                if number is not None:
+                    sent, number = doc[number.start : sent.end], None
                 start, end = _trim(text, offset + sent.start_char, offset + sent.end_char)
                 if i < len(markdown) and markdown[i]:
                     start = _unmarked(text, start, end)

@@ -104,10 +104,17 @@ def compose(
     ``("stage", "answering" | "checking" | "comparing")``, ``("draft", text)`` (written, not yet
     checked) and ``("claim", (i, claim))`` as each claim is checked."""
     emit = on_event or (lambda kind, payload: None)
-    context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence[:context_size]))
+    summary = retrieval.summary
+    # a summary's evidence is the named text's sentences, as many as it has sections (bounded by retrieval)
+    context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence if summary else retrieval.evidence[:context_size]))
     emit("context", context)
     surroundings = None if document is None else partial(_around, document)
-    answerability = assess(question, context, surroundings=surroundings) if context else None
+    if summary and context:  # the reader looks for one answer; a summary quotes the text it names
+        answerability: Answerability | None = Answerability(
+            True, None, note=f"a question about the whole of {summary}: its sections are quoted"
+        )
+    else:
+        answerability = assess(question, context, surroundings=surroundings) if context else None
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
@@ -121,7 +128,7 @@ def compose(
     if answer_text is not None:
         text = answer_text
     elif isinstance(answerer, ExtractiveAnswerer):
-        text = answerer.answer(question, context, lead)
+        text = answerer.summarize(context) if summary else answerer.answer(question, context, lead)
     else:
         text = answerer.answer(question, context)
     emit("draft", text)
@@ -137,7 +144,7 @@ def compose(
     emit("stage", "comparing")
     warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
     if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
-        warnings[:0] = answerer.warnings(question, context, lead)
+        warnings[:0] = answerer.warnings(question, context, lead, summary=bool(summary))
     if not context:
         warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
     if document is not None:
@@ -146,7 +153,18 @@ def compose(
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)
     relevance = check_relevance(question, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
-    if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) and not addresses(relevance, answerability, claims):
+    if summary:
+        warnings.append(
+            AnswerWarning(
+                "summary",
+                f"a summary of {summary}: {len(claims)} sentence(s) quoted from its sections, each the one most like its section; "
+                "that they are its gist is not checked: read the document for what they leave out",
+                (("summary", summary),),
+            )
+        )
+        if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED):  # its quotes are exact; nothing checked that they sum it up
+            status = AnswerStatus.RELATED
+    elif status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) and not addresses(relevance, answerability, claims):
         status = AnswerStatus.RELATED
         warnings.append(
             AnswerWarning(

@@ -109,19 +109,34 @@ class ExtractiveAnswerer(Answerer):
                     have.add(partner.marker)
         return out
 
+    def summarize(self, context: Sequence[ContextItem]) -> str:
+        """A summary's answer (:attr:`Retrieval.summary <citegraph.models.Retrieval.summary>`): every
+        context sentence it may quote, in context order (retrieval chose them, one or a few per section)."""
+        return self._quote([item for item in context if unquotable(item) is None])
+
     def answer(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> str:
+        return self._quote(self.select(context, question, lead).quoted)
+
+    @staticmethod
+    def _quote(items: Sequence[ContextItem]) -> str:
         parts = []
-        for item in self.select(context, question, lead).quoted:
+        for item in items:
             # A bracketed number inside a quoted source is not a citation: defuse it.
             sentence = MARKER.sub(lambda m: f"({m.group(1)})", " ".join(item.span.text.split()))
             body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
             parts.append(f"{body} [{item.marker}]{end}")
         return " ".join(parts)
 
-    def warnings(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> list[AnswerWarning]:
-        """One warning per context sentence :meth:`answer` skipped, with its marker and why."""
+    def warnings(
+        self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False
+    ) -> list[AnswerWarning]:
+        """One warning per context sentence :meth:`answer` (:meth:`summarize`, for a ``summary``) skipped, with its marker and why."""
         out = []
-        for item, frame in self.select(context, question, lead).skipped:
+        if summary:
+            skipped = [(item, frame) for item in context if (frame := unquotable(item)) is not None]
+        else:
+            skipped = self.select(context, question, lead).skipped
+        for item, frame in skipped:
             what = {FrameKind.QUESTION: "reads as a question", FrameKind.FRAMED: "is not asserted by its document"}.get(
                 frame.kind, "reads as an instruction, not a statement"
             )

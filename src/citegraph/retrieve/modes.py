@@ -598,6 +598,7 @@ class Bridge(Mode):
         expanded: set[int] = set()
         via: dict[int, tuple[int, int]] = {}  # bridge passage -> (the passage that named its entity, entity)
         asked = relation_stems(query.text) if self.relations else frozenset()
+        replying: dict[int, int] = {}  # a reply -> the question it answers (see _replies)
 
         def place(d: int, level: int) -> None:
             if d not in placed:
@@ -631,8 +632,12 @@ class Bridge(Mode):
             elif d in bridge_entity:  # the sentence that names the bridge entity
                 lead += [i for i in spans if bridge_entity[d] in view.entities_of(i)][:1]
             lead += [i for i in spans if i not in lead]
-            picked += lead[: self.per_passage]
-            rest += lead[self.per_passage :]
+            lead = self._replies(view, lead, eligible, replying, set(picked) | set(rest))
+            # a reply that follows the line it answers comes with it, in no slot of its own
+            slots = np.cumsum([not (i in replying and replying[i] in lead) for i in lead])
+            cut = int(np.searchsorted(slots, self.per_passage, side="right"))
+            picked += lead[:cut]
+            rest += lead[cut:]
             if len(picked) >= limit:
                 break
         ranked = (picked + rest)[:limit]
@@ -642,9 +647,33 @@ class Bridge(Mode):
             if d in via:
                 first, e = via[d]
                 out.append(self._bridged(view, query, i, first, e))
+            elif i in replying:  # reached as the reply to a question: ranked as the question was
+                out.append(Evidence(view.span(i), float(sims[replying[i]]), float(sims[i]), "passage"))
             else:
                 out.append(Evidence(view.span(i), float(sims[i]), float(sims[i]), "passage"))
         return out, [view.keys[via[d][1]] for d in via]
+
+    @staticmethod
+    def _replies(view: GraphView, lead: list[int], eligible: np.ndarray, replying: dict[int, int], taken: set[int]) -> list[int]:
+        """``lead`` with each question in it (an FAQ's "How long is data kept?") standing for the
+        sentence after it in its document, its answer, and each line that asks something on the way
+        ("who's doing the Thursday dinner? the venue only does lunch") followed by the line after it,
+        its reply (recorded in ``replying``), where that one is evidence, no question itself, and not
+        taken yet."""
+        out: list[int] = []
+        for i in lead:
+            if i in taken:
+                continue
+            question = view.asks(i)
+            j = view.next_span(i) if question or "?" in view.columns.span_text[i] else None
+            if not question and i not in out:
+                out.append(i)
+            if j is not None and eligible[j] and not view.asks(j) and j not in taken and j not in out:
+                replying[j] = i
+                out.append(j)  # moved up, when the passage's order had it later
+            elif question and i not in out:
+                out.append(i)
+        return out
 
     @staticmethod
     def _bridged(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:

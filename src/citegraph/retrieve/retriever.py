@@ -31,6 +31,7 @@ from citegraph.errors import NotFound
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
 from citegraph.retrieve.modes import Query, make_mode
+from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
 from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach, named_ngrams
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Store, current_on
@@ -195,7 +196,16 @@ class Retriever:
             min_words=self.min_evidence_words,
             embed=self.embedder.embed,
         )
-        evidence, seeds = ranker.rank(query, view, limit)
+        # a question about a whole document or section (citegraph.retrieve.summary) is answered from its structure
+        summary: str | None = None
+        seeds: list[str] = []
+        asked = summary_request(question)
+        target = None if asked is None else self.summary_target(view, asked, then)
+        if target is not None and asked is not None:
+            evidence = summary_evidence(view, target, asked, query.vector)
+            summary = target.name if evidence else None
+        if summary is None:
+            evidence, seeds = ranker.rank(query, view, limit)
         # Checked again here, on every span, before anything can enter the context.
         allowed = self._readable(labels, include_superseded, {(e.span.document, e.span.version) for e in evidence})
         if then is not None:
@@ -211,7 +221,25 @@ class Retriever:
                 for e in evidence
             ]
         nodes: Any = lambda: view.reach(seeds, hops).nodes()  # noqa: E731  (made when first read: see _Retrieval)
-        return _Retrieval(question, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence))
+        return _Retrieval(question, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence), summary)
+
+    def summary_target(self, view: GraphView, asked: Request, then: set[tuple[str, str]] | None = None) -> Target | None:
+        """The document or section a summary question names, among the versions this caller may read
+        (on the day asked, with ``then``); a Markdown heading's level read from its document's text."""
+        texts: dict[tuple[str, str], str] = {}
+        c = view.columns
+
+        def level(span: int) -> int | None:
+            key = c.passages[int(c.span_passage[span])]
+            if key not in texts:
+                doc = self.store.get_document(*key)
+                texts[key] = "" if doc is None or doc.media_type != "text/markdown" else doc.text
+            text, start = texts[key], int(c.span_start[span])
+            line = text[text.rfind("\n", 0, start) + 1 : start]
+            hashes = len(line) - len(line.lstrip("#"))
+            return hashes if text and hashes and not line.lstrip("#").strip() else None
+
+        return find_target(view, asked, allowed=lambda d, v: then is None or (d, v) in then, heading_level=level)
 
     def _readable(self, labels: Collection[str] | None, include_superseded: bool, versions: set[tuple[str, str]]) -> set[tuple[str, str]]:
         return self.store.visible_among(labels, include_superseded, versions)  # the cited versions, not a list of all

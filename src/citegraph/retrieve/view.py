@@ -300,6 +300,20 @@ class GraphView:
         out[order] = np.arange(self.n_spans)
         return out
 
+    @cached_property
+    def _by_rank(self) -> np.ndarray:
+        out = np.zeros(self.n_spans, dtype=np.int64)
+        out[self.span_rank] = np.arange(self.n_spans)
+        return out
+
+    def next_span(self, span: int) -> int | None:
+        """The span after ``span`` in its document version, if any (the reply to a chat line)."""
+        at = int(self.span_rank[span]) + 1
+        if at >= self.n_spans:
+            return None
+        j = int(self._by_rank[at])
+        return j if self.columns.span_passage[j] == self.columns.span_passage[span] else None
+
     def asks(self, span: int) -> bool:
         """The span is a question (it ends with a question mark)."""
         return self.columns.span_text[span].rstrip(" \"'”’)").endswith("?")

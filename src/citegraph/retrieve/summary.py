@@ -1,0 +1,252 @@
+"""Questions about one whole document, or one section of it: "Summarize the information security
+policy.", "Give me an overview of the travel guide.", "What's new in Tidepool 5.0?", "What does the
+onboarding checklist say about laptops?".
+
+Ranking sentences by their likeness to such a question finds the sentences that name the document
+(its title, "This policy sets out…"), not what it says. Here the question is recognised by its form
+(:func:`summary_request`), the document or section it names is found by its name (:func:`find_target`:
+its file name, its title, a section's heading), and the evidence is read off its structure
+(:func:`summary_evidence`): one sentence per section, the one nearest the section's centroid (the
+sentence most like the section as a whole, MEAD's centroid choice, Radev et al. 2004), sections in
+document order, at most :data:`SUMMARY_SECTIONS`; a document of fewer sections gives each section up
+to :data:`PER_SECTION` sentences. With "about Y", the named document's sentences nearest the question
+are taken instead, in document order.
+
+A question whose form matches but whose named document is not found confidently (:data:`NAMED_AT`)
+is ranked as any other question: nothing is summarised from a guess.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citegraph.models import Evidence
+from citegraph.retrieve.view import GraphView, title_key
+from citegraph.verify.assertion import instruction_frame
+
+__all__ = ["NAMED_AT", "PER_SECTION", "SUMMARY_SECTIONS", "Request", "Target", "find_target", "summary_evidence", "summary_request"]
+
+SUMMARY_SECTIONS = 12  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
+PER_SECTION = 3  #: the most sentences of one section, when the document has fewer sections than :data:`SUMMARY_SECTIONS`
+#: the share of the named phrase's words a document's or section's name must hold (a word only its body holds counts half)
+NAMED_AT = 0.6
+MIN_WORDS = 3  #: a sentence of fewer words (a list number, "Next review: 2026") is not quoted as a section's gist
+
+_ASKS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"^(?:can you |could you |please )*(?:summari[sz]e|sum up|recap|outline|digest)\s+(?P<target>.+)$",
+        r"^(?:can you |could you |please )*(?:give|show|write|get)(?: me| us)? (?:an? |the )?(?:short |brief |quick )?"
+        r"(?:overview|summary|rundown|recap|outline|gist|digest|tl;?dr|(?:main|key) points|highlights) (?:of|from|for|in) (?P<target>.+)$",
+        r"^(?:an? |the )?(?:short |brief |quick )?(?:overview|summary|rundown|recap|gist|tl;?dr|(?:main|key) points|highlights)"
+        r" (?:of|from|for|in) (?P<target>.+)$",
+        r"^what (?:are|were) the (?:main|key) (?:points|changes|decisions|takeaways|outcomes) (?:of|from|in) (?P<target>.+)$",
+        r"^what (?:does|do|did) (?P<target>.+?) (?:cover|contain|include|describe|set out|say|conclude)(?: about (?P<about>.+))?$",
+        r"^what(?:'s|’s| is| are| was)? (?:new|changed) in (?P<target>.+)$",
+        r"^what (?:came|comes|come) out of (?P<target>.+)$",
+        r"^what (?:was|were) (?:decided|agreed|concluded) (?:at|in|during) (?P<target>.+)$",
+        r"^what did (?P<who>.+?) (?:decide|agree|conclude)(?: on)? (?:at|in|during) (?P<target>.+)$",
+    )
+)
+
+_STOP = frozenset(
+    "a an the of our my your its their his her this that these those for in on at to and or about from with by "
+    "document doc file page please me us we you it whole entire all".split()
+)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
+_TOKEN = re.compile(r"\d+(?:[./]\d+)+|[^\W_]+")
+_DATE = re.compile(r"\b(\d{4})-(\d{2})(?:-\d{2})?\b")
+
+
+@dataclass(frozen=True)
+class Request:
+    """A question about a whole document or section: the phrase that names it, and what about it."""
+
+    target: str
+    about: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a summary question named: one version's passages, all of it or one section."""
+
+    document: str
+    version: str
+    passages: tuple[int, ...]  #: the view's passages, in document order
+    name: str  #: the document id, or "the section 'HEADING' of DOCUMENT"
+    score: float  #: the share of the phrase's words its name holds (:data:`NAMED_AT`)
+
+
+def summary_request(question: str) -> Request | None:
+    """The document a summary question names (its phrase as written), or None for any other question."""
+    text = " ".join(question.strip().rstrip("?.!").split())
+    for pattern in _ASKS:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        target = m.group("target")
+        who = m.groupdict().get("who")
+        if who:
+            target = f"{who} {target}"
+        about = m.groupdict().get("about") or ""
+        if _words(target):
+            return Request(target.strip(), about.strip())
+    return None
+
+
+def _stem(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    """Content words, loosely matched (case and accents ignored, a plural as its singular), each
+    ISO month of a date ("2025-03-06") also as its month's name."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    loose = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    words = [_stem(w) for w in _TOKEN.findall(loose) if w not in _STOP]
+    for _year, month in _DATE.findall(text):
+        if 1 <= int(month) <= 12:
+            words.append(_MONTHS[int(month) - 1])
+    return list(dict.fromkeys(words))
+
+
+def _matches(word: str, names: Collection[str]) -> bool:
+    """A word is in a name as itself, or as a version a version number begins ("5.0" in "5.0.0")."""
+    return word in names or (any(ch.isdigit() for ch in word) and any(n.startswith(word + ".") for n in names))
+
+
+def find_target(
+    view: GraphView,
+    request: Request,
+    *,
+    allowed: Callable[[str, str], bool] = lambda d, v: True,
+    heading_level: Callable[[int], int | None] = lambda span: None,
+) -> Target | None:
+    """The visible document version, or section of one, whose name holds most of the request's words:
+    a document is named by its id (file name, a date in it as its month) and the headings of its first
+    passage (its title); a section by those and its own heading. A word only the document's body holds
+    counts half (the product every document is about: "Tidepool 5.0"), and each word weighs by its
+    rarity among the visible documents (log(1 + N / df), df counting the documents whose text holds
+    it), so "5.0" outweighs "Tidepool". None below :data:`NAMED_AT`. A section is named only where its
+    document's own name is not (the heading "Date of next meeting" does not take "the Board's January
+    meeting" from the minutes it is in), and one candidate replaces another only at a higher score.
+    ``heading_level(span)`` is a heading's level where the document's markup gives one (Markdown's
+    ``#``): a section then runs over its subsections. ``allowed(document, version)``: the versions that may be named (the day asked)."""
+    asked = _words(request.target)
+    if not asked:
+        return None
+    c = view.columns
+    texts = c.span_text
+    versions: dict[int, list[int]] = {}
+    for d, v in enumerate(view.section_version.tolist()):
+        if allowed(*c.passages[v]):
+            versions.setdefault(v, []).append(d)
+    bodies: dict[int, set[str]] = {}
+    for v, passages in versions.items():
+        words: set[str] = set(_words(title_key(c.passages[v][0]) + " " + c.passages[v][0]))
+        for d in passages:
+            for s in view.spans_in(d).tolist():
+                words.update(_words(texts[s]))
+        bodies[v] = words
+    # a word many documents hold names none of them (the product every page is about): weighed by its rarity
+    weight = {w: math.log(1.0 + len(bodies) / max(1, sum(1 for b in bodies.values() if _matches(w, b)))) for w in asked}
+    total = sum(weight.values())
+    best: Target | None = None
+    best_key = (NAMED_AT, 0)
+    for v, passages in versions.items():
+        document, version = c.passages[v]
+        heads = [[s for s in view.spans_in(d).tolist() if view.heading[s]] for d in passages]
+        title = set(_words(title_key(document) + " " + document)) | {w for s in heads[0] for w in _words(texts[s])}
+
+        def score(names: set[str], body: set[str] = bodies[v]) -> float:
+            return sum(weight[w] * (1.0 if _matches(w, names) else 0.5 if _matches(w, body) else 0.0) for w in asked) / total
+
+        whole = score(title)
+        if (whole, 1) > best_key:  # a whole document over one of its sections at the same score
+            best, best_key = Target(document, version, tuple(passages), document, whole), (whole, 1)
+        for i, head in enumerate(heads):
+            if not head or i == 0 or whole >= NAMED_AT:  # a document its own name names is summarised whole
+                continue
+            named = score(title | {w for s in head for w in _words(texts[s])})
+            if named > whole and (named, 0) > best_key:
+                best, best_key = (
+                    Target(
+                        document, version, _section(view, passages, heads, i, heading_level), _section_name(texts, head, document), named
+                    ),
+                    (named, 0),
+                )
+    return best
+
+
+def _section_name(texts: Sequence[str], head: Sequence[int], document: str) -> str:
+    return f"the section '{' '.join(texts[s] for s in head)}' of {document}"
+
+
+def _section(
+    view: GraphView, passages: Sequence[int], heads: Sequence[Sequence[int]], i: int, heading_level: Callable[[int], int | None]
+) -> tuple[int, ...]:
+    """Passage ``i`` and those after it up to the next heading of its level or above (when the markup
+    gives levels), or up to the next heading (when it does not)."""
+    level = heading_level(heads[i][0])
+    out = [passages[i]]
+    for j in range(i + 1, len(passages)):
+        if heads[j]:
+            deeper = level is not None and (lv := heading_level(heads[j][0])) is not None and lv > level
+            if not deeper:
+                break
+        out.append(passages[j])
+    return tuple(out)
+
+
+def summary_evidence(
+    view: GraphView, target: Target, request: Request, question_vector: np.ndarray, limit: int = SUMMARY_SECTIONS
+) -> list[Evidence]:
+    """The target's sentences a summary quotes, in document order (see the module's docstring)."""
+    rank = view.span_rank
+    vectors = view.span_vectors
+    texts = view.columns.span_text
+
+    def quotable(s: int) -> bool:
+        return not view.heading[s] and not view.asks(s) and int(view.word_counts[s]) >= MIN_WORDS and instruction_frame(texts[s]) is None
+
+    # sections: a passage with a heading and the passages that continue it
+    sections: list[list[int]] = []
+    for d in target.passages:
+        spans = sorted(view.spans_in(d).tolist(), key=rank.__getitem__)
+        if not sections or any(view.heading[s] for s in spans):
+            sections.append([])
+        sections[-1].extend(s for s in spans if quotable(s))
+    sections = [s for s in sections if s]
+    if not sections:
+        return []
+    sims = vectors[np.concatenate(sections)] @ np.asarray(question_vector, dtype=np.float32)
+    similarity = dict(zip(np.concatenate(sections).tolist(), sims.tolist(), strict=True))
+    if request.about:
+        chosen = sorted(similarity, key=lambda s: (-similarity[s], rank[s]))[:limit]
+    else:
+        ranked = []  # per section, its sentences nearest its centroid first
+        for spans in sections:
+            centroid = vectors[spans].mean(axis=0)
+            near = vectors[spans] @ centroid
+            ranked.append([spans[j] for j in sorted(range(len(spans)), key=lambda j: (-near[j], rank[spans[j]]))])
+        if len(ranked) > limit:  # the sections most like the whole document
+            whole = vectors[np.concatenate(sections)].mean(axis=0)
+            keep = sorted(range(len(ranked)), key=lambda k: -float(vectors[sections[k]].mean(axis=0) @ whole))[:limit]
+            ranked = [ranked[k] for k in sorted(keep)]
+        per = max(1, min(PER_SECTION, limit // len(ranked)))
+        chosen = [s for spans in ranked for s in spans[:per]]
+    chosen.sort(key=rank.__getitem__)
+    n = len(chosen)
+    return [
+        Evidence(view.span(s), score=1.0 - i / (n + 1), similarity=float(similarity[s]), found_by="summary") for i, s in enumerate(chosen)
+    ]

@@ -1,0 +1,122 @@
+"""Questions about a whole document or one section of it (issue 35, item 3): "Summarize X", "What's
+new in 5.0?". Answered from the named text's own structure, one quoted sentence per section, never
+from the sentences that only name it; a question of that form whose document is not found is ranked
+as any other. Through the real pipeline (SQLite in memory, spaCy, the hashing embedder)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from citegraph.embed import HashingEmbedder
+from citegraph.models import AnswerStatus
+from citegraph.pipeline import CiteGraph
+from citegraph.retrieve.summary import Request, summary_request
+from citegraph.sentences import SentenceSplitter
+from citegraph.store import SQLiteStore
+from citegraph.verify.cascade import CheckingVerifier
+
+POLICY = """# Travel policy
+
+This policy says how Pebble staff travel for work.
+
+## Booking
+
+All trips are booked through Roamwise at least two weeks ahead.
+
+## Hotels
+
+The hotel limit is EUR 160 per night outside London.
+
+## Meals
+
+The meal allowance is EUR 45 for each full day away.
+"""
+
+CHANGELOG = """# Changelog
+
+All notable changes to Pebble are listed here.
+
+## [2.0.0] - 2025-05-19
+
+### Added
+- A rewritten calendar view with drag and drop.
+- An importer that brings projects across from Trello.
+
+### Removed
+- The old v1 API, deprecated since 1.4.0.
+
+## [1.9.1] - 2025-03-05
+
+### Fixed
+- Exports no longer time out on large workspaces.
+"""
+
+MINUTES = "Pebble travel will be reviewed in June. The travel policy was discussed at length by the board."
+
+
+@pytest.fixture
+def pebble(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> CiteGraph:
+    folder = write("travel-policy.md", POLICY).parent
+    write("CHANGELOG.md", CHANGELOG)
+    write("minutes.md", MINUTES)
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([folder])
+    return g
+
+
+@pytest.mark.parametrize(
+    ("question", "target", "about"),
+    [
+        ("Summarize the travel policy.", "the travel policy", ""),
+        ("Give me an overview of the security policy", "the security policy", ""),
+        ("What does the onboarding checklist cover?", "the onboarding checklist", ""),
+        ("What's new in Pebble 2.0?", "Pebble 2.0", ""),
+        ("What does the handbook say about parental leave?", "the handbook", "parental leave"),
+        ("What did the Board decide at its January meeting?", "the Board its January meeting", ""),
+    ],
+)
+def test_a_summary_question_is_recognised_by_its_form(question: str, target: str, about: str) -> None:
+    assert summary_request(question) == Request(target, about)
+
+
+@pytest.mark.parametrize("question", ["What is the hotel limit?", "Who summarized the report?", "How many days of leave do I get?"])
+def test_other_questions_are_not_summaries(question: str) -> None:
+    assert summary_request(question) is None
+
+
+def test_a_summary_quotes_one_sentence_of_each_section_of_the_named_document(pebble: CiteGraph) -> None:
+    answer = pebble.ask("Summarize the travel policy.")
+    assert answer.retrieval.summary == "travel-policy.md"
+    assert {item.span.document for item in answer.context} == {"travel-policy.md"}  # not the minutes that name it
+    quoted = [c.text for c in answer.claims]
+    assert any("Roamwise" in q for q in quoted) and any("EUR 160" in q for q in quoted) and any("EUR 45" in q for q in quoted)
+    assert not any(q in ("Travel policy", "Booking", "Hotels", "Meals") for q in quoted)  # never a heading
+    # each claim quotes the sentence it cites; that the quotes sum the document up is not checked: never green
+    assert all(c.status.value == "supported" for c in answer.claims)
+    assert answer.status is AnswerStatus.RELATED
+    assert any(w.code == "summary" for w in answer.warnings)
+
+
+def test_a_release_in_a_changelog_is_summarised_with_its_subsections_only(pebble: CiteGraph) -> None:
+    answer = pebble.ask("What's new in Pebble 2.0?")
+    assert answer.retrieval.summary is not None and "2.0.0" in answer.retrieval.summary
+    text = answer.text
+    assert "calendar view" in text and "Trello" in text and "v1 API" in text
+    assert "time out" not in text  # 1.9.1's fix is another section
+
+
+def test_a_summary_of_a_document_that_is_not_there_is_answered_as_any_question(pebble: CiteGraph) -> None:
+    answer = pebble.ask("Summarize the dental insurance plan.")
+    assert answer.retrieval.summary is None
+    assert not any(w.code == "summary" for w in answer.warnings)
+
+
+def test_a_summary_never_reads_a_document_the_caller_may_not(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    folder = write("salary-bands.md", "# Salary bands\n\n## Engineers\n\nBand E3 pays EUR 70,000.\n").parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter)
+    g.ingest([folder], access=["hr"])
+    assert g.ask("Summarize the salary bands.", labels=["public"]).retrieval.summary is None
+    assert g.ask("Summarize the salary bands.", labels=["hr"]).retrieval.summary == "salary-bands.md"
