@@ -319,6 +319,17 @@ def test_a_question_the_handbook_cannot_answer_is_not_found(splitter: SentenceSp
     # a question it can answer is answered
     answered = g.ask("How long are snapshots kept on active workspaces?")
     assert answered.status == AnswerStatus.QUOTED and answered.answerability is not None and answered.answerability.answerable
+    # a green answer leads with the reader's words, a part of the sentence it cites, with their own characters
+    lead = answered.lead
+    assert lead is not None and lead.text and lead.span.text == lead.text
+    doc = g.store.get_document(lead.span.document, lead.span.version)
+    assert doc is not None and doc.text[lead.span.start : lead.span.end] == lead.text
+    cited = next(c for claim in answered.claims for c in claim.citations if c.marker == lead.marker)
+    assert cited.span.document == lead.span.document and cited.span.start <= lead.span.start < lead.span.end <= cited.span.end
+    assert json_roundtrip(answered)["lead"]["text"] == lead.text and record["lead"] is None  # not_found has none
+    printed = StringIO()
+    render_answer(Console(file=printed, width=200), answered)
+    assert f"A: {lead.text} [{lead.marker}]" in printed.getvalue()
     # an answer written elsewhere to the unanswerable question is still checked, with the warning beside it
     marker = answer.context[0].marker
     given = g.ask("What was the annual revenue in 2023?", answer_text=f"{answer.context[0].span.text[:-1]} [{marker}].")

@@ -35,6 +35,7 @@ __all__ = [
     "Extraction",
     "Hop",
     "IngestReport",
+    "Lead",
     "ReachedNode",
     "Rejection",
     "Relation",
@@ -359,6 +360,18 @@ class Answerability:
 
 
 @dataclass(frozen=True)
+class Lead:
+    """The answer itself, shown ahead of the quotes: the words the reader found the answer in, inside a
+    sentence a claim cites, with their own character range of that document version (a part of the
+    citation's span). Only on an answer shown green (it addresses the question)."""
+
+    text: str
+    marker: int  #: the context item (and citation) it is inside
+    probability: float  #: the reader's P(answers) of it
+    span: Span  #: its characters in the document version
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     text: str
@@ -370,6 +383,7 @@ class Answer:
     models: tuple[tuple[str, str], ...]
     relevance: Relevance = Relevance("unchecked", None, None, None)  #: does it address the question (not support)
     answerability: Answerability | None = None  #: does the context answer the question at all (None: not assessed)
+    lead: Lead | None = None  #: the answer's own words, where the reader found them in a cited sentence
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from citegraph.models import (
     Entity,
     Hop,
     IngestReport,
+    Lead,
     ReachedNode,
     Rejection,
     Relation,
@@ -139,6 +140,7 @@ def retrieval_json(answer: Answer) -> dict[str, Any]:
         "hops": answer.retrieval.hops,
         "reached": len(nodes),
         "nodes": nodes_json(nodes[:ANSWER_NODES]),
+        "summary": answer.retrieval.summary,  # the document or section a question about a whole text named
     }
     if len(nodes) > ANSWER_NODES:
         out["nodes_note"] = f"the first {ANSWER_NODES} of {len(nodes)} by depth, then key; `citegraph traverse` lists all"
@@ -207,6 +209,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "question": answer.question,
         "answer": answer.text,
         "status": answer.status.value,
+        "lead": lead_json(answer.lead),
         "context": context_json(answer.context, stale),
         "claims": [claim_json(claim, stale) for claim in answer.claims],
         "warnings": [{"code": w.code, "message": w.message, **dict(w.data)} for w in answer.warnings],
@@ -217,11 +220,27 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
 
 
+def lead_json(lead: Lead | None) -> dict[str, Any] | None:
+    """The answer's own words (where the reader found them in a cited sentence), or None."""
+    if lead is None:
+        return None
+    s = lead.span
+    return {
+        "text": lead.text,
+        "marker": lead.marker,
+        "probability": round(lead.probability, 4),
+        "document": s.document,
+        "version": s.version,
+        "start": s.start,
+        "end": s.end,
+    }
+
+
 #: an answer's status in plain words, for people and chat front ends (the code stays in the JSON)
 STATUS_WORDS = {
     "verified": "Every claim is supported by the sentence it cites.",
     "quoted": "Every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's.",
-    "related": "The cited sentences support the claims, but nothing shows they answer the question: related evidence, not an answer.",
+    "related": "The cited sentences support the claims, but nothing shows they answer the question (or, for a summary, that they sum the document up): related evidence, not a checked answer.",
     "conflicting": "The sources disagree (in the answer or in the evidence it was given): see the warnings.",
     "cited": "Every claim cites a sentence, but nothing checked the support.",
     "partially_supported": "Some claims are supported by what they cite, some are not.",
@@ -252,6 +271,8 @@ def answer_markdown(answer: Answer) -> str:
     if answer.status is AnswerStatus.NOT_FOUND:
         parts.append(STATUS_WORDS[status])
     elif answer.text.strip():
+        if answer.lead is not None:
+            parts.append(f"**{answer.lead.text}** [{answer.lead.marker}]")
         parts.append(answer.text.strip())
     parts.append(f"_Status: {status}. {STATUS_WORDS.get(status, '')}_")
     parts.extend(f"Warning ({w.code}): {w.message}" for w in answer.warnings)
@@ -495,7 +516,11 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
     console.print(line(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
     if answer.status is AnswerStatus.QUOTED:
         console.print(line(("(each claim quotes the sentence it cites: support is exact, the choice of sentences is retrieval's)", "dim")))
-    if answer.status is AnswerStatus.RELATED:
+    if answer.status is AnswerStatus.RELATED and answer.retrieval.summary:
+        console.print(
+            line((f"(a summary of {safe(answer.retrieval.summary)}: one quote per section; that they sum it up is not checked)", "dim"))
+        )
+    elif answer.status is AnswerStatus.RELATED:
         console.print(
             line(
                 (
@@ -512,6 +537,15 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
         for item in answer.context[:3]:
             console.print(line((f"   [{item.marker}] ", "cyan"), (f"{_where(item.span)} ", "dim"), quote(item.span.text)))
         return
+    if answer.lead is not None:
+        console.print(
+            line(
+                ("A: ", "bold"),
+                (safe(answer.lead.text, prose=True), "bold green"),
+                (f" [{answer.lead.marker}]", "cyan"),
+                (f"  (the reader's words in the sentence it cites, P {answer.lead.probability:.2f})", "dim"),
+            )
+        )
     console.print(
         line(
             ("answers the question: ", "dim"),

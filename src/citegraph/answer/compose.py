@@ -7,6 +7,7 @@ work it bounds."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -27,6 +28,7 @@ from citegraph.models import (
     Claim,
     ContextItem,
     Document,
+    Lead,
     Relevance,
     Retrieval,
     Span,
@@ -40,7 +42,8 @@ __all__ = ["ADDRESSED_AT", "LEAD_AT", "Limits", "addresses", "compose"]
 #: the reader's own point where its best span outscores "no answer" (not tuned on any data set).
 LEAD_AT = 0.5
 #: The reader's P(answers), in a cited sentence, at which a supported answer that the relevance check
-#: finds addressed is shown green (:func:`addresses`); chosen on the development corpora's dev halves.
+#: finds addressed is shown green (:func:`addresses`), leading with the words it found
+#: (:class:`~citegraph.models.Lead`); chosen on the development corpora's dev halves.
 ADDRESSED_AT = 0.2
 
 
@@ -174,7 +177,24 @@ def compose(
                 (("relevance", relevance.label),),
             )
         )
-    return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability)
+    shown = _lead(answerability, claims, context) if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) else None
+    return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown)
+
+
+def _lead(answerability: Answerability | None, claims: Sequence[Claim], context: Sequence[ContextItem]) -> Lead | None:
+    """The reader's answer where it lies inside a sentence a claim cites, at the P(answers) that makes a
+    supported answer green (:data:`ADDRESSED_AT`, :func:`addresses`): the words that made it green, with
+    their characters there; None otherwise (the answer is then its quotes alone)."""
+    reading = answerability.reading if answerability is not None else None
+    if reading is None or reading[2] < ADDRESSED_AT or reading[1] not in cited_markers(claims):
+        return None
+    words, marker, p = reading
+    span = next(item.span for item in context if item.marker == marker)
+    found = re.search(r"\s+".join(re.escape(w) for w in words.split()), span.text, re.IGNORECASE)
+    if found is None:
+        return None
+    start, end = span.start + found.start(), span.start + found.end()
+    return Lead(found.group(), marker, p, Span(span.document, span.version, start, end, found.group()))
 
 
 def addresses(relevance: Relevance, answerability: Answerability | None, claims: Sequence[Claim]) -> bool:

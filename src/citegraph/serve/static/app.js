@@ -65,7 +65,7 @@ function showError(box, message) {
 const STATUS = {
   verified: ["Checked", "good", "every claim is supported by the sentence it cites"],
   quoted: ["Quoted", "good", "every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's"],
-  related: ["Related, not an answer", "muted", "the quotes are supported by what they cite, but nothing shows they answer the question: read them as related evidence"],
+  related: ["Related, not an answer", "muted", "the quotes are supported by what they cite, but nothing shows they answer the question (or, for a summary, that they sum the document up): read them as related evidence"],
   conflicting: ["Sources disagree", "bad", "the sources disagree, in the answer or in the evidence it was given: see the warnings"],
   cited: ["Not checked", "caution", "every claim cites a sentence, but nothing checked the support"],
   partially_supported: ["Partly supported", "caution", "some claims are supported by what they cite, some are not"],
@@ -90,6 +90,8 @@ const WARNING = {
   uncited: "A claim has no citation",
   invalid_marker: "A citation points at nothing",
   off_topic: "Off the question",
+  summary: "Summary",
+  not_an_answer: "Not shown to answer",
 };
 const RELEVANCE = { addressed: "The answer addresses the question.", partly_addressed: "The answer partly addresses the question.", not_addressed: "The answer does not address the question." };
 const STAGES = { retrieving: "Finding the evidence…", answering: "Writing the answer…", checking: "Checking each claim against its source…", comparing: "Comparing the sources…" };
@@ -257,7 +259,10 @@ function showAudit(index) {
 function renderAnswer(answer) {
   current = answer;
   $("result").hidden = false;
-  const [statusWords, tone, note] = STATUS[answer.status] || [words(answer.status), "caution", ""];
+  const summary = answer.status === "related" && answer.retrieval && answer.retrieval.summary;
+  const [statusWords, tone, note] = summary
+    ? ["Summary, not checked", "muted", "each sentence quotes " + answer.retrieval.summary + " for one of its sections; that they sum it up is not checked"]
+    : STATUS[answer.status] || [words(answer.status), "caution", ""];
   const status = $("status");
   status.textContent = statusWords;
   status.className = "badge " + tone;
@@ -280,6 +285,13 @@ function renderAnswer(answer) {
       box.append(list);
     }
   } else {
+    if (answer.lead) {
+      // the answer's own words, where the reader found them in a cited sentence (only on a green answer)
+      const lead = el("p", "", "lead");
+      lead.title = `the reader's words in the sentence [${answer.lead.marker}] cites (P ${answer.lead.probability.toFixed(2)}); ${answer.lead.document}, characters ${answer.lead.start}–${answer.lead.end}`;
+      lead.append(el("strong", answer.lead.text), el("span", ` [${answer.lead.marker}]`, "marker"));
+      box.append(lead);
+    }
     const p = el("p");
     answer.claims.forEach((claim, i) => renderClaim(p, claim, i));
     box.append(p);
