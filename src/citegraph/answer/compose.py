@@ -178,7 +178,9 @@ def compose(
             )
         )
     shown = _lead(answerability, claims, context) if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) else None
-    return Answer(question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown)
+    return Answer(
+        question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown
+    )
 
 
 def _lead(answerability: Answerability | None, claims: Sequence[Claim], context: Sequence[ContextItem]) -> Lead | None:
