@@ -437,3 +437,16 @@ def test_a_line_that_asks_brings_the_reply_after_it(splitter: SentenceSplitter, 
     g.ingest([folder])
     context = [item.span.text for item in g.ask("Who is doing the Thursday dinner?").context]
     assert context[0].startswith("[14/05/2025, 21:09] Priya Raman") and context[1].startswith("[14/05/2025, 21:15] Joana Ferreira")
+
+
+def test_a_message_of_several_sentences_is_quoted_with_each_sentence_cited() -> None:
+    from citegraph.answer.citations import parse_markers, split_claims
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    text = 'AdamSmith: Sure! The Wi-Fi password is "Family123".'
+    context = [ContextItem(1, Evidence(Span("week1/chat.txt", "v1", 0, len(text), text), 0.9, 0.9, "passage"))]
+    answer = ExtractiveAnswerer().answer("What is the Wi-Fi password?", context)
+    claims = [parse_markers(raw) for raw in split_claims(answer)]
+    # read back, every piece of the quoted message is a claim that cites it: none is left uncited
+    assert claims == [("AdamSmith: Sure!", [1]), ('The Wi-Fi password is "Family123".', [1])]

@@ -28,7 +28,16 @@ from citegraph.verify.text import content_words
 
 SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreements bear on any answer
 
-__all__ = ["MARKER", "answer_status", "cited_markers", "parse_markers", "resolve_claims", "source_conflict_warnings", "split_claims"]
+__all__ = [
+    "MARKER",
+    "answer_status",
+    "cited_markers",
+    "claim_sentences",
+    "parse_markers",
+    "resolve_claims",
+    "source_conflict_warnings",
+    "split_claims",
+]
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])+[\s.,;:!?]*")
@@ -47,6 +56,13 @@ def _segmenter():  # type: ignore[no-untyped-def]
     import pysbd
 
     return pysbd.Segmenter(language="en", clean=False, char_span=True)
+
+
+def claim_sentences(text: str) -> list[str]:
+    """The pieces :func:`split_claims` reads ``text`` (one line, no markers) as: a writer that cites
+    each of them reads back as it wrote (a chat message of two sentences is two claims, each with its
+    marker, not an uncited first sentence and a cited second)."""
+    return [piece for seg in _segmenter().segment(" ".join(text.split())) if (piece := seg.sent.strip())]
 
 
 def split_claims(text: str) -> list[str]:

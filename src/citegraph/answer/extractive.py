@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
-from citegraph.answer.citations import MARKER
+from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.models import AnswerWarning, ContextItem
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
 from citegraph.verify.text import content_words
@@ -122,9 +122,12 @@ class ExtractiveAnswerer(Answerer):
         parts = []
         for item in items:
             # A bracketed number inside a quoted source is not a citation: defuse it.
-            sentence = MARKER.sub(lambda m: f"({m.group(1)})", " ".join(item.span.text.split()))
-            body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
-            parts.append(f"{body} [{item.marker}]{end}")
+            unit = MARKER.sub(lambda m: f"({m.group(1)})", " ".join(item.span.text.split()))
+            # a unit of several sentences (a chat message, "Sure! The password is ...") cites each of
+            # them, so that none reads back as an uncited claim
+            for sentence in claim_sentences(unit):
+                body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
+                parts.append(f"{body} [{item.marker}]{end}")
         return " ".join(parts)
 
     def warnings(
