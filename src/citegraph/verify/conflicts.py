@@ -36,7 +36,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from citegraph.verify.assertion import parse
 from citegraph.verify.base import Verifier
 from citegraph.verify.guards import moment_conflict
 from citegraph.verify.text import (
@@ -159,10 +161,23 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _lemmas(text: str) -> dict[str, str]:
+    """Each word of ``text`` (case folded) -> its lemma, from spaCy's parse ("deleted" -> "delete")."""
+    return {t.lower_: t.lemma_.casefold() for t in parse(text) if t.is_alpha}
+
+
+def _lemmatised(text: str, words: frozenset[str]) -> frozenset[str]:
+    table = _lemmas(text)
+    return frozenset(table.get(w, w) for w in words)
+
+
 def _related_values(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
-    """Sentences sharing :data:`_SHARED_FOR_VALUES` content words (not one inside the other) that
-    name no different things and, related, give values of one dimension none of which agree, or
-    give opposite obligations (a strong enough sign on its own: "optional" / "mandatory")."""
+    """Sentences sharing :data:`_SHARED_FOR_VALUES` content words (not one inside the other; each
+    word by its lemma, so "delete" is "Deleted") that name no different things and, related, give
+    values of one dimension none of which agree, or give opposite obligations (a strong enough sign
+    on its own: "optional" / "mandatory")."""
+    wa, wb = _lemmatised(a, wa), _lemmatised(b, wb)
     if len(wa & wb) < _SHARED_FOR_VALUES or _different_things(a, b):
         return None
     qa, qb = quantities(a), quantities(b)

@@ -49,6 +49,7 @@ NUMBER_WORDS = {
 UNITS = {
     "second", "minute", "hour", "day", "week", "month", "year", "decade", "century", "percent", "%", "gb", "mb", "tb", "kb",
     "user", "seat", "dollar", "euro", "pound", "time", "km", "mile", "kg", "meter", "metre", "fortnight",
+    "character", "digit",  # a length a rule states ("at least 14 characters")
 }  # fmt: skip
 #: Units that convert: the dimension a value is compared in and the unit's size in that dimension's
 #: base (days, percent, bytes, metres, kilograms). A month is 30.4375 days and a year 365.25, so that
@@ -67,6 +68,8 @@ _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_
 _SCALE_WORDS = frozenset({"hundred", "thousand", "million", "billion"})
 _MONEY = re.compile(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion|bn|k|m)\b)?", re.IGNORECASE)
 _CURRENCY = {"$": "usd", "€": "eur", "£": "gbp"}
+#: a price in pence ("10p", "99p"): one or two digits, so a video's "720p" is no price
+_PENCE = re.compile(r"(?<![\w.£$€])(\d{1,2})p\b")
 MONTHS = "january february march april may june july august september october november december".split()
 DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "n't"}
@@ -225,6 +228,8 @@ def _measured(text: str) -> list[tuple[str, float, float, str, int, int]]:
     for m in _MONEY.finditer(text):
         amount = float(m.group(2).replace(",", "")) * _SCALES.get((m.group(3) or "").lower(), 1)
         out.append((_CURRENCY[m.group(1)], amount, amount, m.group(1), -1, -1))
+    for m in _PENCE.finditer(text):  # "10p per page": pence, in pounds
+        out.append(("gbp", int(m.group(1)) / 100, float(m.group(1)), "p", -1, -1))
     return out
 
 
