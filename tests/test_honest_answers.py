@@ -450,3 +450,25 @@ def test_a_message_of_several_sentences_is_quoted_with_each_sentence_cited() -> 
     claims = [parse_markers(raw) for raw in split_claims(answer)]
     # read back, every piece of the quoted message is a claim that cites it: none is left uncited
     assert claims == [("AdamSmith: Sure!", [1]), ('The Wi-Fi password is "Family123".', [1])]
+
+
+def test_among_near_scores_the_sentence_with_what_the_question_asks_for_is_quoted_first() -> None:
+    from citegraph.answer.extractive import ExtractiveAnswerer, typed_markers
+    from citegraph.models import ContextItem, Evidence, Span
+
+    def item(marker: int, text: str, score: float) -> ContextItem:
+        return ContextItem(marker, Evidence(Span("d.md", "v1", 0, len(text), text), score, score, "passage"))
+
+    context = [
+        item(1, "The still-running index migration was identified as holding locks on the events table.", 0.50),
+        item(2, "2025-03-04 09:14 Tom Ashby: found it, the index migration is still running and holding a lock.", 0.45),
+        item(3, "The index was rebuilt that evening without locks.", 0.20),
+    ]
+    question = "Who found that the index migration was holding the lock?"
+    assert typed_markers(question, context) == frozenset({2})  # a person the question does not name
+    answerer = ExtractiveAnswerer(max_claims=1)
+    assert [c.marker for c in answerer.select(context, question).quoted] == [2]
+    # far below the best score, a typed sentence does not jump the queue; a question asking for no type changes nothing
+    context[1] = item(2, context[1].span.text, 0.10)
+    assert [c.marker for c in answerer.select(context, question).quoted] == [1]
+    assert typed_markers("Is the index migration holding a lock?", context) == frozenset()

@@ -15,11 +15,12 @@ from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
+from citegraph.answer.relevance import NUMBER, SATISFIES, expected_type, parse
 from citegraph.models import AnswerWarning, ContextItem
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
 from citegraph.verify.text import content_words
 
-__all__ = ["ExtractiveAnswerer", "Selection", "unquotable"]
+__all__ = ["ExtractiveAnswerer", "Selection", "typed_markers", "unquotable"]
 
 
 class Selection(NamedTuple):
@@ -32,6 +33,27 @@ def unquotable(item: ContextItem) -> Frame | None:
     if item.span.frame:
         return Frame(FrameKind.FRAMED, (item.span.frame,))
     return instruction_frame(item.span.text)
+
+
+def typed_markers(question: str, context: Sequence[ContextItem]) -> frozenset[int]:
+    """The context items whose sentence holds an answer of the type the question asks for
+    (:func:`~citegraph.answer.relevance.expected_type`: a person or organisation for "who", a date or
+    time for "when", a place for "where", a number for "how many") that the question does not name
+    itself; empty when it asks for none, or without a spaCy model."""
+    parsed = parse([question, *(item.span.text for item in context)])
+    if parsed is None:
+        return frozenset()
+    expected = expected_type(parsed[0])
+    if expected is None:
+        return frozenset()
+    labels, asked = SATISFIES[expected], parsed[0].text.casefold()
+    out = set()
+    for item, doc in zip(context, parsed[1:], strict=True):
+        if any(ent.label_ in labels and ent.text.casefold() not in asked for ent in doc.ents) or (
+            expected == NUMBER and any(t.like_num and t.text.casefold() not in asked for t in doc)
+        ):
+            out.add(item.marker)
+    return frozenset(out)
 
 
 class ExtractiveAnswerer(Answerer):
@@ -58,7 +80,16 @@ class ExtractiveAnswerer(Answerer):
         its retrieval score, in place of the lowest-scored quote when there is no room."""
         quoted: list[ContextItem] = []
         skipped: list[tuple[ContextItem, Frame]] = []
-        for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker)):
+        typed = typed_markers(question, context) if question else frozenset()
+        best = max((c.evidence.score for c in context), default=0.0)
+
+        def rank(c: ContextItem) -> tuple[bool, float, int]:
+            # within ``relative`` of the best score, a sentence that holds what the question asks for
+            # (a person for "who", a date for "when", a number for "how many") comes first
+            near = c.evidence.score >= self.relative * best
+            return (not (near and c.marker in typed), -c.evidence.score, c.marker)
+
+        for item in sorted(context, key=rank):
             if len(quoted) >= self.max_claims:
                 break
             if quoted and item.evidence.score < self.relative * quoted[0].evidence.score:
