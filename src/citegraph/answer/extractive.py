@@ -11,6 +11,7 @@ marker): nothing is dropped silently.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
@@ -40,20 +41,27 @@ def typed_markers(question: str, context: Sequence[ContextItem]) -> frozenset[in
     (:func:`~citegraph.answer.relevance.expected_type`: a person or organisation for "who", a date or
     time for "when", a place for "where", a number for "how many") that the question does not name
     itself; empty when it asks for none, or without a spaCy model."""
-    parsed = parse([question, *(item.span.text for item in context)])
+    holding = _typed(question, tuple(item.span.text for item in context))
+    return frozenset(context[i].marker for i in holding)
+
+
+@lru_cache(maxsize=64)
+def _typed(question: str, texts: tuple[str, ...]) -> tuple[int, ...]:
+    """The positions of ``texts`` that hold the asked type (kept: an answer's text and its warnings
+    both select from one context, and parse it once)."""
+    parsed = parse([question, *texts])
     if parsed is None:
-        return frozenset()
+        return ()
     expected = expected_type(parsed[0])
     if expected is None:
-        return frozenset()
+        return ()
     labels, asked = SATISFIES[expected], parsed[0].text.casefold()
-    out = set()
-    for item, doc in zip(context, parsed[1:], strict=True):
-        if any(ent.label_ in labels and ent.text.casefold() not in asked for ent in doc.ents) or (
-            expected == NUMBER and any(t.like_num and t.text.casefold() not in asked for t in doc)
-        ):
-            out.add(item.marker)
-    return frozenset(out)
+    return tuple(
+        i
+        for i, doc in enumerate(parsed[1:])
+        if any(ent.label_ in labels and ent.text.casefold() not in asked for ent in doc.ents)
+        or (expected == NUMBER and any(t.like_num and t.text.casefold() not in asked for t in doc))
+    )
 
 
 class ExtractiveAnswerer(Answerer):
