@@ -187,8 +187,8 @@ def _lead(answerability: Answerability | None, claims: Sequence[Claim], context:
     """The reader's answer where it lies inside a sentence a claim cites, at the P(answers) that makes a
     supported answer green (:data:`ADDRESSED_AT`, :func:`addresses`): the words that made it green, with
     their characters there; None otherwise (the answer is then its quotes alone)."""
-    reading = answerability.reading if answerability is not None else None
-    if reading is None or reading[2] < ADDRESSED_AT or reading[1] not in cited_markers(claims):
+    reading = _cited_reading(answerability, claims)
+    if reading is None:
         return None
     words, marker, p = reading
     span = next(item.span for item in context if item.marker == marker)
@@ -207,11 +207,13 @@ def addresses(relevance: Relevance, answerability: Answerability | None, claims:
     Chosen on the development corpora's dev halves once passages fit the document (issue 35): of 57
     answers green under "either", 26 were right; "both" at 0.2 keeps 21 (16 right), the lowest
     threshold with confidently wrong at or under 5% of dev questions (5 of 134)."""
-    if relevance.label != "addressed":
-        return False
+    return relevance.label == "addressed" and _cited_reading(answerability, claims) is not None
+
+
+def _cited_reading(answerability: Answerability | None, claims: Sequence[Claim]) -> tuple[str, int, float] | None:
+    """The reader's answer, where it is at P >= :data:`ADDRESSED_AT` in a sentence a claim cites."""
     reading = answerability.reading if answerability is not None else None
-    cited = cited_markers(claims)
-    return reading is not None and reading[2] >= ADDRESSED_AT and reading[1] in cited
+    return reading if reading is not None and reading[2] >= ADDRESSED_AT and reading[1] in cited_markers(claims) else None
 
 
 def _around(document: Callable[[Span], Document | None], span: Span) -> str:

@@ -229,19 +229,20 @@ def summary_evidence(
     sections = [s for s in sections if s]
     if not sections:
         return []
-    sims = vectors[np.concatenate(sections)] @ np.asarray(question_vector, dtype=np.float32)
-    similarity = dict(zip(np.concatenate(sections).tolist(), sims.tolist(), strict=True))
+    every = np.concatenate(sections)
+    sims = vectors[every] @ np.asarray(question_vector, dtype=np.float32)
+    similarity = dict(zip(every.tolist(), sims.tolist(), strict=True))
     if request.about:
         chosen = sorted(similarity, key=lambda s: (-similarity[s], rank[s]))[:limit]
     else:
+        centroids = [vectors[spans].mean(axis=0) for spans in sections]
         ranked = []  # per section, its sentences nearest its centroid first
-        for spans in sections:
-            centroid = vectors[spans].mean(axis=0)
+        for spans, centroid in zip(sections, centroids, strict=True):
             near = vectors[spans] @ centroid
             ranked.append([spans[j] for j in sorted(range(len(spans)), key=lambda j: (-near[j], rank[spans[j]]))])
         if len(ranked) > limit:  # the sections most like the whole document
-            whole = vectors[np.concatenate(sections)].mean(axis=0)
-            keep = sorted(range(len(ranked)), key=lambda k: -float(vectors[sections[k]].mean(axis=0) @ whole))[:limit]
+            whole = vectors[every].mean(axis=0)
+            keep = sorted(range(len(ranked)), key=lambda k: -float(centroids[k] @ whole))[:limit]
             ranked = [ranked[k] for k in sorted(keep)]
         per = max(1, min(PER_SECTION, limit // len(ranked)))
         chosen = [s for spans in ranked for s in spans[:per]]
