@@ -120,6 +120,40 @@ def test_a_verbatim_quote_is_settled_by_the_quote_stage_before_the_checker(check
     )
 
 
+def test_a_whole_chat_message_of_a_cited_exchange_is_a_quote(checker: CheckingVerifier) -> None:
+    # each message ends in emoji, so its last sentence has no full stop before the next speaker
+    exchange = (
+        'WolfgangSchulz: How about we also throw in "Let It Be"? A classic that we can\'t go wrong with. 🎵✨ '
+        'YurikoYamamoto: That sounds great! "Let It Be" has such a nice vibe. I\'m super excited for our practice session! 🎶 '
+        "YurikoYamamoto: If anyone has a mood to explore, just let me know!"
+    )
+    message = 'YurikoYamamoto: That sounds great! "Let It Be" has such a nice vibe. I\'m super excited for our practice session! 🎶'
+    support = checker.verify(message, _span(exchange))
+    assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
+    # a run of sentences cut inside one is no whole quote
+    assert checker.verify('"Let It Be" has such a nice vibe. I\'m super excited.', _span(exchange)).stage != Stage.QUOTE
+
+
+def test_a_frame_opening_the_quoted_sentence_is_the_quotes_frame(checker: CheckingVerifier) -> None:
+    for quoted in ("LiHua: Will do! I'm really looking forward to the market on Sunday!", "The store opens at 9 on Sundays."):
+        support = checker.verify(quoted, _span(f"Old FAQ (obsolete): {quoted}"))
+        assert support.label != Verdict.SUPPORTED, quoted
+
+
+def test_the_clause_family_takes_clauses_that_state_something_unattributed() -> None:
+    nlp = load_spacy()
+    made = make_cases(
+        "encyclopedia",
+        [
+            ["Dick Van Dyke, David Tomlinson, and Glynis Johns are featured in supporting roles."],
+            ["Two men were arrested on Sunday night, and both were charged, according to police."],
+            ["The bridge was finished in 1932, and it carried trams until 1961."],
+        ],
+        nlp,
+    )
+    assert [c.claim for c in made if c.family == "clause"] == ["The bridge was finished in 1932."]
+
+
 def test_a_guards_proof_is_never_overruled_by_a_score(checker: CheckingVerifier) -> None:
     support = checker.verify("The store opens on Sundays.", _span("The store no longer opens on Sundays."))
     assert (support.label, support.stage) == (Verdict.CONTRADICTED, Stage.GUARDS) and support.score is None

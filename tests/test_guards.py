@@ -7,6 +7,7 @@ from citegraph.models import Span
 from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.guards import check_guards, is_near_quote, signals
 from citegraph.verify.judge import LLMJudge, p_yes
+from citegraph.verify.text import premise_sentences, quoted_sentences, sentences_quoting
 
 POLICY = "Snapshot exports stay available for 30 days after cancellation."
 BILLING = "Cancelling ends billing at the end of the period."
@@ -165,3 +166,16 @@ def test_a_conflict_overrules_a_confident_model_without_asking_it() -> None:
     signalled = v.verify("All exports stay available for 30 days after cancellation.", _spans(POLICY))
     assert (signalled.label, signalled.stage) == ("supported", "judge")
     assert signalled.guards == ("quantifier: 'all' is not in the cited text",)
+
+
+def test_a_sentence_ends_after_an_emoji_before_a_capital() -> None:
+    text = "A classic we can't go wrong with. 🎵✨ Yuriko: That sounds great! Prices from €5 Then more. Ok 😊 Then we go."
+    assert premise_sentences(text) == [
+        "A classic we can't go wrong with. 🎵✨",
+        "Yuriko: That sounds great!",
+        "Prices from €5 Then more.",
+        "Ok 😊",
+        "Then we go.",
+    ]
+    assert quoted_sentences("Yuriko: That sounds great! Prices from €5 Then more.", premise_sentences(text)) == premise_sentences(text)[1:3]
+    assert sentences_quoting("great! Prices", premise_sentences(text)) == premise_sentences(text)[1:3]

@@ -253,6 +253,15 @@ def test_skipped_sentences_make_room_and_the_relative_score_rule_holds() -> None
         ("Refunds are not issued for partial months.", "Refunds are issued for yearly plans.", None),
         (POLICY, REMOVED, "timing"),  # the lesson's stale FAQ: at cancellation, not 30 days after it
         (POLICY, DELETED, None),  # a semantic conflict: the rules cannot see it, a judge can
+        # a value said as the one replaced is not what the sentence states, and whoever states it is stale
+        (
+            "Tidepool's free trial is 30 days, with all Business plan features.",
+            "Free trials now last 14 days instead of 30 days.",
+            "number",
+        ),
+        ("Free trials last 14 days.", "Free trials now last 14 days instead of 30 days.", None),
+        ("The home office allowance is £250.", "The home office allowance was raised from £250 to £400 this year.", "number"),
+        ("The home office allowance is £400.", "The home office allowance was raised from £250 to £400 this year.", None),
     ],
 )
 def test_rule_conflicts(a: str, b: str, kind: str | None) -> None:

@@ -9,7 +9,7 @@ the source text and makes a claim the check must find ``supported`` or must not:
 family                      expected   claim
 ==========================  =========  ========================================================
 ``identity``                supported  the cited sentence itself
-``clause``                  supported  the first clause of a sentence of several
+``clause``                  supported  the first clause of a sentence of several (with its subject and verb)
 ``in_passage``              supported  one sentence of a cited passage of three
 ``reported``                supported  the sentence with its reported frame kept ("…, the report said")
 ``pronoun``                 supported  a sentence opening with a pronoun, the name from the sentence before it in its place
@@ -43,7 +43,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from citegraph.eval.makers import date, negation, number, word_number
-from citegraph.verify.assertion import instruction_frame
+from citegraph.verify.assertion import FrameKind, instruction_frame, unkept_frames
+from citegraph.verify.roles import states
 
 __all__ = ["FAMILIES", "Case", "make_cases"]
 
@@ -105,11 +106,18 @@ def _doc(nlp: Any, text: str) -> Any:
 
 
 def _clause(doc: Any) -> str | None:
+    """The sentence's first clause, when it states something of its own (a subject and its verb: not
+    "Dick Van Dyke, David Tomlinson") and the sentence does not attribute it to a source ("…, police
+    said": dropping that is hearsay, which the product does not quote as fact; ``reported`` keeps it)."""
     found = _CLAUSE_END.search(doc.text)
     if not found:
         return None
     first = doc.text[: found.start()].strip()
-    return first + "." if len(first.split()) >= 4 and not first.endswith(".") else None
+    if len(first.split()) < 4 or first.endswith(".") or not states(first + "."):
+        return None
+    if any(f.kind is FrameKind.REPORTED for f in unkept_frames(first + ".", [doc.text])):
+        return None
+    return first + "."
 
 
 def _lower_first(doc: Any) -> str:

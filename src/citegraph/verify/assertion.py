@@ -38,7 +38,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from citegraph.verify.text import content_words, has_phrase, premise_sentences, related, tokenize
+from citegraph.verify.text import content_words, has_phrase, premise_sentences, quoted_sentences, related, sentences_quoting, tokenize
 
 __all__ = [
     "NEVER_QUOTED",
@@ -243,10 +243,12 @@ def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
     about = content_words(claim)
     found: list[Frame] = []
     for text in premises:
-        # the sentence the claim quotes word for word, else the sentences of the cited passage it is
-        # about (all of them when it is about none): another sentence's "said" frames nothing of a quote
+        # the sentences the claim quotes word for word (whole, or holding the words it quotes: a frame
+        # opening the sentence, "Old FAQ (obsolete): …", is the quote's), else the sentences of the cited
+        # passage it is about (all of them when it is about none): another sentence's "said" frames
+        # nothing of a quote
         sentences = premise_sentences(text)
-        quoted = [s for s in sentences if tokenize(s) == tokenize(claim)]
+        quoted = quoted_sentences(claim, sentences) or sentences_quoting(claim, sentences)
 
         def about_it(sentence: str) -> bool:  # it is about the claim, or the claim says most of it
             words = content_words(sentence)

@@ -138,9 +138,44 @@ def _timing(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str
     return "timing", f"{show_moment(one, anchor)} vs {show_moment(other, anchor)}"
 
 
+#: a value a sentence gives as the one it replaces, not as what holds: "14 days instead of 30 days",
+#: "up from £250", "raised from 10 to 14 characters" (the old value is read out before values are compared)
+_REPLACED = re.compile(
+    r"\b(?:instead of|rather than|up from|down from|as opposed to|compared (?:with|to)|previously|formerly)\s+[^,.;:()]+"
+    r"|\b(raised|increased|extended|lengthened|reduced|lowered|shortened|cut|changed|moved|rose|fell|dropped|went|goes|grew)"
+    r"\s+from\s+[^,.;:()]+?(?=\s+to\b)",
+    re.IGNORECASE,
+)
+
+
+def _current(text: str) -> str:
+    """``text`` without the values it says were replaced."""
+    return _REPLACED.sub(lambda m: f" {m.group(1) or ''} ", text)
+
+
+def _stated_the_replaced(a: str, b: str) -> tuple[str, str] | None:
+    """``a`` gives the very value ``b`` says it replaced ("30 days" / "14 days instead of 30 days"),
+    and no other of that dimension: ``a`` says what no longer holds. Two shared content words and no
+    different things named are enough, the replacement being said in words."""
+    replaced = " ".join(m.group(0) for m in _REPLACED.finditer(b))
+    if not replaced:
+        return None
+    old, now, stated = quantities(replaced), quantities(_current(b)), quantities(_current(a))
+    for unit in sorted(old.keys() & now.keys() & stated.keys()):
+        if shared_values(stated[unit], old[unit]) and not shared_values(stated[unit], now[unit]):
+            return "number", f"{said_values(a, unit)} vs {said_values(_current(b), unit)} (which replaced {said_values(replaced, unit)})"
+    return None
+
+
 def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     """``(kind, detail)`` when claims ``a`` and ``b`` share their subject and state different values,
-    or are related and time the same thing differently against one event."""
+    or are related and time the same thing differently against one event. A value a sentence says it
+    replaced ("instead of 30 days") is not one of its values."""
+    if len(content_words(a) & content_words(b)) >= 2 and not _different_things(a, b):
+        replaced = _stated_the_replaced(a, b) or _stated_the_replaced(b, a)
+        if replaced:
+            return replaced
+    a, b = _current(a), _current(b)
     wa, wb = content_words(a), content_words(b)
     timing = _timing(a, b, wa, wb)
     if not _same_subject(wa, wb):

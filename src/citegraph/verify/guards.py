@@ -60,6 +60,7 @@ from citegraph.verify.text import (
     numbers_in,
     premise_sentences,
     quantities,
+    quoted_sentences,
     related,
     said_numbers,
     said_values,
@@ -352,10 +353,11 @@ def _words(text: str) -> list[str]:
 
 
 def is_whole_quote(claim: str, premise: str) -> bool:
-    """The claim is one whole cited sentence, or the whole cited text, word for word (case and
-    punctuation aside): what its document states as it stands, however the parser reads it."""
+    """The claim is one whole cited sentence, a run of whole consecutive ones, or the whole cited text,
+    word for word (case and punctuation aside): what its document states as it stands, however the
+    parser reads it."""
     words = _words(claim)
-    return bool(words) and (_words(premise) == words or any(_words(s) == words for s in premise_sentences(premise)))
+    return bool(words) and (_words(premise) == words or bool(quoted_sentences(claim, premise_sentences(premise))))
 
 
 def is_clause_quote(claim: str, premise: str) -> bool:

@@ -175,12 +175,53 @@ def related(claim_words: frozenset[str], sentence_words: frozenset[str]) -> bool
 
 
 # A sentence ends at . ! ? followed by space and a capital, or glued to a capital ("…century.First for
-# Women"), or at a line break. Cheap and good enough to find the sentence that states a value.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[a-z0-9)][.!?])(?=[A-Z])|\s*\n\s*")
+# Women"), after a symbol such as an emoji followed by space and a capital (chat: "…with. 🎵✨ Yuriko:
+# That…"), or at a line break. Cheap and good enough to find the sentence that states a value.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[a-z0-9)][.!?])(?=[A-Z])"
+    r"|(?<=[^\w\s.,;:!?\"'“”‘’()\[\]{}\-–—/&%$€£@#*+=<>|~`^\\])\s+(?=[A-Z])|\s*\n\s*"
+)
 
 
 def premise_sentences(premise: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(premise) if s and s.strip()]
+
+
+def sentences_quoting(claim: str, sentences: list[str]) -> list[str]:
+    """The ``sentences`` that hold part of the claim's first word-for-word occurrence in their text
+    (case and punctuation aside), whole or in part: "Old FAQ (obsolete): LiHua: Will do!" for "LiHua:
+    Will do! I'm in." quoted from it and the next sentence. Empty when the claim is not in them."""
+    words = tokenize(claim)
+    owner: list[int] = []
+    flat: list[str] = []
+    for i, sentence in enumerate(sentences):
+        piece = tokenize(sentence)
+        flat += piece
+        owner += [i] * len(piece)
+    n = len(words)
+    for start in range(len(flat) - n + 1 if n else 0):
+        if flat[start : start + n] == words:
+            return sentences[owner[start] : owner[start + n - 1] + 1]
+    return []
+
+
+def quoted_sentences(claim: str, sentences: list[str]) -> list[str]:
+    """The run of consecutive ``sentences`` the claim is, word for word (case and punctuation aside):
+    one sentence, or several in their order (a chat message of three sentences of a cited exchange).
+    Empty when the claim is no such run."""
+    words = tokenize(claim)
+    if not words:
+        return []
+    pieces = [tokenize(s) for s in sentences]
+    for i in range(len(pieces)):
+        run: list[str] = []
+        for j in range(i, len(pieces)):
+            run += pieces[j]
+            if run == words:
+                return sentences[i : j + 1]
+            if len(run) >= len(words) or run != words[: len(run)]:
+                break
+    return []
 
 
 # -- dates ------------------------------------------------------------------------------------------
