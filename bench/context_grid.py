@@ -36,7 +36,11 @@ from citegraph.retrieve.modes import MODES, Bridge, DenseSentence, Mode
 from common import environment, write_report
 
 #: the passage-level choices of issue 35 (item 2), the walk's weights at bridge-embedded's
-GRID: dict[str, tuple[Any, ...]] = {"per_passage": (1, 2, 3)}
+GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
+    "context": {"per_passage": (1, 2, 3)},
+    # the second hop through a name wherever it is mentioned (issue 35, item 3: both hops)
+    "hop": {"per_passage": (2,), "mention_hop": (False, True)},
+}
 BASE = {"embedded": True, "seeds": 0.5, "mentions": 0.1, "titles": 1.0}
 
 
@@ -44,13 +48,14 @@ def reached(graph: CiteGraph, mode: Mode, asked: Sequence[tuple[str, list[str] |
     """Share of ``(question, caller labels, answer groups)`` whose every group is said in the context."""
     retriever = graph.retriever
     default, retriever.mode = retriever.mode, mode
+    default_size, retriever.context_size = retriever.context_size, size  # what a mode may place for the answer to read
     try:
         hits = 0
         for question, labels, groups in asked:
             context = " ".join(e.span.text for e in retriever.retrieve(question, labels).evidence[:size])
             hits += all(said(g, context) for g in groups)
     finally:
-        retriever.mode = default
+        retriever.mode, retriever.context_size = default, default_size
     return hits / len(asked) if asked else 0.0
 
 
@@ -80,6 +85,7 @@ def main() -> None:
     parser.add_argument("--lihua-store", type=Path)
     parser.add_argument("--context-size", type=int, default=8)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--grid", choices=sorted(GRIDS), default="context", help="which options to vary (the others at the default's)")
     args = parser.parse_args()
     if len(args.store) != len(args.corpus):
         parser.error("give one --store per --corpus")
@@ -92,8 +98,9 @@ def main() -> None:
         ("dense-sentence", DenseSentence),
         ("bridge-embedded (default)", MODES["bridge-embedded"]),
     ]
-    for values in itertools.product(*GRID.values()):
-        weights = dict(zip(GRID, values, strict=True))
+    grid = GRIDS[args.grid]
+    for values in itertools.product(*grid.values()):
+        weights = dict(zip(grid, values, strict=True))
         configs.append((", ".join(f"{k}={v}" for k, v in weights.items()), lambda w=weights: Bridge(**BASE, **w)))
     table: dict[str, list[float]] = {name: [] for name, _make in configs}
     for name, store, asked in sets:

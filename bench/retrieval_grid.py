@@ -66,6 +66,15 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
         "titles": (1.0,),
         "per_passage": (1, 2, 3),
     },
+    # the second hop through a name wherever it is mentioned (issue 35, item 3), at the default's weights
+    "hop": {
+        "embedded": (True,),
+        "seeds": (0.5,),
+        "mentions": (0.1,),
+        "titles": (1.0,),
+        "per_passage": (2,),
+        "mention_hop": (False, True),
+    },
 }
 LINK_OPTIONS = ("as_written",)  # passed to Retriever.link, not to Bridge
 
@@ -100,6 +109,7 @@ def main() -> None:
                     retriever.link(q.text, view, **linking),
                     min_words=retriever.min_evidence_words,
                     embed=graph.embedder.embed,
+                    context_size=args.context_size,
                 )
                 evidence, _seeds = mode.rank(query, view, 200)
                 ranked.append(Ranked(q, [(e.span.document, e.span.start, e.span.end) for e in evidence], 0.0))

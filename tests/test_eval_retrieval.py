@@ -302,3 +302,62 @@ def test_a_long_handbook_is_ranked_by_its_sections_and_its_headings_are_never_ev
     texts = [e.span.text for e in evidence[: graph.settings.context_size]]
     assert "Everyone on a permanent contract gets 25 days." in texts
     assert not {"Handbook", *sections} & {e.span.text for e in evidence}
+
+
+HANDBOOK = """# Engineering handbook
+
+## Teams
+
+Product engineering is split into two teams, each with its own engineering manager. The Integrations team
+builds the importers, the calendar integrations and the reporting exports, and is managed by Callum Reid,
+who works from Leeds. The Platform team looks after the sync engine, the public API and our
+infrastructure, and is managed by Sofia Almeida, who works from Lisbon. Both teams share one on-call
+rotation and one backlog of support escalations, which they triage together every Monday morning.
+
+## Releases
+
+We release every second Tuesday. A release that includes a database migration needs a second reviewer,
+and every migration must be safe to run while the application is serving traffic. Release notes are
+written by the engineer who ran the release and published in the changelog the same day.
+
+## Offices
+
+Our offices are in Leeds, Lisbon and Toronto. Each office has an office manager who keeps it running,
+books meeting rooms and looks after visitors. Desks are not assigned, so please clear yours at the end
+of each day and leave the kitchen as you found it.
+"""
+
+
+def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_graph: CiteGraph) -> None:
+    """The sentence that answers the second hop sits in the middle of a handbook section, where no
+    passage is *about* the name: the mention hop reaches it from the name the first hop gives."""
+    graph = minilm_graph
+    graph.ingest_texts(
+        [
+            TextInput("planning.md", "# Planning 5.0\n\nSofia Almeida will lead the Gantt rewrite, with Hannah as the main engineer.\n"),
+            TextInput("handbook.md", HANDBOOK),
+            TextInput("gantt.md", "# Gantt view\n\nThe current Gantt view was built in 2021 and renders every task separately.\n"),
+            *(
+                TextInput(
+                    f"{city.lower()}.md",
+                    f"# {city}\n\nThe {city} office is {where}. The {city} team is based in {city}; visitors sign in at reception.\n",
+                )
+                for city, where in (
+                    ("Leeds", "on the third floor of Calder House"),
+                    ("Toronto", "near Union Station"),
+                    ("Porto", "where the retreat is held"),
+                    ("Berlin", "a shared desk for sales"),
+                    ("Dublin", "opening next spring"),
+                )
+            ),
+            TextInput("roadmap.md", "# Roadmap\n\nThe Gantt rewrite ships in 5.0. The rewrite adds dependencies and a critical path.\n"),
+        ],
+        access=("public",),
+    )
+    question = "Which city is the person leading the Gantt rewrite based in?"
+    evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
+    hop = next(e for e in evidence if "who works from Lisbon" in e.span.text)
+    assert hop.found_by == "bridge" and hop.entity == "sofia almeida"
+    assert "Sofia Almeida will lead the Gantt rewrite" in hop.route[-1].span.text
+    answer = graph.ask(question, labels=["public"])
+    assert "who works from Lisbon" in answer.text and "Sofia Almeida will lead the Gantt rewrite" in answer.text

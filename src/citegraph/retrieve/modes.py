@@ -35,6 +35,7 @@ the rankings are exactly those of the per-row code they replaced.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class Query:
     min_words: int = 3  #: shorter spans (headings, fragments) stay in the store but are not evidence
     embed: Callable[[Sequence[str]], np.ndarray] | None = None  #: for modes that embed passages
     link: Callable[[], list[str]] | None = None  #: makes ``linked`` on first use (a parse), when given
+    context_size: int = DEFAULTS.context_size  #: how many of the ranked sentences the answer will read
 
     _sentence_scores: np.ndarray | None = None
     _some_scores: _SpanScores | None = None
@@ -452,6 +454,7 @@ class Bridge(Mode):
         mentions: float = 0.3,
         titles: float = 0.0,
         relations: float = 0.0,
+        mention_hop: bool = False,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -470,6 +473,10 @@ class Bridge(Mode):
         #: a bridge entity joined, by a relation a sentence of the first passage asserts, whose type
         #: names what the question asks ("directed by" for "the director of"), gains ``relations``
         self.relations = relations
+        #: the second hop through a name wherever it is mentioned, not only in a passage about it (a
+        #: handbook's "…is managed by Sofia Almeida, who works from Lisbon" in the middle of a section):
+        #: see :meth:`_mention_hop`
+        self.mention_hop = mention_hop
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
 
@@ -641,10 +648,16 @@ class Bridge(Mode):
             if len(picked) >= limit:
                 break
         ranked = (picked + rest)[:limit]
+        hop = self._mention_hop(view, query, ranked[: query.context_size], eligible, sims) if self.mention_hop and ranked else None
+        if hop is not None:  # read with the first passage's sentences, before the rest
+            rest_ranked = [i for i in ranked if i != hop[0]]
+            ranked = [*rest_ranked[: self.per_passage], hop[0], *rest_ranked[self.per_passage :]][:limit]
         out = []
         for i in ranked:
             d = int(view.span_doc[i])
-            if d in via:
+            if hop is not None and i == hop[0]:
+                out.append(self._mentioned(view, query, *hop))
+            elif d in via:
                 first, e = via[d]
                 out.append(self._bridged(view, query, i, first, e))
             elif i in replying:  # reached as the reply to a question: ranked as the question was
@@ -674,6 +687,57 @@ class Bridge(Mode):
             elif question and i not in out:
                 out.append(i)
         return out
+
+    @staticmethod
+    def _mention_hop(view: GraphView, query: Query, ranked: list[int], eligible: np.ndarray, sims: Any) -> tuple[int, int, int] | None:
+        """``(sentence, first-hop sentence, name)``: a second hop through a proper name (every word
+        capitalised, never written in lower case) that one of the three sentences closest to the question gives and the question
+        does not, to the sentence mentioning it anywhere that is closest to what that first hop leaves
+        unasked (the question's words it does not hold: "Sofia Almeida will lead the Gantt rewrite"
+        leaves "Which city is the person based in"), reaching "…managed by Sofia Almeida, who works
+        from Lisbon" in the middle of a handbook section for "Which city is the person leading the
+        Gantt rewrite based in?". None when no such name is mentioned by a sentence not yet ranked."""
+        asked = re.findall(r"\w+", query.text)
+        asked_folded = {w.casefold() for w in asked}
+        taken = set(ranked)
+        firsts = sorted(ranked, key=lambda i: (-float(sims[i]), i))[:3]
+        jobs: list[tuple[int, int, list[int]]] = []  # (first hop, name, sentences mentioning it)
+        rests: list[str] = []
+        for first in firsts:
+            held = {w.casefold() for w in re.findall(r"\w+", view.columns.span_text[first])}
+            for e in view.entities_of(first).tolist():
+                words = view.names[e].split()
+                if not words or not all(w[:1].isupper() for w in words) or {w.casefold() for w in words} <= asked_folded:
+                    continue
+                mentions = view.spans_of(e).tolist()
+                # a common noun capitalised where a sentence opens ("Snapshot exports stay…") is written
+                # in lower case elsewhere ("the workspace snapshots"): no name
+                lower = re.compile(rf"\b{re.escape(view.names[e].lower())}")
+                if any(lower.search(view.columns.span_text[i]) for i in mentions):
+                    continue
+                found = [i for i in mentions if i not in taken and eligible[i] and not view.asks(i)]
+                if found:
+                    jobs.append((first, int(e), found))
+                    rests.append(" ".join(w for w in asked if w.casefold() not in held) or query.text)
+        if not jobs:
+            return None
+        vectors = query.embed(rests) if query.embed is not None else None
+        best: tuple[float, int, int, int] | None = None
+        for k, (first, e, found) in enumerate(jobs):
+            rows = np.array(found)
+            score = view.span_vectors[rows] @ vectors[k] if vectors is not None else np.asarray(sims[rows], dtype=np.float64)
+            top = int(np.argmax(score))
+            if best is None or float(score[top]) > best[0]:
+                best = (float(score[top]), int(rows[top]), first, e)
+        return None if best is None else best[1:]
+
+    @staticmethod
+    def _mentioned(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:
+        key = view.keys[entity]
+        subject = next((view.keys[e] for e in view.entities_of(first).tolist() if e != entity), key)
+        route = (Hop(subject, "mentions", "out", key, view.span(first)),)
+        similarity = float(query.sims(view)[span])
+        return Evidence(view.span(span), similarity, similarity, "bridge", key, 1, route)
 
     @staticmethod
     def _bridged(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:
@@ -750,7 +814,7 @@ MODES: dict[str, Callable[[], Mode]] = {
     "ppr": PersonalizedPageRank,
     "hybrid": Hybrid,
     "bridge": Bridge,
-    "bridge-embedded": lambda: Bridge(embedded=True, seeds=0.5, mentions=0.1, titles=1.0, per_passage=2),
+    "bridge-embedded": lambda: Bridge(embedded=True, seeds=0.5, mentions=0.1, titles=1.0, per_passage=2, mention_hop=True),
 }
 
 

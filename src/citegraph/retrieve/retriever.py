@@ -195,6 +195,7 @@ class Retriever:
             depth_penalty=self.depth_penalty,
             min_words=self.min_evidence_words,
             embed=self.embedder.embed,
+            context_size=self.context_size,
         )
         # a question about a whole document or section (citegraph.retrieve.summary) is answered from its structure
         summary: str | None = None
