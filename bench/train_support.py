@@ -35,6 +35,7 @@ The export to ONNX and int8, the temperature and the report are ``export_support
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import random
 import sys
@@ -50,6 +51,10 @@ from citegraph.llm.registry import file_sha256
 from citegraph.verify.crossencoder import LABELS, encode, load_tokenizer
 
 BASE_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"  #: all-MiniLM-L6-v2 model.safetensors
+BASES = {  #: model.safetensors sha256 -> the encoder it is
+    BASE_SHA256: "all-MiniLM-L6-v2",
+    "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658": "all-mpnet-base-v2",
+}
 
 
 def read(path: Path) -> list[dict[str, Any]]:
@@ -76,7 +81,7 @@ def trainer(model: Any, lr: float, steps: int, torch: Any) -> Callable[[Any], tu
     """One optimisation step per call, for ``steps`` planned steps: word embeddings frozen (the
     vocabulary keeps what the sentence encoder learnt), AdamW (weight decay 0.01), 6% linear warm-up
     then linear decay, gradients clipped at 1. Returns ``step(loss) -> (loss value, learning rate now)``."""
-    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
@@ -107,6 +112,12 @@ def batches(rows: list[dict[str, Any]], size: int, seed: int) -> list[list[dict[
     return out
 
 
+def inputs(model: Any, encoded: dict[str, np.ndarray], torch: Any) -> dict[str, Any]:
+    """The encoded arrays the model takes, as tensors (MPNet has no token types)."""
+    names = set(inspect.signature(model.forward).parameters)
+    return {k: torch.from_numpy(v) for k, v in encoded.items() if k in names}
+
+
 def dev_figures(model: Any, tokenizer: Any, rows: list[dict[str, Any]], torch: Any) -> dict[str, Any]:
     """Per source: accuracy of the 3-way argmax and balanced accuracy of supported vs not."""
     model.eval()
@@ -114,7 +125,7 @@ def dev_figures(model: Any, tokenizer: Any, rows: list[dict[str, Any]], torch: A
     with torch.no_grad():
         for start in range(0, len(rows), 32):
             chunk = rows[start : start + 32]
-            feed = {k: torch.from_numpy(v) for k, v in encode(tokenizer, [(r["premise"], r["claim"]) for r in chunk]).items()}
+            feed = inputs(model, encode(tokenizer, [(r["premise"], r["claim"]) for r in chunk]), torch)
             probs.append(torch.softmax(model(**feed).logits, dim=-1).numpy())
     model.train()
     p = np.concatenate(probs) if probs else np.zeros((0, 3))
@@ -157,18 +168,20 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-    from transformers import BertForSequenceClassification
+    from transformers import AutoModelForSequenceClassification
 
     torch.manual_seed(args.seed)
     weights = args.base / "model.safetensors"
-    if file_sha256(weights) != BASE_SHA256:
-        raise SystemExit(f"{weights}: not the pinned all-MiniLM-L6-v2 weights (sha256 {BASE_SHA256})")
+    base_name = BASES.get(file_sha256(weights))
+    if base_name is None:
+        raise SystemExit(f"{weights}: not one of the pinned base encoders ({', '.join(BASES.values())}; sha256 in BASES)")
     caps = {prefix: int(n) for prefix, _, n in (c.rpartition("=") for c in args.cap)}
     train = sample(read(args.data / "train.jsonl"), args.per_source, args.seed, caps)
     dev = sample(read(args.data / "dev.jsonl"), args.dev_pairs, args.seed)
     plan = batches(train, args.batch, args.seed)
-    tokenizer = load_tokenizer()
-    model = BertForSequenceClassification.from_pretrained(
+    # MiniLM's word pieces are the product's own file; another encoder brings its tokenizer.json
+    tokenizer = load_tokenizer() if base_name == "all-MiniLM-L6-v2" else load_tokenizer(args.base / "tokenizer.json")
+    model = AutoModelForSequenceClassification.from_pretrained(
         str(args.init or args.base),
         num_labels=len(LABELS),
         id2label=dict(enumerate(LABELS)),
@@ -186,6 +199,7 @@ def main() -> None:
         "train_pairs": len(train),
         "by_source": dict(sorted(counts.items())),
         "planned_steps": steps,
+        "base": base_name,
         "threads": torch.get_num_threads(),
     }
     print(json.dumps(meta), flush=True)
@@ -203,7 +217,7 @@ def main() -> None:
     losses: list[float] = []
     step = 0
     for step, batch in enumerate(plan, start=1):
-        feed = {k: torch.from_numpy(v) for k, v in encode(tokenizer, [(r["premise"], r["claim"]) for r in batch]).items()}
+        feed = inputs(model, encode(tokenizer, [(r["premise"], r["claim"]) for r in batch]), torch)
         labels = torch.tensor([LABELS.index(r["label"]) for r in batch])
         loss = torch.nn.functional.cross_entropy(model(**feed).logits, labels)
         value, lr_now = step_with(loss)
