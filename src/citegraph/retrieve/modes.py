@@ -691,20 +691,22 @@ class Bridge(Mode):
     @staticmethod
     def _mention_hop(view: GraphView, query: Query, ranked: list[int], eligible: np.ndarray, sims: Any) -> tuple[int, int, int] | None:
         """``(sentence, first-hop sentence, name)``: a second hop through a proper name (every word
-        capitalised, never written in lower case) that one of the three sentences closest to the question gives and the question
-        does not, to the sentence mentioning it anywhere that is closest to what that first hop leaves
-        unasked (the question's words it does not hold: "Sofia Almeida will lead the Gantt rewrite"
-        leaves "Which city is the person based in"), reaching "…managed by Sofia Almeida, who works
-        from Lisbon" in the middle of a handbook section for "Which city is the person leading the
-        Gantt rewrite based in?". None when no such name is mentioned by a sentence not yet ranked."""
+        capitalised, never written in lower case) that one of the three sentences closest to the
+        question gives and the question does not, to the sentence mentioning it anywhere that is
+        closest to what that first hop leaves unasked (the question's words it does not hold: "Sofia
+        Almeida will lead the Gantt rewrite" leaves "Which city is the person based in"), reaching
+        "…managed by Sofia Almeida, who works from Lisbon" in the middle of a handbook section for
+        "Which city is the person leading the Gantt rewrite based in?". None when no such name is
+        mentioned by a sentence not yet ranked."""
         asked = re.findall(r"\w+", query.text)
         asked_folded = {w.casefold() for w in asked}
         taken = set(ranked)
         firsts = sorted(ranked, key=lambda i: (-float(sims[i]), i))[:3]
         jobs: list[tuple[int, int, list[int]]] = []  # (first hop, name, sentences mentioning it)
-        rests: list[str] = []
+        rests: dict[int, str] = {}  # first hop -> the question's words it does not hold
         for first in firsts:
             held = {w.casefold() for w in re.findall(r"\w+", view.columns.span_text[first])}
+            rests[first] = " ".join(w for w in asked if w.casefold() not in held) or query.text
             for e in view.entities_of(first).tolist():
                 words = view.names[e].split()
                 if not words or not all(w[:1].isupper() for w in words) or {w.casefold() for w in words} <= asked_folded:
@@ -718,14 +720,14 @@ class Bridge(Mode):
                 found = [i for i in mentions if i not in taken and eligible[i] and not view.asks(i)]
                 if found:
                     jobs.append((first, int(e), found))
-                    rests.append(" ".join(w for w in asked if w.casefold() not in held) or query.text)
         if not jobs:
             return None
-        vectors = query.embed(rests) if query.embed is not None else None
+        unasked = sorted({first for first, _e, _found in jobs})  # one embedding per first hop, all in one call
+        vectors = dict(zip(unasked, query.embed([rests[f] for f in unasked]), strict=True)) if query.embed is not None else None
         best: tuple[float, int, int, int] | None = None
-        for k, (first, e, found) in enumerate(jobs):
+        for first, e, found in jobs:
             rows = np.array(found)
-            score = view.span_vectors[rows] @ vectors[k] if vectors is not None else np.asarray(sims[rows], dtype=np.float64)
+            score = view.span_vectors[rows] @ vectors[first] if vectors is not None else np.asarray(sims[rows], dtype=np.float64)
             top = int(np.argmax(score))
             if best is None or float(score[top]) > best[0]:
                 best = (float(score[top]), int(rows[top]), first, e)
@@ -733,21 +735,24 @@ class Bridge(Mode):
 
     @staticmethod
     def _mentioned(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:
+        """The mention hop's evidence: reached from sentence ``first`` through ``entity``."""
+        return Bridge._hop_evidence(view, query, span, first, first, entity)
+
+    @staticmethod
+    def _hop_evidence(view: GraphView, query: Query, span: int, subject_span: int, via_span: int, entity: int) -> Evidence:
+        """``span`` as ``bridge`` evidence: one hop from the first thing ``subject_span`` names (other
+        than ``entity``) through ``entity``, named in ``via_span``."""
         key = view.keys[entity]
-        subject = next((view.keys[e] for e in view.entities_of(first).tolist() if e != entity), key)
-        route = (Hop(subject, "mentions", "out", key, view.span(first)),)
+        subject = next((view.keys[e] for e in view.entities_of(subject_span).tolist() if e != entity), key)
+        route = (Hop(subject, "mentions", "out", key, view.span(via_span)),)
         similarity = float(query.sims(view)[span])
         return Evidence(view.span(span), similarity, similarity, "bridge", key, 1, route)
 
     @staticmethod
     def _bridged(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:
-        key = view.keys[entity]
         naming = [int(i) for i in view.spans_in(first) if entity in view.entities_of(int(i))]
         via_span = min(naming, key=lambda i: view.span_rank[i]) if naming else int(view.first_spans[first])
-        subject = next((view.keys[e] for e in view.entities_of(int(view.first_spans[first])).tolist() if e != entity), key)
-        route = (Hop(subject, "mentions", "out", key, view.span(via_span)),)
-        similarity = float(query.sims(view)[span])
-        return Evidence(view.span(span), similarity, similarity, "bridge", key, 1, route)
+        return Bridge._hop_evidence(view, query, span, int(view.first_spans[first]), via_span, entity)
 
 
 class _PassageScores(_Lazy):
