@@ -160,10 +160,11 @@ def _stated_the_replaced(a: str, b: str) -> tuple[str, str] | None:
     replaced = " ".join(m.group(0) for m in _REPLACED.finditer(b))
     if not replaced:
         return None
-    old, now, stated = quantities(replaced), quantities(_current(b)), quantities(_current(a))
+    current = _current(b)
+    old, now, stated = quantities(replaced), quantities(current), quantities(_current(a))
     for unit in sorted(old.keys() & now.keys() & stated.keys()):
         if shared_values(stated[unit], old[unit]) and not shared_values(stated[unit], now[unit]):
-            return "number", f"{said_values(a, unit)} vs {said_values(_current(b), unit)} (which replaced {said_values(replaced, unit)})"
+            return "number", f"{said_values(a, unit)} vs {said_values(current, unit)} (which replaced {said_values(replaced, unit)})"
     return None
 
 

@@ -62,6 +62,7 @@ from citegraph.verify.text import (
     quantities,
     quoted_sentences,
     related,
+    run_of,
     said_numbers,
     said_values,
     same_value,
@@ -372,13 +373,6 @@ def is_clause_quote(claim: str, premise: str) -> bool:
     for sentence in premise_sentences(premise):
         if _words(sentence) == words:
             return True
-        clauses = [_words(c) for c in _CLAUSE_JOIN.split(sentence)]
-        for i in range(len(clauses)):
-            run: list[str] = []
-            for j in range(i, len(clauses)):
-                run += clauses[j]
-                if run == words:
-                    return True
-                if len(run) >= len(words):
-                    break
+        if run_of([_words(c) for c in _CLAUSE_JOIN.split(sentence)], words) is not None:
+            return True
     return False

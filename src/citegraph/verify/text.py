@@ -209,19 +209,24 @@ def quoted_sentences(claim: str, sentences: list[str]) -> list[str]:
     """The run of consecutive ``sentences`` the claim is, word for word (case and punctuation aside):
     one sentence, or several in their order (a chat message of three sentences of a cited exchange).
     Empty when the claim is no such run."""
-    words = tokenize(claim)
+    found = run_of([tokenize(s) for s in sentences], tokenize(claim))
+    return sentences[found[0] : found[1]] if found else []
+
+
+def run_of(pieces: list[list[str]], words: list[str]) -> tuple[int, int] | None:
+    """``(i, j)`` where ``pieces[i:j]``, their words joined, are ``words`` (the first such run); None
+    when no run of consecutive pieces is (or ``words`` is empty)."""
     if not words:
-        return []
-    pieces = [tokenize(s) for s in sentences]
+        return None
     for i in range(len(pieces)):
         run: list[str] = []
         for j in range(i, len(pieces)):
             run += pieces[j]
             if run == words:
-                return sentences[i : j + 1]
+                return i, j + 1
             if len(run) >= len(words) or run != words[: len(run)]:
                 break
-    return []
+    return None
 
 
 # -- dates ------------------------------------------------------------------------------------------
