@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.answer.answerable import assess
-from citegraph.answer.reader import CARD_PATH, Reader, Reading, default_reader
+from citegraph.answer.answerable import assess, located, of_type
+from citegraph.answer.reader import CARD_PATH, Reader, Reading, _whole_words, default_reader
 from citegraph.errors import ModelUnavailable
 from citegraph.models import ContextItem, Evidence, Span
 
@@ -92,3 +92,44 @@ def test_the_extractive_answer_quotes_the_sentence_the_reader_found_the_answer_i
     assert [c.marker for c in plain.select(scored, "How long?").quoted] == [1, 2]
     assert [c.marker for c in plain.select(scored, "How long?", lead=3).quoted] == [1, 3]  # in place of the lowest-scored
     assert "[3]" in plain.answer("How long?", scored, lead=3)
+
+
+def test_a_reading_that_starts_inside_a_word_is_widened_to_the_word() -> None:
+    text = "The tumour starts in the lining of the stomach."
+    assert _whole_words(text, text.index("e stomach"), len(text) - 1) == "the stomach"
+    assert _whole_words(text, 0, 2) == "The"
+
+
+def _item(marker: int, text: str, at: int = 0) -> ContextItem:
+    return ContextItem(marker, Evidence(Span("notes.md", "v1", at, at + len(text), text), 0.9, 0.9, "test"))
+
+
+def test_a_reading_of_another_type_than_asked_is_not_the_answer() -> None:
+    """The reader read the bridge for a two-hop question: "Toronto" for "Who is the fire warden in the
+    office the Head of Security works from?". A place is no answer to "who"; the person is."""
+    first = "Henrik Dahl works from the Toronto office."
+    second = "The fire warden in Toronto is Kwame Asante."
+    context = [_item(1, first), _item(2, second, 100)]
+    readings = [Reading(0.6, "Toronto", first), Reading(0.4, "Kwame Asante", second)]
+    assert located(context, readings) == ("Toronto", 1, 0.6)  # no type asked: the most probable
+    assert located(context, readings, expected="agent") == ("Kwame Asante", 2, 0.4)
+    assert located(context[:1], readings[:1], expected="agent") is None
+
+
+@pytest.mark.parametrize(
+    ("expected", "sentence", "answer", "fits"),
+    [
+        ("date", "The packs arrive at Central on 23 June.", "23 June", True),
+        ("date", "The packs arrive at Central on Saturday.", "Saturday", True),
+        ("date", "The packs arrive at Central on Saturday.", "Central", False),  # no date in it
+        ("number", "Staff get twenty-five days of leave.", "twenty-five days", True),
+        ("number", "Staff get paid leave.", "paid leave", False),
+        ("agent", "Sofia Almeida leads the Gantt rewrite.", "Sofia Almeida", True),
+        ("agent", "The rewrite is done in Lisbon.", "Lisbon", False),  # a place for "who"
+        ("agent", "The rewrite is led by the platform team.", "the platform team", True),  # no entity: the benefit of the doubt
+        ("place", "Kwame Asante is the fire warden.", "Kwame Asante", False),  # a person for "where"
+    ],
+)
+def test_a_readings_type_is_read_from_the_sentence_it_is_in(expected: str, sentence: str, answer: str, fits: bool) -> None:
+    at = sentence.index(answer)
+    assert of_type(expected, sentence, at, at + len(answer)) is fits

@@ -120,3 +120,18 @@ def test_a_summary_never_reads_a_document_the_caller_may_not(splitter: SentenceS
     g.ingest([folder], access=["hr"])
     assert g.ask("Summarize the salary bands.", labels=["public"]).retrieval.summary is None
     assert g.ask("Summarize the salary bands.", labels=["hr"]).retrieval.summary == "salary-bands.md"
+
+
+def test_minutes_their_own_name_names_are_summarised_whole_not_by_a_heading_that_shares_a_word(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    minutes = (
+        "# Board minutes\n\nThe Board approved the budget for 2025.\n\nThe Board agreed to open on Sundays from March.\n\n"
+        "## Date of next meeting\n\nThe next meeting is on 18 June 2025.\n"
+    )
+    folder = write("board-2025-01-22.md", minutes).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter)
+    g.ingest([folder])
+    answer = g.ask("What did the Board decide at its January 2025 meeting?")
+    assert answer.retrieval.summary == "board-2025-01-22.md"  # the whole minutes, not the section "Date of next meeting"
+    assert "budget" in answer.text and "Sundays" in answer.text

@@ -141,6 +141,8 @@ def retrieval_json(answer: Answer) -> dict[str, Any]:
         "reached": len(nodes),
         "nodes": nodes_json(nodes[:ANSWER_NODES]),
         "summary": answer.retrieval.summary,  # the document or section a question about a whole text named
+        "read_as": answer.retrieval.read_as,  # the question with the abbreviations it uses spelled out (None: as asked)
+        "spelled_out": [{"short": short, "long": long} for short, long in answer.retrieval.spelled_out],
     }
     if len(nodes) > ANSWER_NODES:
         out["nodes_note"] = f"the first {ANSWER_NODES} of {len(nodes)} by depth, then key; `citegraph traverse` lists all"
@@ -513,6 +515,9 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
     """The answer, each claim with its cited spans; with ``routes``, that many traversal routes too."""
     status = answer.status.value
     console.print(line((f"Q: {safe(answer.question, prose=True)}", "bold")))
+    if answer.retrieval.spelled_out:
+        pairs = "; ".join(f"{short} = {long}" for short, long in answer.retrieval.spelled_out)
+        console.print(line((f"(read with the abbreviations the documents define spelled out: {safe(pairs, prose=True)})", "dim")))
     console.print(line(("status: ", "dim"), (status, _STATUS_STYLE.get(status, ""))))
     if answer.status is AnswerStatus.QUOTED:
         console.print(line(("(each claim quotes the sentence it cites: support is exact, the choice of sentences is retrieval's)", "dim")))

@@ -35,17 +35,18 @@ a context that named every term of the question and held a date of another event
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from citegraph.answer.reader import Reading
-from citegraph.answer.relevance import SATISFIES, expected_type, named, parse, question_terms
+from citegraph.answer.relevance import DATE, NUMBER, SATISFIES, expected_type, named, parse, question_terms
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Span
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
 
-__all__ = ["ABSTAIN_BELOW", "FEATURES", "WEIGHTS", "assess", "features", "located", "probability"]
+__all__ = ["ABSTAIN_BELOW", "FEATURES", "WEIGHTS", "assess", "features", "located", "of_type", "probability"]
 
 FEATURES = ("entities", "named", "words", "sentence", "typed", "similarity", "reader")
 #: Logistic weights (intercept first, then :data:`FEATURES`), fitted by ``bench/abstention.py`` on dev.
@@ -110,11 +111,14 @@ def assess(
     surroundings: Callable[[Span], str] | None = None,
     threshold: float = ABSTAIN_BELOW,
     read: Read | None = None,
+    subjects: Sequence[str] = (),
 ) -> Answerability:
     """Whether ``context`` answers ``question``: P(answerable) at or above ``threshold``.
     ``surroundings(span)`` gives the text around a context sentence (:data:`WINDOW` characters either
     side): a sentence that says "She is married to him" is about the person its paragraph names.
-    ``read`` is the reader (default: the shipped one, :func:`citegraph.answer.reader.default_reader`)."""
+    ``read`` is the reader (default: the shipped one, :func:`citegraph.answer.reader.default_reader`).
+    ``subjects``: what the question is about, written out (an abbreviation and its long form): a
+    reading that names one is the question's own subject read back, not its answer."""
     if not context:
         return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
     texts = [surroundings(item.span) if surroundings else item.span.text for item in context]
@@ -145,19 +149,62 @@ def assess(
         if values["words"] < 1.0:
             reasons.append(f"it mentions {values['words']:.0%} of the question's words")
         note = "; ".join([*reasons, f"P(answerable) {p:.2f}, under {threshold:.2f}"])
-    return Answerability(answerable, p, tuple((k, round(v, 4)) for k, v in values.items()), missing, note, located(context, readings))
+    return Answerability(
+        answerable,
+        p,
+        tuple((k, round(v, 4)) for k, v in values.items()),
+        missing,
+        note,
+        located(context, readings, subjects, expected=expected_type(q)),
+    )
 
 
-def located(context: Sequence[ContextItem], readings: Sequence[Reading]) -> tuple[str, int, float] | None:
+def located(
+    context: Sequence[ContextItem], readings: Sequence[Reading], subjects: Sequence[str] = (), *, expected: str | None = None
+) -> tuple[str, int, float] | None:
     """The most probable reading whose answer is inside a context sentence itself (the reader reads a
     sentence with its surroundings, so the words it points at may be a neighbour's), with the marker
-    of that sentence: the read item's own first, else the first context sentence that holds them."""
+    of that sentence: the read item's own first, else the first context sentence that holds them.
+    Passed over: a reading that names one of ``subjects`` (the question's own subject), and one that
+    is not of the ``expected`` type (:func:`of_type`: "Toronto" for "Who is the fire warden…")."""
+    echoes = [re.compile(rf"(?<!\w){re.escape(s.casefold())}(?!\w)") for s in subjects]
     for item, reading in sorted(zip(context, readings, strict=True), key=lambda pair: -pair[1].probability):
         words = " ".join(reading.answer.split()).casefold()
-        if len(words) < 2:
+        if len(words) < 2 or any(e.search(words) for e in echoes):
             continue
         holders = [item] + [c for c in context if c is not item]
         for holder in holders:
-            if words in " ".join(holder.span.text.split()).casefold():
-                return reading.answer, holder.marker, reading.probability
+            sentence = " ".join(holder.span.text.split())
+            at = sentence.casefold().find(words)
+            if at < 0:
+                continue
+            if expected is not None and not of_type(expected, sentence, at, at + len(words)):
+                break  # not the type asked for, wherever it is found: the next reading
+            return reading.answer, holder.marker, reading.probability
     return None
+
+
+_DIGIT = re.compile(r"\d")
+_WHEN_WORDS = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+    r"\b(?:today|tomorrow|yesterday|tonight|morning|afternoon|evening|noon|midnight|week|month|year|spring|summer|autumn|fall|winter)\b",
+    re.IGNORECASE,
+)
+
+
+def of_type(expected: str, sentence: str, start: int, end: int) -> bool:
+    """Whether ``sentence[start:end]`` (a reader's answer) can be the ``expected`` type of answer
+    (:func:`~citegraph.answer.relevance.expected_type`). Named-entity labels decide where they speak
+    against it: the span overlaps entities and none is of the type ("Toronto", a place, for "who").
+    A date or a number must also show one: a digit, a number word, a month, a day, a time of day.
+    Where spaCy is missing or tags nothing, a name is given the benefit of the doubt."""
+    text = sentence[start:end]
+    if expected in (DATE, NUMBER) and not _DIGIT.search(text) and not (expected == DATE and _WHEN_WORDS.search(text)):
+        words = parse([text])
+        if words is None or not any(t.like_num for t in words[0]):
+            return False
+    parsed = parse([sentence])
+    if parsed is None:
+        return True
+    overlapping = [e for e in parsed[0].ents if e.start_char < end and e.end_char > start]
+    return not overlapping or any(e.label_ in SATISFIES[expected] for e in overlapping)

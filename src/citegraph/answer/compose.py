@@ -108,6 +108,7 @@ def compose(
     checked) and ``("claim", (i, claim))`` as each claim is checked."""
     emit = on_event or (lambda kind, payload: None)
     summary = retrieval.summary
+    asked, question = question, retrieval.read_as or question  # the checks read abbreviations spelled out
     # a summary's evidence is the named text's sentences, as many as it has sections (bounded by retrieval)
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence if summary else retrieval.evidence[:context_size]))
     emit("context", context)
@@ -117,12 +118,13 @@ def compose(
             True, None, note=f"a question about the whole of {summary}: its sections are quoted"
         )
     else:
-        answerability = assess(question, context, surroundings=surroundings) if context else None
+        subjects = [form for pair in retrieval.spelled_out for form in pair]
+        answerability = assess(question, context, surroundings=surroundings, subjects=subjects) if context else None
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
         warning = AnswerWarning("not_found", f"the documents visible to you do not answer this question{why}", (("by", "answerability"),))
-        return _not_found(question, retrieval, context, models, answerability, warning)
+        return _not_found(asked, retrieval, context, models, answerability, warning)
     if answer_text is None:
         emit("stage", "answering")
     lead = None
@@ -141,7 +143,7 @@ def compose(
             warning = AnswerWarning(
                 "not_found", f"the generator ({answerer.name}) found no answer to this question in the evidence", (("by", "generator"),)
             )
-            return _not_found(question, retrieval, context, models, answerability, warning, text=text)
+            return _not_found(asked, retrieval, context, models, answerability, warning, text=text)
     emit("stage", "checking")
     claims, warnings = resolve_claims(text, context, verifier, on_claim=None if on_event is None else lambda i, c: emit("claim", (i, c)))
     emit("stage", "comparing")
@@ -178,9 +180,7 @@ def compose(
             )
         )
     shown = _lead(answerability, claims, context) if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) else None
-    return Answer(
-        question, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown
-    )
+    return Answer(asked, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown)
 
 
 def _lead(answerability: Answerability | None, claims: Sequence[Claim], context: Sequence[ContextItem]) -> Lead | None:

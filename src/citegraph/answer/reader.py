@@ -91,9 +91,19 @@ def readings(start: np.ndarray, end: np.ndarray, rows: Sequence[Any], fitted: Se
                     best, span = s_in[a] + e_in[b], (int(a), int(b))
         margin = float(best - null) if np.isfinite(best) else -50.0
         p = 1.0 / (1.0 + np.exp(-margin))
-        text = fitted[i][row.offsets[span[0]][0] : row.offsets[span[1]][1]] if np.isfinite(best) else ""
+        text = _whole_words(fitted[i], row.offsets[span[0]][0], row.offsets[span[1]][1]) if np.isfinite(best) else ""
         out.append(Reading(float(p), text, fitted[i]))
     return out
+
+
+def _whole_words(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` widened to whole words: a span the model starts or ends inside a word (on
+    one of its word pieces, "e stomach" of "the stomach") is read as the words it cuts."""
+    while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    while 0 < end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
+        end += 1
+    return text[start:end]
 
 
 class Reader:

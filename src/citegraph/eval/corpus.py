@@ -168,6 +168,8 @@ def judge(q: CorpusQuestion, answer: Answer) -> dict[str, Any]:
         "answerable": bool(q.answers or q.required),
         "status": answer.status.value,
         "right": right,
+        # the share of the required parts the answer holds (a summary's five points, a list's items): partial credit
+        "parts": None if not q.required else 0.0 if abstained else round(sum(said(g, text) for g in q.required) / len(q.required), 4),
         "abstained": abstained,
         "confidently_wrong": not right and answer.status in CHECKED,
         "in_context": in_context,
@@ -218,6 +220,8 @@ def _rates(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "n": n,
         "right": share("right"),
+        # of the questions with required parts, the mean share of them in the answer
+        "parts": sum(parts) / len(parts) if (parts := [r["parts"] for r in rows if r.get("parts") is not None]) else None,
         # of the answerable questions, the gold answer somewhere in the context (what retrieval allowed)
         "in_context": sum(1 for r in answerable if r.get("in_context")) / len(answerable) if answerable else None,
         "abstained": share("abstained"),
@@ -252,13 +256,14 @@ def report(name: str, runs: dict[str, list[dict[str, Any]]], setup: dict[str, An
         "",
         "Right: the gold answer (every required part) in the answer, or an abstention where the documents visible to the "
         "caller do not answer. Confidently wrong: not right, shown as checked (verified or quoted). In context: of the "
-        "answerable questions, the gold answer (every required part) anywhere in the answerer's context: retrieval's ceiling.",
+        "answerable questions, the gold answer (every required part) anywhere in the answerer's context: retrieval's ceiling. "
+        "Parts: of the questions with required parts (a summary's points), the mean share of them in the answer (an abstention holds none).",
         "",
         *([f"Not ingested (their questions count as wrong): {'; '.join(setup['not_ingested'])}.", ""] if setup.get("not_ingested") else []),
-        "| split | kind | n | right | in context | abstained | confidently wrong | stale named | s/question | "
+        "| split | kind | n | right | parts | in context | abstained | confidently wrong | stale named | s/question | "
         + " | ".join(f"right, {m}" for m in runs if m != "product")
         + " | right, always abstain |",
-        "|---|---|---|---|---|---|---|---|---|" + "---|" * (len(runs) - 1) + "---|",
+        "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (len(runs) - 1) + "---|",
     ]
     for split in ("dev", "test"):
         kinds = ["all", *sorted(result["product"][split]["by_kind"])]
@@ -269,7 +274,7 @@ def report(name: str, runs: dict[str, list[dict[str, Any]]], setup: dict[str, An
                 continue
             others = " | ".join(_fmt((cell[m] or {}).get("right")) for m in runs if m != "product")
             lines.append(
-                f"| {split} | {'**all**' if kind == 'all' else kind} | {p['n']} | {_fmt(p['right'])} | {_fmt(p['in_context'])} | {_fmt(p['abstained'])} "
+                f"| {split} | {'**all**' if kind == 'all' else kind} | {p['n']} | {_fmt(p['right'])} | {_fmt(p['parts'])} | {_fmt(p['in_context'])} | {_fmt(p['abstained'])} "
                 f"| {_fmt(p['confidently_wrong'])} | {_fmt(p['stale_named'])} | {_fmt(p['seconds'], 2)} | "
                 + (others + " | " if others else "")
                 + f"{_fmt(p['always_abstain'])} |"

@@ -30,6 +30,7 @@ from citegraph.embed.base import Embedder
 from citegraph.errors import NotFound
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
+from citegraph.retrieve.abbreviations import spell_out
 from citegraph.retrieve.modes import Query, make_mode
 from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
 from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach, named_ngrams
@@ -186,6 +187,9 @@ class Retriever:
             then = current_on(as_of, *self.store.history(labels))  # the supersessions this caller sees
             include_superseded, limit = True, 3 * limit  # every version is a candidate; the day decides
         view = self.view(labels, include_superseded)
+        asked_as = question
+        read_as, spelled = spell_out(question, view.abbreviations)
+        question = read_as
         query = Query(
             question,
             self.embedder.embed([question])[0],
@@ -222,7 +226,7 @@ class Retriever:
                 for e in evidence
             ]
         nodes: Any = lambda: view.reach(seeds, hops).nodes()  # noqa: E731  (made when first read: see _Retrieval)
-        return _Retrieval(question, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence), summary)
+        return _Retrieval(asked_as, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence), summary, read_as if spelled else None, spelled)
 
     def summary_target(self, view: GraphView, asked: Request, then: set[tuple[str, str]] | None = None) -> Target | None:
         """The document or section a summary question names, among the versions this caller may read

@@ -33,6 +33,7 @@ import numpy as np
 from citegraph.embed.base import ExactIndex, IVFIndex, VectorIndex, normalise, top_indices
 from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, Span
 from citegraph.retrieve import scoring
+from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
 from citegraph.sentences import evidence_words, section_texts, sections
 from citegraph.store.base import SpanHit
@@ -429,6 +430,11 @@ class GraphView:
         out = np.zeros(len(self.passages), dtype=np.int64)
         out[self.span_doc[order][first]] = order[first]
         return out
+
+    @cached_property
+    def abbreviations(self) -> dict[str, str]:
+        """The short forms this caller's sentences define, each with its long form (:mod:`citegraph.retrieve.abbreviations`)."""
+        return definitions(self.columns.span_text)
 
     @cached_property
     def topic(self) -> tuple[np.ndarray, np.ndarray]:
