@@ -402,6 +402,27 @@ def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
 
+def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_leans_on() -> None:
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    first, second = "Northgate is our smallest branch.", "It opens at nine on Saturdays."
+    subject = Span("branches.md", "v1", 100, 100 + len(first), first)
+    leaning = Span("branches.md", "v1", subject.end + 1, subject.end + 1 + len(second), second)
+    elsewhere = Span("hours.md", "v1", 0, len(first), first)
+    context = [ContextItem(1, Evidence(leaning, 0.9, 0.9, "passage")), ContextItem(2, Evidence(subject, 0.3, 0.3, "passage"))]
+    question = "When does the branch open on Saturdays?"
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1, 2]
+    # only the sentence right before it in the same document version is its subject
+    context[1] = ContextItem(2, Evidence(elsewhere, 0.3, 0.3, "passage"))
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
+    # a quote that names its own subject brings nothing
+    own = "We open at nine on Saturdays."
+    named = Span("branches.md", "v1", leaning.start, leaning.start + len(own), own)
+    context = [ContextItem(1, Evidence(named, 0.9, 0.9, "passage")), ContextItem(2, Evidence(subject, 0.3, 0.3, "passage"))]
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
+
+
 def test_a_question_in_a_passage_never_stands_for_it(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
     folder = write(
         "battery-faq.md", "# Battery FAQ\n\nHow long does a Sprigbot battery last? It lasts about nine hours on a charge.\n"
@@ -472,3 +493,21 @@ def test_among_near_scores_the_sentence_with_what_the_question_asks_for_is_quote
     context[1] = item(2, context[1].span.text, 0.10)
     assert [c.marker for c in answerer.select(context, question).quoted] == [1]
     assert typed_markers("Is the index migration holding a lock?", context) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "leans"),
+    [
+        ("She joined in 2015.", True),
+        ("It opens at nine on Saturdays.", True),
+        ("“They must be reported within an hour.”", True),
+        ("This is done every month.", True),
+        ("This policy applies to everyone.", False),  # names its own subject
+        ("Items are kept for seven days.", False),
+        ("Italy is next.", False),
+    ],
+)
+def test_a_sentence_that_opens_with_a_pronoun_leans_on_the_one_before(text: str, leans: bool) -> None:
+    from citegraph.sentences import leans_on_previous
+
+    assert leans_on_previous(text) is leans

@@ -32,6 +32,7 @@ __all__ = [
     "fresh_spacy",
     "front_matter_end",
     "is_heading",
+    "leans_on_previous",
     "load_spacy",
     "passage_text",
     "section_texts",
@@ -87,6 +88,21 @@ def evidence_words(text: str) -> int:
     if _STAMP.fullmatch(body.strip()):  # "Time: 20260506_12:00": the entry's date, not evidence
         return 0
     return sum(1 for w in _WORD.findall(body) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER)
+
+
+#: A sentence that opens with a personal pronoun, or a demonstrative standing alone ("This is…"):
+#: its subject is in the sentence before it.
+_LEANS = re.compile(
+    r"[\"'“‘(]*(?:(?:it|its|they|their|them|he|his|she|her)\b|(?:this|these|that|those)\s+"
+    r"(?:is|are|was|were|has|have|had|can|could|will|would|may|might|must|means|includes?)\b)",
+    re.IGNORECASE,
+)
+
+
+def leans_on_previous(text: str) -> bool:
+    """Whether ``text`` opens with a pronoun whose subject the sentence before it names ("She joined
+    in 2015.", "It opens at nine.", "This is done monthly."); "This policy…" names its own."""
+    return _LEANS.match(text) is not None
 
 
 #: Characters of a passage embedded as one text. The embedder reads its first 256 word pieces (about

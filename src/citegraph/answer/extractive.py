@@ -18,6 +18,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.answer.relevance import NUMBER, SATISFIES, expected_type, parse
 from citegraph.models import AnswerWarning, ContextItem
+from citegraph.sentences import leans_on_previous
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
 from citegraph.verify.text import content_words
 
@@ -110,10 +111,10 @@ class ExtractiveAnswerer(Answerer):
         led = next((c for c in context if c.marker == lead), None)
         if led is not None and led not in quoted and unquotable(led) is None:
             quoted = [led, *quoted][: self.max_claims]
-        for item in self.hops(quoted, context, question):
+        for item in [*self.hops(quoted, context, question), *self.antecedents(quoted, context)]:
             if len(quoted) > self.max_claims:
                 break
-            if unquotable(item) is None:
+            if unquotable(item) is None and item not in quoted:
                 quoted.append(item)
         return Selection(sorted(quoted, key=lambda c: c.marker), sorted(skipped, key=lambda s: s[0].marker))
 
@@ -146,6 +147,28 @@ class ExtractiveAnswerer(Answerer):
                 if partner is not None and partner.marker not in have:
                     out.append(partner)
                     have.add(partner.marker)
+        return out
+
+    @staticmethod
+    def antecedents(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+        """For a quoted sentence that opens with a pronoun ("It opens at nine on Saturdays.",
+        "They must be reported within an hour."), the sentence just before it in its document, where
+        the context holds it and it is not quoted yet: the subject the quote leans on, quoted with it
+        so that it does not read as being about something else."""
+        have = {item.marker for item in quoted}
+        out: list[ContextItem] = []
+        for item in quoted:
+            if not leans_on_previous(item.span.text):
+                continue
+            s = item.span
+            before = [
+                c
+                for c in context
+                if c.marker not in have and c.span.document == s.document and c.span.version == s.version and 0 <= s.start - c.span.end <= 2
+            ]
+            for c in before[:1]:
+                out.append(c)
+                have.add(c.marker)
         return out
 
     def summarize(self, context: Sequence[ContextItem]) -> str:
