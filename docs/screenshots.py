@@ -6,6 +6,9 @@ handbook (the checker verifies; the extractive answerer writes).
     .venv/bin/python docs/screenshots.py --out docs/results/2026-12-03/page-related --answer-only \
         --question "What happens to billing when I cancel?"
 
+    .venv/bin/python docs/screenshots.py --out docs/results/2026-12-03/page-abbreviations --answer-only \
+        --docs tests/data/abbreviations --question "What is the usual treatment for BCC?"
+
 Writes ``{desktop,phone}-{light,dark}-{answer,preview,source,routes,documents}.png``. Not a test: the
 browser tests (tests/test_page_browser.py) check the same flows and write nothing here.
 """
@@ -30,6 +33,7 @@ def main() -> None:
     parser.add_argument("--verifier", default="checker", help="checker (default) or guards")
     parser.add_argument("--question", default=QUESTION, help="the question asked on the page")
     parser.add_argument("--answer-only", action="store_true", help="only the answer's screenshots (e.g. of another status)")
+    parser.add_argument("--docs", type=Path, help="a folder to ingest instead of the bundled Larkspur handbook")
     args = parser.parse_args()
     chromium = shutil.which("chromium")
     if chromium is None:
@@ -48,7 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, resources.as_file(resources.files("citegraph.demo") / "larkspur") as handbook:
         db = Path(tmp) / "page.db"
         graph = CiteGraph.from_spec(GraphSpec(db=str(db), generator="extractive", verifier=args.verifier))
-        graph.ingest([handbook], access=["public"])
+        graph.ingest([args.docs or handbook], access=["public"])
         tokens = TokenStore(db)
         token = tokens.add("screenshots", ("public",))
         with socket.socket() as s:

@@ -27,11 +27,12 @@ SECRET = "The Zephyrion merger closes on 14 March with a price of 412 million."
 QUESTION = "How long do exports stay available after cancellation?"
 AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"
 AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
+ABBREVIATED = Path(__file__).parent / "data" / "abbreviations"
 VIEWS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
 @pytest.fixture
-def server(tmp_path: Path, splitter, larkspur: Path, write) -> Iterator[tuple[str, str, str]]:  # type: ignore[no-untyped-def]
+def server(tmp_path: Path, splitter, larkspur: Path, write) -> Iterator[tuple[str, str, str, str]]:  # type: ignore[no-untyped-def]
     import uvicorn
 
     from citegraph.embed import HashingEmbedder
@@ -45,9 +46,11 @@ def server(tmp_path: Path, splitter, larkspur: Path, write) -> Iterator[tuple[st
     graph = CiteGraph(SQLiteStore(db), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
     graph.ingest([larkspur])
     graph.ingest([write("merger.md", SECRET)], access=["staff"])
+    graph.ingest([ABBREVIATED], access=["clinic"])  # a guide that defines "BCC", read only with the clinic token
     tokens = TokenStore(db)
     writer_token = tokens.add("writer", ("public",))
     nobody = tokens.add("nobody", ("nobody",))  # reads nothing: the empty state
+    clinic = tokens.add("clinic", ("clinic",))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -59,7 +62,7 @@ def server(tmp_path: Path, splitter, larkspur: Path, write) -> Iterator[tuple[st
         if served.started:
             break
         time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}", writer_token, nobody
+    yield f"http://127.0.0.1:{port}", writer_token, nobody, clinic
     served.should_exit = True
     thread.join(10)
     graph.close()
@@ -117,7 +120,7 @@ def _ask(page, question: str) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("view", ["desktop", "phone"])
 def test_ask_streams_then_a_chip_previews_and_opens_its_span(server, axe: str, view: str, scheme: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    base, _token, _nobody = server
+    base, _token, _nobody, _clinic = server
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport=VIEWS[view], color_scheme=scheme)
@@ -186,7 +189,7 @@ def test_ask_streams_then_a_chip_previews_and_opens_its_span(server, axe: str, v
 
 @pytest.mark.parametrize("view", ["desktop", "phone"])
 def test_documents_upload_delete_bad_token_and_empty(server, axe: str, view: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    base, token, _nobody = server
+    base, token, _nobody, _clinic = server
     note = tmp_path / "orion.md"
     note.write_text("The Orion plan ships on 2 May. It needs three reviewers.", encoding="utf-8")
     with playwright.sync_playwright() as p:
@@ -242,7 +245,7 @@ def test_documents_upload_delete_bad_token_and_empty(server, axe: str, view: str
 
 
 def test_no_documents_yet_says_how_to_add_them(server, axe: str) -> None:  # type: ignore[no-untyped-def]
-    base, _token, nobody = server
+    base, _token, nobody, _clinic = server
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(color_scheme="dark")
@@ -254,4 +257,18 @@ def test_no_documents_yet_says_how_to_add_them(server, axe: str) -> None:  # typ
         assert "citegraph ingest" in page.inner_text("#docs-empty") and page.is_hidden("#documents") and page.is_hidden("#docs-error")
         violations = _serious(page, axe)
         assert not violations, violations
+        browser.close()
+
+
+def test_the_page_says_which_abbreviations_the_question_was_read_with(server) -> None:  # type: ignore[no-untyped-def]
+    base, _token, _nobody, clinic = server
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(base + "/")
+        page.evaluate("(v) => sessionStorage.setItem('citegraph-token', v)", clinic)
+        page.reload()
+        _ask(page, "What is the usual treatment for BCC?")
+        assert "BCC = basal cell carcinoma" in page.inner_text("#answer")
+        assert page.input_value("#question") == "What is the usual treatment for BCC?"  # shown as asked
         browser.close()

@@ -272,6 +272,11 @@ function renderAnswer(answer) {
 
   const box = $("answer");
   box.textContent = "";
+  const spelled = (answer.retrieval && answer.retrieval.spelled_out) || [];
+  if (spelled.length) {
+    // the question was read with the abbreviations the documents define spelled out
+    box.append(el("p", "Read with the abbreviations your documents define: " + spelled.map(x => `${x.short} = ${x.long}`).join("; "), "note"));
+  }
   if (answer.status === "not_found" || answer.status === "no_evidence") {
     box.append(el("p", answer.status === "not_found" ? "The documents you may read do not answer this question." : "Nothing you may read matches the question."));
     if (answer.context.length) {
