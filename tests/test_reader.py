@@ -122,6 +122,7 @@ def test_a_reading_of_another_type_than_asked_is_not_the_answer() -> None:
         ("date", "The packs arrive at Central on 23 June.", "23 June", True),
         ("date", "The packs arrive at Central on Saturday.", "Saturday", True),
         ("date", "The packs arrive at Central on Saturday.", "Central", False),  # no date in it
+        ("date", "The decision was made by the board.", "The decision", False),  # "dec…" is no December
         ("number", "Staff get twenty-five days of leave.", "twenty-five days", True),
         ("number", "Staff get paid leave.", "paid leave", False),
         ("agent", "Sofia Almeida leads the Gantt rewrite.", "Sofia Almeida", True),

@@ -43,6 +43,7 @@ from citegraph.answer.reader import Reading
 from citegraph.answer.relevance import DATE, NUMBER, SATISFIES, expected_type, named, parse, question_terms
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Span
+from citegraph.verify.text import DAYS, MONTHS
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
 
@@ -185,9 +186,11 @@ def located(
 
 
 _DIGIT = re.compile(r"\d")
+#: words that say when without a digit: a month (or its abbreviation), a day, a relative day or time
 _WHEN_WORDS = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
-    r"\b(?:today|tomorrow|yesterday|tonight|morning|afternoon|evening|noon|midnight|week|month|year|spring|summer|autumn|fall|winter)\b",
+    r"\b(?:"
+    + "|".join([*MONTHS, *(m[:3] for m in MONTHS), "sept", *DAYS])
+    + r"|today|tomorrow|yesterday|tonight|morning|afternoon|evening|noon|midnight|week|month|year|spring|summer|autumn|fall|winter)\b",
     re.IGNORECASE,
 )
 
