@@ -433,8 +433,13 @@ class GraphView:
 
     @cached_property
     def abbreviations(self) -> dict[str, str]:
-        """The short forms this caller's sentences define, each with its long form (:mod:`citegraph.retrieve.abbreviations`)."""
-        return definitions(self.columns.span_text)
+        """The short forms this caller's sentences define, each with its long form
+        (:mod:`citegraph.retrieve.abbreviations`): one scan of the sentences, kept beside a saved graph
+        so that a later process (each CLI question) reads it instead of scanning again."""
+        lines = self.derived.texts(
+            "abbreviations", lambda: [f"{short}\t{long}" for short, long in definitions(self.columns.span_text).items()]
+        )
+        return dict(line.split("\t", 1) for line in lines)
 
     @cached_property
     def topic(self) -> tuple[np.ndarray, np.ndarray]:
