@@ -202,11 +202,11 @@ def of_type(expected: str, sentence: str, start: int, end: int) -> bool:
     A date or a number must also show one: a digit, a number word, a month, a day, a time of day.
     Where spaCy is missing or tags nothing, a name is given the benefit of the doubt."""
     text = sentence[start:end]
+    parsed = parse([sentence])  # once: its tokens and its entities
     if expected in (DATE, NUMBER) and not _DIGIT.search(text) and not (expected == DATE and _WHEN_WORDS.search(text)):
-        words = parse([text])
-        if words is None or not any(t.like_num for t in words[0]):
+        inside = [] if parsed is None else [t for t in parsed[0] if t.idx < end and t.idx + len(t) > start]
+        if not any(t.like_num for t in inside):
             return False
-    parsed = parse([sentence])
     if parsed is None:
         return True
     overlapping = [e for e in parsed[0].ents if e.start_char < end and e.end_char > start]
