@@ -140,6 +140,19 @@ def test_a_frame_opening_the_quoted_sentence_is_the_quotes_frame(checker: Checki
         assert support.label != Verdict.SUPPORTED, quoted
 
 
+def test_a_hedge_in_a_later_contrasting_clause_is_that_clauses_own(checker: CheckingVerifier) -> None:
+    sentence = "It is not unique to Asia, but it might seem more pronounced if you live there."
+    support = checker.verify("It is not unique to Asia.", _span(sentence))
+    assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
+    # a qualifier, an "unless", or a hedge after "and" (no contrast) still keeps the clause from a quote
+    for claim, premise in (
+        ("Refunds are issued.", "Refunds are issued, but only if the item is unused."),
+        ("Refunds are issued.", "Refunds are issued, but unless you pay a fee they are credited."),
+        ("Prices rose.", "Prices rose, and they might fall."),
+    ):
+        assert checker.verify(claim, _span(premise)).stage != Stage.QUOTE, premise
+
+
 def test_the_clause_family_takes_clauses_that_state_something_unattributed() -> None:
     nlp = load_spacy()
     made = make_cases(
@@ -186,6 +199,18 @@ def test_a_name_swapped_where_the_sentence_opens_is_proven(claim: str, premise: 
 )
 def test_a_common_word_where_the_sentence_opens_is_no_name(claim: str, premise: str, checker: CheckingVerifier) -> None:
     assert checker.verify(claim, _span(premise)).stage != Stage.GUARDS
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [  # HaluEval dialogue replies the name rule once read as one long name put in another's place
+        ("You're welcome. I also have The Life and Death of Peter Sellers.", "J.K. Simmons starred in Young Adult."),
+        ("It stars Joe Morton and Ed Harris, and the genre is country rock.", "Derek Jacobi starred in Unforgivable Blackness"),
+    ],
+)
+def test_another_sentence_altogether_is_no_name_put_in_anothers_place(claim: str, premise: str, checker: CheckingVerifier) -> None:
+    support = checker.verify(claim, _span(premise))
+    assert not any("name conflict" in note for note in support.guards), support.guards
 
 
 def test_a_name_the_text_calls_she_and_a_passive_are_no_conflict(checker: CheckingVerifier) -> None:
@@ -236,3 +261,28 @@ def test_framed_sentences_are_framed_in_the_store_and_support_nothing(tmp_path: 
             "When does the store open on weekdays?", labels=None, answer_text=f"The store opens at nine on weekdays [{marker}]."
         )
         assert answer.claims[0].status == "supported"
+
+
+def test_an_attribution_moved_whole_is_a_quote_and_one_negator_apart_is_a_contradiction(checker: CheckingVerifier) -> None:
+    for claim, premise in (
+        ("He admired the movies of Ralph Bakshi, the report said.", "The report said that he admired the movies of Ralph Bakshi."),
+        ("According to police, two men were arrested on Sunday.", "Two men were arrested on Sunday, according to police."),
+    ):
+        support = checker.verify(claim, _span(premise))
+        assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE), claim
+    # the attribution dropped, or another verb, is no quote
+    assert (
+        checker.verify("He admired the movies of Ralph Bakshi.", _span("The report said that he admired the movies of Ralph Bakshi.")).stage
+        != Stage.QUOTE
+    )
+    assert (
+        checker.verify(
+            "He hated the movies of Ralph Bakshi, the report said.", _span("The report said that he admired the movies of Ralph Bakshi.")
+        ).label
+        != Verdict.SUPPORTED
+    )
+    flipped = checker.verify(
+        "It is just the low cost of posting online that attracts dissidence.",
+        _span("It is not just the low cost of posting online that attracts dissidence."),
+    )
+    assert (flipped.label, flipped.stage) == (Verdict.CONTRADICTED, Stage.GUARDS)

@@ -179,3 +179,14 @@ def test_a_sentence_ends_after_an_emoji_before_a_capital() -> None:
     ]
     assert quoted_sentences("Yuriko: That sounds great! Prices from €5 Then more.", premise_sentences(text)) == premise_sentences(text)[1:3]
     assert sentences_quoting("great! Prices", premise_sentences(text)) == premise_sentences(text)[1:3]
+
+
+def test_a_title_or_an_initial_does_not_end_a_premise_sentence() -> None:
+    text = "He was a guest on the Dr. Demento show in 1981. George W. Bush phoned in. It aired in World War I. Mr.\nSmith"
+    assert premise_sentences(text) == [
+        "He was a guest on the Dr. Demento show in 1981.",
+        "George W. Bush phoned in.",
+        "It aired in World War I.",
+        "Mr.",
+        "Smith",
+    ]

@@ -255,7 +255,8 @@ def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
             return related(about, words) or 2 * len(words & about) >= max(len(words), 1) > 0
 
         premise = " ".join(quoted or [s for s in sentences if about_it(s)] or sentences)
-        premise_frames = frames(premise)
+        later = _later_clause(tokenize(claim), sentences_quoting(claim, sentences))
+        premise_frames = tuple(f for f in frames(premise) if not _hedges_only(f, later))
         reported = [f for f in premise_frames if f.kind is FrameKind.REPORTED]
         reports_the_report = bool(reported) and all(has_phrase(words, m) for f in reported for m in f.markers)
         for frame in premise_frames:
@@ -266,6 +267,32 @@ def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
             elif not all(has_phrase(words, m) for m in frame.markers):
                 found.append(frame)
     return tuple(dict.fromkeys(found))
+
+
+# A clause that opens with one of these after the quoted one is its own: "It is not unique to Asia, but it
+# might seem more pronounced there" hedges the second clause, not the first.
+_CONTRAST = frozenset("but yet although though while whereas".split())
+# The hedges that stay inside their clause: all but "unless", which excepts from what came before
+# ("Refunds are issued, but unless…"). "only", "not", "except" are qualifiers: a claim must keep them
+# wherever they stand ("…, but only if the item is unused").
+_CLAUSE_HEDGES = (_HEDGE_MODALS | _HEDGE_WORDS | frozenset("seem seems seemed appear appears appeared".split())) - {"unless"}
+
+
+def _later_clause(claim_words: list[str], quoted: list[str]) -> list[str]:
+    """The words after the claim in the one sentence it quotes from its start, when they open a clause of
+    their own with a contrast ("…, but …"); empty otherwise."""
+    if len(quoted) != 1:
+        return []
+    words = tokenize(quoted[0])
+    n = len(claim_words)
+    if n and words[:n] == claim_words and len(words) > n + 1 and words[n] in _CONTRAST:
+        return words[n:]
+    return []
+
+
+def _hedges_only(frame: Frame, later: list[str]) -> bool:
+    """The frame is a hedge whose every word is in the contrasting later clause only."""
+    return bool(later) and frame.kind is FrameKind.HEDGED and all(m in _CLAUSE_HEDGES and has_phrase(later, m) for m in frame.markers)
 
 
 def frame_note(frame: Frame) -> str:

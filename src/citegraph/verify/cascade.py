@@ -12,7 +12,8 @@ verdict names it (``Support.stage``):
    listed in the notes, weighed by the screen.
 2. **quote**: a claim that *is* a cited sentence, or whole clauses of one with a subject and a verb
    ("Marta Ilves designed the engine" of "Marta Ilves designed the engine, and it entered service in
-   2021"), word for word, is ``supported`` before any model is asked, unless the sentence frames it
+   2021"), or one with its attribution moved whole ("X, the report said." of "The report said that
+   X."), word for word, is ``supported`` before any model is asked, unless the sentence frames it
    (reports, hedges, denies, asks, instructs, or scopes it with a word the claim drops:
    :mod:`citegraph.verify.assertion`). With neither a checker nor a judge, a *near*-quote (every
    content word, in order) of a sentence that asserts it is ``supported`` too; with one, the model
@@ -58,7 +59,7 @@ from citegraph.verify.assertion import NOT_ASSERTED, frame_notes, unkept_frames
 from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.calibration import Calibration, registered
 from citegraph.verify.crossencoder import CrossEncoder, default_cross_encoder
-from citegraph.verify.guards import check_guards, is_clause_quote, is_near_quote, is_whole_quote
+from citegraph.verify.guards import check_guards, is_clause_quote, is_moved_attribution, is_near_quote, is_whole_quote
 from citegraph.verify.judge import LLMJudge
 from citegraph.verify.language import language_of
 from citegraph.verify.roles import name_conflict, role_swap, states, substituted_name
@@ -207,7 +208,7 @@ class CheckingVerifier(Verifier):
             proof = substituted_name(claim, premise) or name_conflict(claim, premise) or role_swap(claim, premise)
             if proof is not None:  # a parse's proof overrules any score, as the guards' conflicts do
                 return Support(Verdict.CONTRADICTED, None, self.name, (str(proof), *notes), Stage.GUARDS)
-            whole = is_whole_quote(claim, premise)
+            whole = is_whole_quote(claim, premise) or is_moved_attribution(claim, premise)
             if (whole or is_clause_quote(claim, premise)) and not unkept_frames(claim, texts) and (whole or states(claim)):
                 # the cited sentence itself, or whole clauses of it that state something (a subject and its
                 # verb: not "Dick Van Dyke, David Tomlinson."), asserted and unframed: no score can add to that

@@ -265,7 +265,28 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
         found.append(Guard("negation", f"the claim negates '{plain_there[0]}…', the cited text states it", overrules=True))
     elif negated_there:
         found.append(Guard("negation", f"the cited text negates '{negated_there[0]}…', the claim does not", overrules=True))
+    else:
+        flipped = next((f for f in (_one_negator_apart(claim_tokens, tokenize(s)) for s in sentences) if f), None)
+        if flipped:
+            found.append(Guard("negation", flipped, overrules=True))
     return found
+
+
+_NEGATORS = frozenset({"not", "n't", "never"})
+
+
+def _one_negator_apart(claim: list[str], sentence: list[str]) -> str | None:
+    """The claim is the sentence word for word but for one "not", "n't" or "never" put in or taken out
+    ("It is just the cost…" of "It is not just the cost…", which the predicate rule reads as asserting
+    "just the cost"): what it says, else None."""
+    if abs(len(claim) - len(sentence)) != 1:
+        return None
+    longer, shorter = (claim, sentence) if len(claim) > len(sentence) else (sentence, claim)
+    i = next((k for k, (a, b) in enumerate(zip(longer, shorter, strict=False)) if a != b), len(shorter))
+    if longer[i] not in _NEGATORS or longer[:i] + longer[i + 1 :] != shorter:
+        return None
+    whose, other = ("claim", "cited text") if longer is claim else ("cited text", "claim")
+    return f"the {whose} says '{longer[i]}': the {other} is the same sentence without it"
 
 
 def signals(claim: str, premise: str) -> list[Guard]:
@@ -359,6 +380,48 @@ def is_whole_quote(claim: str, premise: str) -> bool:
     parser reads it."""
     words = _words(claim)
     return bool(words) and (_words(premise) == words or bool(quoted_sentences(claim, premise_sentences(premise))))
+
+
+# An attribution at a sentence's end: "…, the report said." / "…, according to police."
+_TAIL_ATTRIBUTION = re.compile(
+    r"^(?P<body>.+?),\s+(?P<frame>according to [^,]{1,60}|[^,]{1,60}?\s+(?:said|says|reported|reports|stated|states|added|adds|"
+    r"wrote|writes|claimed|claims|announced|announces|noted|notes|told [^,\s]+))[.!]?$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _head_first(text: str) -> list[str]:
+    """The words of ``text`` with an attribution at its end moved to its head ("X, the report said." ->
+    "the report said X"), its own words when it has none; "that" after a head attribution dropped."""
+    found = _TAIL_ATTRIBUTION.match(text.strip())
+    if found:
+        return _words(found["frame"]) + _words(found["body"])
+    return _words(text)
+
+
+def is_moved_attribution(claim: str, premise: str) -> bool:
+    """The claim is a cited sentence with its attribution moved, kept whole: "X, the report said." of
+    "The report said that X." (or the other way round), word for word but for that "that"."""
+    mine = _without_that(_head_first(claim))
+    for sentence in premise_sentences(premise):
+        theirs = _head_first(sentence)
+        moved = mine != _without_that(_words(claim)) or theirs != _words(sentence)  # one of them ends in it
+        if moved and mine == _without_that(theirs):
+            return True
+    return False
+
+
+def _without_that(words: list[str]) -> list[str]:
+    """The words with the first "that" after a speech verb dropped ("said that X" -> "said X")."""
+    for i, w in enumerate(words[:-1]):
+        if w == "that" and i and words[i - 1] in _SPEECH:
+            return words[:i] + words[i + 1 :]
+    return words
+
+
+_SPEECH = frozenset(
+    "said says reported reports stated states added adds wrote writes claimed claims announced announces noted notes".split()
+)
 
 
 def is_clause_quote(claim: str, premise: str) -> bool:

@@ -53,6 +53,8 @@ def _parse(text: str) -> Any:
 
 
 _WORD = re.compile(r"[\w'’-]+")
+#: the most words a name put in or taken out may have ("Aaron Dupree Tippin", "the California Almond Board")
+_NAME_WORDS = 5
 
 
 def _capitalised(words: Sequence[str]) -> bool:
@@ -78,6 +80,9 @@ def substituted_name(claim: str, premise: str) -> Proof | None:
             continue
         _op, a, b, c, d = changes[0]
         taken, put = theirs[a:b], mine[c:d]
+        kept = len(theirs) - len(taken)
+        if max(len(taken), len(put)) > _NAME_WORDS or kept < max(2, len(put)):
+            continue  # not one name put in another's place: another sentence ("You're welcome." for "J.K.")
         initials = "".join(w[0] for w in taken if w.lower() not in FUNCTION_WORDS).upper()
         if " ".join(put) in (initials, "".join(w[0] for w in taken).upper()):
             continue  # an acronym of the name it replaces ("IBM" for "International Business Machines")

@@ -174,17 +174,33 @@ def related(claim_words: frozenset[str], sentence_words: frozenset[str]) -> bool
     return shared >= 2 and 2 * shared >= len(claim_words)
 
 
-# A sentence ends at . ! ? followed by space and a capital, or glued to a capital ("…century.First for
+# A sentence ends at . ! ? (and any closing quotes or brackets: "…problem?’ Miss Hopkins…") followed by
+# space and a capital, or glued to a capital ("…century.First for
 # Women"), after a symbol such as an emoji followed by space and a capital (chat: "…with. 🎵✨ Yuriko:
 # That…"), or at a line break. Cheap and good enough to find the sentence that states a value.
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[a-z0-9)][.!?])(?=[A-Z])"
+    r"(?<=[.!?])\s?[\"'”’»)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[a-z0-9)][.!?])(?=[A-Z])"
     r"|(?<=[^\w\s.,;:!?\"'“”‘’()\[\]{}\-–—/&%$€£@#*+=<>|~`^\\])\s+(?=[A-Z])|\s*\n\s*"
 )
 
 
+# A period after a title or an initial does not end a sentence ("…on the Dr. Demento show", "George W.
+# Bush"), unless a line break follows it. "I" is a pronoun or a numeral ("World War I."), not an initial.
+_TITLE_END = re.compile(
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Jr|Sr|Rev|Gen|Col|Capt|Lt|Sgt|Gov|Sen|Rep|Hon|Fr|No|vs|approx|Inc|Ltd|Co|Corp)"
+    r"|(?<![\w.])[A-HJ-Z])\.$"
+)
+
+
 def premise_sentences(premise: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(premise) if s and s.strip()]
+    out: list[str] = []
+    start = 0
+    for end in [*_SENTENCE_END.finditer(premise), None]:
+        piece = premise[start : end.start() if end else len(premise)].strip()
+        if piece and not (end and _TITLE_END.search(piece) and "\n" not in end.group()):
+            out.append(piece)
+            start = end.end() if end else len(premise)
+    return out
 
 
 def sentences_quoting(claim: str, sentences: list[str]) -> list[str]:
