@@ -99,6 +99,8 @@ def main() -> None:
                     "evidence_in_context": bool(evidence) and all(e in docs for e in evidence),
                     "context_documents": sorted(docs),
                     "claims": [c.text for c in answer.claims],
+                    "features": dict(answer.answerability.features) if answer.answerability else {},
+                    "reading": list(answer.answerability.reading) if answer.answerability and answer.answerability.reading else None,
                 }
             )
             print(f"\r asked {n}/{len(items)}", end="", file=sys.stderr)

@@ -134,3 +134,26 @@ def test_a_reading_of_another_type_than_asked_is_not_the_answer() -> None:
 def test_a_readings_type_is_read_from_the_sentence_it_is_in(expected: str, sentence: str, answer: str, fits: bool) -> None:
     at = sentence.index(answer)
     assert of_type(expected, sentence, at, at + len(answer)) is fits
+
+
+def test_a_name_written_as_a_chat_handle_is_named() -> None:
+    # "AdamSmith:" names Adam, and "Li Hua" is the handle "LiHua": no name is missing, whichever way it is written
+    none = [Reading(0.0, "", "")]
+    for question, line in (
+        ("When does Adam confirm the plumber will arrive?", "AdamSmith: The plumber will be arriving tomorrow at 10 AM."),
+        ("What does Li Hua think about the focaccia?", "LiHua: The rosemary focaccia was amazing!"),
+        ("What did AdamSmith say about the plumber?", "Adam Smith said the plumber comes tomorrow."),
+    ):
+        found = assess(question, _context(line), read=lambda q, ps: none * len(ps))
+        assert found.missing == () and dict(found.features)["entities"] == 1.0, question
+    missing = assess("What did Wolfgang say about the plumber?", _context("AdamSmith: The plumber comes at 10."), read=lambda q, ps: none)
+    assert missing.missing == ("wolfgang",)
+
+
+def test_a_speaker_label_answers_who_and_nothing_else() -> None:
+    context = _context("Kieran: For sure! Tywin's methods were ruthless, and Cersei learned a lot from him.")
+    kieran = [Reading(0.9, "Kieran", context[0].span.text)]
+    assert located(context, kieran, expected=None) is None
+    assert located(context, kieran, expected="agent") == ("Kieran", 1, 0.9)
+    named_inside = _context("Rowan: I think Kieran said it best.")
+    assert located(named_inside, [Reading(0.9, "Kieran", named_inside[0].span.text)], expected=None) == ("Kieran", 1, 0.9)

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from citegraph.answer.reader import Reading
-from citegraph.answer.relevance import DATE, NUMBER, SATISFIES, expected_type, named, parse, question_terms
+from citegraph.answer.relevance import AGENT, DATE, NUMBER, SATISFIES, expected_type, named, parse, question_terms, said_words
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Span
 from citegraph.verify.text import DAYS, MONTHS
@@ -57,10 +57,6 @@ ABSTAIN_BELOW = 0.2682
 WINDOW = 400  #: characters either side of a context sentence that its features look at
 
 
-def _words(doc: Any) -> set[str]:
-    return {t.lower_ for t in doc} | {t.lemma_.casefold() for t in doc}
-
-
 def features(
     question: Any, sentences: Sequence[Any], similarities: Sequence[float], read: Sequence[float] = ()
 ) -> tuple[dict[str, float], tuple[str, ...]]:
@@ -68,7 +64,7 @@ def features(
     to it, and the reader's P(answers) of each), and the question's entities no sentence names."""
     expected = expected_type(question)
     entities, words = question_terms(question, expected)
-    per_sentence = [_words(s) for s in sentences]
+    per_sentence = [said_words(s) for s in sentences]
     said = set().union(*per_sentence) if per_sentence else set()
     text = " ".join(s.text.casefold() for s in sentences)
     missing = tuple(e for e in entities if not named(e, said, text))
@@ -167,7 +163,8 @@ def located(
     sentence with its surroundings, so the words it points at may be a neighbour's), with the marker
     of that sentence: the read item's own first, else the first context sentence that holds them.
     Passed over: a reading that names one of ``subjects`` (the question's own subject), and one that
-    is not of the ``expected`` type (:func:`of_type`: "Toronto" for "Who is the fire warden…")."""
+    is not of the ``expected`` type (:func:`of_type`: "Toronto" for "Who is the fire warden…"), and a
+    chat line's speaker label for anything but "who" ("Kieran" for "How does Kieran describe…")."""
     echoes = [re.compile(rf"(?<!\w){re.escape(s.casefold())}(?!\w)") for s in subjects]
     for item, reading in sorted(zip(context, readings, strict=True), key=lambda pair: -pair[1].probability):
         words = " ".join(reading.answer.split()).casefold()
@@ -181,8 +178,15 @@ def located(
                 continue
             if expected is not None and not of_type(expected, sentence, at, at + len(words)):
                 break  # not the type asked for, wherever it is found: the next reading
+            if expected != AGENT and _speaker(sentence, at, at + len(words)):
+                break  # a chat line's speaker answers "who", not "what does Kieran think…"
             return reading.answer, holder.marker, reading.probability
     return None
+
+
+def _speaker(sentence: str, start: int, end: int) -> bool:
+    """``sentence[start:end]`` is the speaker label a chat line opens with ("Kieran: For sure!")."""
+    return not sentence[:start].strip() and sentence[end:].lstrip().startswith(":")
 
 
 _DIGIT = re.compile(r"\d")

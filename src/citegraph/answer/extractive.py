@@ -22,7 +22,7 @@ from citegraph.sentences import leans_on_previous
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
 from citegraph.verify.text import content_words
 
-__all__ = ["ExtractiveAnswerer", "Selection", "typed_markers", "unquotable"]
+__all__ = ["ExtractiveAnswerer", "Selection", "statements", "typed_markers", "unquotable"]
 
 
 class Selection(NamedTuple):
@@ -31,10 +31,30 @@ class Selection(NamedTuple):
 
 
 def unquotable(item: ContextItem) -> Frame | None:
-    """Why ``item`` is no statement to quote: its document's structure frames it, or it instructs or asks."""
+    """Why ``item`` is no statement to quote: its document's structure frames it, or it instructs or asks.
+    A unit of several sentences (a chat message) is unquotable only when every sentence of it is: "You
+    can come by after 5 PM today. Just let me know when you're on your way." states a time, and is
+    quoted without its instruction (:func:`statements`)."""
     if item.span.frame:
         return Frame(FrameKind.FRAMED, (item.span.frame,))
-    return instruction_frame(item.span.text)
+    pieces = _pieces(item.span.text)
+    if len(pieces) < 2:
+        return instruction_frame(item.span.text)
+    found = [instruction_frame(piece) for piece in pieces]
+    return found[0] if all(found) else None
+
+
+def statements(item: ContextItem) -> list[str]:
+    """The sentences of ``item`` an answer quotes (each its own claim): all of a one-sentence unit, and
+    of a unit of several, those that neither ask nor instruct."""
+    pieces = _pieces(item.span.text)
+    return pieces if len(pieces) < 2 else [p for p in pieces if instruction_frame(p) is None]
+
+
+@lru_cache(maxsize=1024)
+def _pieces(text: str) -> list[str]:
+    # A bracketed number inside a quoted source is not a citation: defuse it.
+    return claim_sentences(MARKER.sub(lambda m: f"({m.group(1)})", " ".join(text.split())))
 
 
 def typed_markers(question: str, context: Sequence[ContextItem]) -> frozenset[int]:
@@ -183,11 +203,9 @@ class ExtractiveAnswerer(Answerer):
     def _quote(items: Sequence[ContextItem]) -> str:
         parts = []
         for item in items:
-            # A bracketed number inside a quoted source is not a citation: defuse it.
-            unit = MARKER.sub(lambda m: f"({m.group(1)})", " ".join(item.span.text.split()))
             # a unit of several sentences (a chat message, "Sure! The password is ...") cites each of
             # them, so that none reads back as an uncited claim
-            for sentence in claim_sentences(unit):
+            for sentence in statements(item):
                 body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
                 parts.append(f"{body} [{item.marker}]{end}")
         return " ".join(parts)

@@ -41,7 +41,7 @@ from typing import Any
 from citegraph.errors import CitegraphError
 from citegraph.models import Relevance
 
-__all__ = ["SATISFIES", "check_relevance", "expected_type", "named", "parse", "question_terms"]
+__all__ = ["SATISFIES", "check_relevance", "expected_type", "named", "parse", "question_terms", "said_words"]
 
 # Expected answer types and the spaCy entity labels that satisfy them.
 DATE, NUMBER, AGENT, PLACE = "date", "number", "agent", "place"
@@ -63,6 +63,23 @@ _ENTITY_WEIGHT = 2.0
 _NAME_GLUE = frozenset({"the", "of", "and", "a", "an"})
 
 _lock = threading.Lock()
+
+
+_CAMEL_PART = re.compile(r"[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])")
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+
+
+def said_words(doc: Any) -> set[str]:
+    """The words and lemmas of a parsed text, casefolded, with a name written as one word split into its
+    parts and a name of two written as one: a chat handle "AdamSmith" (or "LiHua") says "adam" and
+    "smith", and "Adam Smith" says "adamsmith", so either way of writing it names the other."""
+    said = {t.lower_ for t in doc} | {t.lemma_.casefold() for t in doc}
+    for t in doc:
+        if _INNER_CAPITAL.search(t.text):
+            said.update(part.casefold() for part in _CAMEL_PART.findall(t.text))
+        if t.pos_ == "PROPN" and t.i + 1 < len(doc) and doc[t.i + 1].pos_ == "PROPN":
+            said.add(t.lower_ + doc[t.i + 1].lower_)
+    return said
 
 
 def named(name: str, said: set[str], text: str) -> bool:
@@ -140,7 +157,7 @@ def check_relevance(question: str, claims: Sequence[str]) -> Relevance:
     q, answer = parsed
     expected = expected_type(q)
     entities, words = question_terms(q, expected)
-    said = {t.lower_ for t in answer} | {t.lemma_.casefold() for t in answer}
+    said = said_words(answer)
 
     def mentioned(term: str, entity: bool) -> bool:
         return named(term, said, answer.text.casefold()) if entity else term in said
