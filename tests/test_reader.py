@@ -155,5 +155,8 @@ def test_a_speaker_label_answers_who_and_nothing_else() -> None:
     kieran = [Reading(0.9, "Kieran", context[0].span.text)]
     assert located(context, kieran, expected=None) is None
     assert located(context, kieran, expected="agent") == ("Kieran", 1, 0.9)
+    for line in ("2025-03-06 08:20 Jamal Reid: Cleared.", "[16/04/2025, 12:02] Jamal Reid: Cleared."):
+        assert located(_context(line), [Reading(0.9, "Jamal Reid", line)], expected=None) is None, line
+        assert located(_context(line), [Reading(0.9, "Jamal Reid", line)], expected="agent") == ("Jamal Reid", 1, 0.9)
     named_inside = _context("Rowan: I think Kieran said it best.")
     assert located(named_inside, [Reading(0.9, "Kieran", named_inside[0].span.text)], expected=None) == ("Kieran", 1, 0.9)

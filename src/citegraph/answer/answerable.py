@@ -184,9 +184,14 @@ def located(
     return None
 
 
+#: what may come before a chat line's speaker: its time ("2025-03-06 08:20", "[16/04/2025, 12:02]")
+_STAMP = re.compile(r"[\d\s\[\]()/.,:\-]*(?:[AaPp]\.?[Mm]\.?)?[\s\]):\-]*")
+
+
 def _speaker(sentence: str, start: int, end: int) -> bool:
-    """``sentence[start:end]`` is the speaker label a chat line opens with ("Kieran: For sure!")."""
-    return not sentence[:start].strip() and sentence[end:].lstrip().startswith(":")
+    """``sentence[start:end]`` is the speaker label a chat line opens with, after its time if any
+    ("Kieran: For sure!", "2025-03-06 08:20 Jamal Reid: Cleared.")."""
+    return bool(_STAMP.fullmatch(sentence[:start])) and sentence[end:].lstrip().startswith(":")
 
 
 _DIGIT = re.compile(r"\d")

@@ -382,17 +382,20 @@ def is_whole_quote(claim: str, premise: str) -> bool:
     return bool(words) and (_words(premise) == words or bool(quoted_sentences(claim, premise_sentences(premise))))
 
 
-# An attribution at a sentence's end: "…, the report said." / "…, according to police."
+#: the verbs of an attribution ("the report said", "police reported")
+_SPEECH = frozenset(
+    "said says reported reports stated states added adds wrote writes claimed claims announced announces noted notes".split()
+)
+# An attribution at a sentence's end: "…, the report said." / "…, according to police." / "…, she told reporters."
 _TAIL_ATTRIBUTION = re.compile(
-    r"^(?P<body>.+?),\s+(?P<frame>according to [^,]{1,60}|[^,]{1,60}?\s+(?:said|says|reported|reports|stated|states|added|adds|"
-    r"wrote|writes|claimed|claims|announced|announces|noted|notes|told [^,\s]+))[.!]?$",
+    rf"^(?P<body>.+?),\s+(?P<frame>according to [^,]{{1,60}}|[^,]{{1,60}}?\s+(?:{'|'.join(sorted(_SPEECH))}|told [^,\s]+))[.!]?$",
     re.IGNORECASE | re.DOTALL,
 )
 
 
 def _head_first(text: str) -> list[str]:
     """The words of ``text`` with an attribution at its end moved to its head ("X, the report said." ->
-    "the report said X"), its own words when it has none; "that" after a head attribution dropped."""
+    "the report said X"), its own words when it has none."""
     found = _TAIL_ATTRIBUTION.match(text.strip())
     if found:
         return _words(found["frame"]) + _words(found["body"])
@@ -417,11 +420,6 @@ def _without_that(words: list[str]) -> list[str]:
         if w == "that" and i and words[i - 1] in _SPEECH:
             return words[:i] + words[i + 1 :]
     return words
-
-
-_SPEECH = frozenset(
-    "said says reported reports stated states added adds wrote writes claimed claims announced announces noted notes".split()
-)
 
 
 def is_clause_quote(claim: str, premise: str) -> bool:
