@@ -286,3 +286,10 @@ def test_an_attribution_moved_whole_is_a_quote_and_one_negator_apart_is_a_contra
         _span("It is not just the low cost of posting online that attracts dissidence."),
     )
     assert (flipped.label, flipped.stage) == (Verdict.CONTRADICTED, Stage.GUARDS)
+
+
+def test_a_chat_messages_statement_is_quoted_without_the_question_before_it(checker: CheckingVerifier) -> None:
+    line = "[02/04/2025, 08:30] Priya Raman: who is sorting out the Toronto flights? they'll need to fly on the 16th"
+    support = checker.verify("they'll need to fly on the 16th.", _span(line))
+    assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
+    assert checker.verify("Priya Raman: who is sorting out the Toronto flights?", _span(line)).label != Verdict.SUPPORTED

@@ -190,3 +190,8 @@ def test_a_title_or_an_initial_does_not_end_a_premise_sentence() -> None:
         "Mr.",
         "Smith",
     ]
+
+
+def test_a_question_mark_before_a_lower_case_sentence_ends_it() -> None:
+    line = "Priya Raman: who is sorting out the Toronto flights? they'll need to fly on the 16th"
+    assert premise_sentences(line) == ["Priya Raman: who is sorting out the Toronto flights?", "they'll need to fly on the 16th"]

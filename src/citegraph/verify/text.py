@@ -177,10 +177,13 @@ def related(claim_words: frozenset[str], sentence_words: frozenset[str]) -> bool
 # A sentence ends at . ! ? (and any closing quotes or brackets: "…problem?’ Miss Hopkins…") followed by
 # space and a capital, or glued to a capital ("…century.First for
 # Women"), after a symbol such as an emoji followed by space and a capital (chat: "…with. 🎵✨ Yuriko:
-# That…"), or at a line break. Cheap and good enough to find the sentence that states a value.
+# That…"), at a question mark followed by a sentence in lower case (chat: "who is sorting out the
+# flights? they'll need to fly on the 16th"), or at a line break. Cheap and good enough to find the
+# sentence that states a value.
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s?[\"'”’»)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[a-z0-9)][.!?])(?=[A-Z])"
     r"|(?<=[^\w\s.,;:!?\"'“”‘’()\[\]{}\-–—/&%$€£@#*+=<>|~`^\\])\s+(?=[A-Z])|\s*\n\s*"
+    r"|(?<=[a-z]\?)\s+(?=[a-z])"
 )
 
 
