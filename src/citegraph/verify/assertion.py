@@ -255,7 +255,7 @@ def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
             return related(about, words) or 2 * len(words & about) >= max(len(words), 1) > 0
 
         premise = " ".join(quoted or [s for s in sentences if about_it(s)] or sentences)
-        later = _later_clause(tokenize(claim), sentences_quoting(claim, sentences))
+        later = _later_clause(tokenize(claim), quoted)  # empty for whole sentences: no clause comes after
         premise_frames = tuple(f for f in frames(premise) if not _hedges_only(f, later))
         reported = [f for f in premise_frames if f.kind is FrameKind.REPORTED]
         reports_the_report = bool(reported) and all(has_phrase(words, m) for f in reported for m in f.markers)

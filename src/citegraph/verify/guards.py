@@ -406,9 +406,10 @@ def is_moved_attribution(claim: str, premise: str) -> bool:
     """The claim is a cited sentence with its attribution moved, kept whole: "X, the report said." of
     "The report said that X." (or the other way round), word for word but for that "that"."""
     mine = _without_that(_head_first(claim))
+    as_written = _without_that(_words(claim))
     for sentence in premise_sentences(premise):
         theirs = _head_first(sentence)
-        moved = mine != _without_that(_words(claim)) or theirs != _words(sentence)  # one of them ends in it
+        moved = mine != as_written or theirs != _words(sentence)  # one of them ends in it
         if moved and mine == _without_that(theirs):
             return True
     return False
