@@ -295,6 +295,7 @@ histories = given(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @histories
 def test_non_interference(stores: Stores, splitter: SentenceSplitter, ops: list[Op], caller: set[str], question: str, seed: str) -> None:
@@ -315,6 +316,7 @@ def test_non_interference_through_saved_views(
         _assert_non_interference(stores, splitter, ops, sorted(caller), question, seed, file=True)
 
 
+@pytest.mark.slow
 def test_non_interference_for_every_order_of_a_collision(stores: Stores, splitter: SentenceSplitter) -> None:
     """Every order of two ingests colliding on one id with other labels, a second version, and a
     relabel: every caller sees what a store of its readable documents shows."""

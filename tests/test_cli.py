@@ -27,13 +27,13 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
 
 
 def test_an_answer_lists_the_nearest_reached_entities_and_counts_them_all(run, larkspur: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from citegraph import output
+    from citegraph.output import records
 
     run("ingest", str(larkspur), "--quiet")
     question = "How long do exports stay available after cancellation?"
     full = json.loads(run("ask", question, "--no-verify", "--json").stdout)["retrieval"]
     assert full["reached"] == len(full["nodes"]) > 2 and "nodes_note" not in full
-    monkeypatch.setattr(output, "ANSWER_NODES", 2)
+    monkeypatch.setattr(records, "ANSWER_NODES", 2)
     cut = json.loads(run("ask", question, "--no-verify", "--json").stdout)["retrieval"]
     assert cut["reached"] == full["reached"] and cut["nodes"] == full["nodes"][:2]
     assert f"first 2 of {full['reached']}" in cut["nodes_note"] and "citegraph traverse" in cut["nodes_note"]

@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from citegraph.embed import HashingEmbedder
 from citegraph.output import documents_json
 from citegraph.pipeline import CiteGraph
@@ -133,6 +135,7 @@ def _reference(stores: Stores, root: Path) -> tuple[Path, dict[str, Any], float,
     return folder, snapshot, first_write or 0.0, end
 
 
+@pytest.mark.slow
 def test_sigkill_during_ingest_never_breaks_the_store(stores: Stores, tmp_path: Path, splitter: SentenceSplitter, busy_cpus: int) -> None:
     folder, expected, first_write, end = _reference(stores, tmp_path)
     rng = random.Random(20261130)

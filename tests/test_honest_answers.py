@@ -301,7 +301,7 @@ def test_a_question_the_handbook_cannot_answer_is_not_found(splitter: SentenceSp
 
     from rich.console import Console
 
-    from citegraph.output import render_answer
+    from citegraph.cli.views import render_answer
 
     g = CiteGraph(SQLiteStore(":memory:"), minilm, splitter=splitter, verifier=CheckingVerifier())
     g.ingest([larkspur])

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from citegraph import CiteGraph, output
+from citegraph import CiteGraph
 from citegraph.answer.base import Answerer
-from citegraph.cli import main
+from citegraph.cli import main, views
 from citegraph.embed import HashingEmbedder
 from citegraph.errors import InputFileError, StoreLocked, UserError, store_error
 from citegraph.extract.keys import entity_key
@@ -338,14 +338,14 @@ def test_a_generated_answer_is_held_to_the_same_caps(splitter, larkspur: Path) -
 
 # -- terminal safety ----------------------------------------------------------------------------------------
 def test_safe_escapes_control_characters_visibly() -> None:
-    assert output.safe("a\x1b[2Jb\nc\td\x7f\x9b\u202eé") == "a\\x1b[2Jb\\nc\\td\\x7f\\x9b\\u202eé"
-    assert output.safe("one\nline", prose=True) == "one line"
-    assert output.safe(output.safe("\x1b", prose=True), prose=True) == "\\x1b"  # prose: idempotent
-    assert output.line(output.safe("a\\b\x1b")).plain == "a\\\\b\\x1b"  # a line leaves what a view made safe as it is
+    assert views.safe("a\x1b[2Jb\nc\td\x7f\x9b\u202eé") == "a\\x1b[2Jb\\nc\\td\\x7f\\x9b\\u202eé"
+    assert views.safe("one\nline", prose=True) == "one line"
+    assert views.safe(views.safe("\x1b", prose=True), prose=True) == "\\x1b"  # prose: idempotent
+    assert views.line(views.safe("a\\b\x1b")).plain == "a\\\\b\\x1b"  # a line leaves what a view made safe as it is
     # names: one-to-one, and read back exactly
     names = ["x\ny.txt", "x\\ny.txt", "x\\\\ny.txt", "a\u200bb", "a\\u200bb", "\\", "\\x1b", "\x1b"]
-    assert len({output.safe(n) for n in names}) == len(names)
-    assert [output.unescape(output.safe(n)) for n in names] == names
+    assert len({views.safe(n) for n in names}) == len(names)
+    assert [views.unescape(views.safe(n)) for n in names] == names
 
 
 def test_entity_keys_carry_no_control_characters() -> None:
@@ -615,3 +615,28 @@ def test_serve_and_mcp_without_the_extra_name_the_install(run, monkeypatch: pyte
     result = run(*args, code=1)
     assert f"needs {hidden}, which is not installed: pip install 'citegraph[serve]'" in result.stderr
     assert "bug in citegraph" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("extra", "hidden", "needs"),
+    [("postgres", "psycopg", "psycopg"), ("ray", "ray", "ray"), ("llm", "llama_cpp", "llama-cpp-python")],
+)
+def test_every_optional_extra_missing_names_its_install(  # type: ignore[no-untyped-def]
+    run, stored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: str, hidden: str, needs: str
+) -> None:
+    """A store URL without the postgres extra, ``--executor ray`` without Ray, a local model without
+    the llm extra: each exits 1 with the pip command that brings it (the module hidden as if never
+    installed), not exit 5 'a bug in citegraph'; a URL's password is never printed."""
+    monkeypatch.setitem(sys.modules, hidden, None)  # importing it now raises ImportError
+    for cached in [m for m in sys.modules if m == "citegraph.store.postgres"]:
+        monkeypatch.delitem(sys.modules, cached)
+    if extra == "postgres":
+        result = run("documents", env={"CITEGRAPH_DB": "postgresql://ann:s3cret@127.0.0.1:1/kb"}, code=1)
+    elif extra == "ray":
+        result = run("ingest", str(stored), "--workers", "2", "--executor", "ray", code=1)
+    else:
+        model = tmp_path / "tiny.gguf"
+        model.write_bytes(b"GGUF")
+        result = run("ask", "How long do exports stay available?", "--generator", f"gguf:{model}", code=1)
+    assert f"needs {needs}, which is not installed: pip install 'citegraph[{extra}]'" in result.stderr
+    assert "bug in citegraph" not in result.stderr and "s3cret" not in result.stderr

@@ -62,6 +62,7 @@ def test_a_question_over_the_limit_is_refused_with_422_naming_it(app) -> None:  
     assert client.post("/ask", json={"question": "How long do exports stay available? " * 50}).status_code == 200  # 1,850 characters
 
 
+@pytest.mark.slow
 def test_a_query_body_has_a_cap_of_kilobytes_and_an_upload_keeps_megabytes(app) -> None:  # type: ignore[no-untyped-def]
     client, token, _db = app
     huge = client.post("/ask", json={"question": "q", "answer_text": "word " * 100_000})  # 500 KB, over max-query-kb 256

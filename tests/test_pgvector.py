@@ -20,8 +20,10 @@ from citegraph.embed.base import ExactIndex
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.view import StoreSpanIndex
 from citegraph.sentences import SentenceSplitter
-from citegraph.store.postgres import PostgresStore
 from tests.conftest import PostgresCluster, Stores
+
+pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'citegraph[postgres]'")
+from citegraph.store.postgres import PostgresStore
 
 QUESTIONS = ["How long are exports kept?", "What does billing use?", "When does the merger close?", "Who owns payroll?"]
 WORDS = ["export", "snapshot", "invoice", "archive", "payroll", "retention", "workspace", "billing"]

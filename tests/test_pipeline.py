@@ -153,3 +153,20 @@ def test_no_evidence_is_a_result_not_an_error(graph: CiteGraph) -> None:
     answer = graph.ask("Anything at all?")
     assert answer.status == AnswerStatus.NO_EVIDENCE
     assert [w.code for w in answer.warnings] == ["no_evidence"]
+
+
+def test_ingest_takes_one_options_record_or_its_fields_and_names_an_unknown_one(graph: CiteGraph, write) -> None:  # type: ignore[no-untyped-def]
+    """The ingest options are one record (IngestOptions), which the CLI builds and CiteGraph.ingest
+    accepts, with keyword fields over it; a misspelt option is refused by name, not ignored."""
+    import pytest
+
+    from citegraph.errors import UserError
+    from citegraph.ingest.base import IngestOptions
+
+    note = write("note.md", "The archive opens at nine on Saturdays.")
+    report = graph.ingest([note], IngestOptions(access=("staff",), prefix="ops/"), version_label="v1")
+    assert [d.id for d in report.documents] == ["ops/note.md"]
+    stored = {d.document.id: d.document for d in graph.store.documents(None)}["ops/note.md"]
+    assert stored.access == ("staff",) and stored.label == "v1"
+    with pytest.raises(UserError, match="no option acces"):
+        graph.ingest([note], acces=["staff"])

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from citegraph.answer.relevance import check_relevance, expected_type
+from citegraph.cli.views import render_answer
 from citegraph.models import AnswerStatus, ClaimStatus
-from citegraph.output import answer_json, render_answer
+from citegraph.output import answer_json
 from citegraph.pipeline import CiteGraph
 from citegraph.sentences import load_spacy
 from citegraph.store import SQLiteStore

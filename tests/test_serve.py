@@ -500,3 +500,27 @@ def test_ask_stream_sends_the_answer_as_it_takes_shape(served) -> None:  # type:
     assert [c["sentence"] for c in events[1][1]] == [c["sentence"] for c in final["context"]]  # type: ignore[union-attr,index]
     failed = _events(client.post("/ask/stream", json={"question": QUESTION, "as_of": "soon"}).text)
     assert failed[-1][0] == "error" and failed[-1][1]["type"] == "bad_input" and "as-of" in failed[-1][1]["message"]  # type: ignore[index]
+
+
+def test_the_page_reads_the_status_words_from_the_one_vocabulary(served) -> None:  # type: ignore[no-untyped-def]
+    """Every answer status and claim verdict has a label, a tone and a meaning in one table, which the
+    Markdown, the terminal and the page (through GET /vocabulary, not a copy in app.js) all use; only
+    the checked statuses read as good."""
+    import citegraph
+    from citegraph import output
+    from citegraph.cli import views
+    from citegraph.models import ANSWER_TERMS, CLAIM_TERMS, AnswerStatus, ClaimStatus, Verdict
+
+    client, _, _ = served
+    assert set(ANSWER_TERMS) == set(AnswerStatus)
+    assert {s.value for s in ClaimStatus} | {v.value for v in Verdict} <= set(CLAIM_TERMS)
+    assert {s for s, t in ANSWER_TERMS.items() if t.tone == "good"} == {AnswerStatus.VERIFIED, AnswerStatus.QUOTED}
+    vocabulary = client.get("/vocabulary").json()
+    assert vocabulary["answer"]["not_found"]["label"] == "Not in your documents"
+    assert vocabulary["answer"]["related"]["tone"] == "muted"
+    assert set(vocabulary["claim"]) == set(CLAIM_TERMS)
+    for status in AnswerStatus:  # every status is styled in the terminal (conflicting once printed plain)
+        assert views._STATUS_STYLE[status.value]
+        assert output.STATUS_WORDS[status.value] == ANSWER_TERMS[status].means
+    page = (Path(citegraph.__file__).parent / "serve" / "static" / "app.js").read_text(encoding="utf-8")
+    assert "/vocabulary" in page and ANSWER_TERMS[AnswerStatus.QUOTED].means not in page and "Partly supported" not in page

@@ -229,7 +229,8 @@ def test_the_json_and_the_printed_answer_show_the_stage_and_calibration(graph: C
 
     from rich.console import Console
 
-    from citegraph.output import answer_json, render_answer
+    from citegraph.cli.views import render_answer
+    from citegraph.output import answer_json
 
     markers = _markers(graph.ask(QUESTION))
     answer = graph.ask(QUESTION, answer_text=f"{CLAIM} [{markers[POLICY]}]. {CLAIM} [{markers[BILLING]}].")

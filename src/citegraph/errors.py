@@ -33,6 +33,7 @@ __all__ = [
     "CitegraphError",
     "InputFileError",
     "LimitExceeded",
+    "MissingExtra",
     "ModelOutputError",
     "ModelUnavailable",
     "NotFound",
@@ -122,6 +123,20 @@ class BackendUnavailable(CitegraphError):
 
 class ModelUnavailable(BackendUnavailable):
     pass
+
+
+class MissingExtra(ModelUnavailable):
+    """An optional part that is not installed (the server, the PostgreSQL driver, Ray, the local
+    model runtime): exit 1 naming the ``pip install 'citegraph[extra]'`` that brings it, never exit 5
+    "a bug". A model stage that needs it is skipped and says so, as for any unavailable model."""
+
+    exit_code = 1
+
+    def __init__(self, what: str, module: str, extra: str, note: str = "") -> None:
+        self.module, self.extra = module, extra
+        super().__init__(
+            f"{what} needs {module}, which is not installed: pip install 'citegraph[{extra}]'" + (f" ({note})" if note else "")
+        )
 
 
 class ModelOutputError(CitegraphError):

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 __all__ = [
+    "ANSWER_TERMS",
+    "CLAIM_TERMS",
     "Answer",
     "AnswerStatus",
     "AnswerWarning",
@@ -36,6 +39,7 @@ __all__ = [
     "Hop",
     "IngestReport",
     "Lead",
+    "Located",
     "ReachedNode",
     "Rejection",
     "Relation",
@@ -43,6 +47,7 @@ __all__ = [
     "Span",
     "Stage",
     "Support",
+    "Term",
     "Verdict",
 ]
 
@@ -101,6 +106,55 @@ class AnswerStatus(StrEnum):
     UNSUPPORTED = "unsupported"
     NO_EVIDENCE = "no_evidence"
     NOT_FOUND = "not_found"  #: evidence was found, but it does not answer the question: shown as context only, never as claims
+
+
+@dataclass(frozen=True)
+class Term:
+    """How a status reads to a person: a short ``label``, a ``tone`` (``good``: shown as checked;
+    ``caution``; ``bad``; ``muted``: grey, evidence rather than an answer) and what it ``means``.
+    The one vocabulary: the terminal, the Markdown, the chat endpoint, MCP and the page (``GET
+    /vocabulary``) all read it from here."""
+
+    label: str
+    tone: str
+    means: str
+
+
+#: an answer's status in words (the code stays in the JSON); only ``good`` reads as checked
+ANSWER_TERMS: dict[AnswerStatus, Term] = {
+    AnswerStatus.VERIFIED: Term("Checked", "good", "Every claim is supported by the sentence it cites."),
+    AnswerStatus.QUOTED: Term(
+        "Quoted", "good", "Every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's."
+    ),
+    AnswerStatus.RELATED: Term(
+        "Related, not an answer",
+        "muted",
+        "The cited sentences support the claims, but nothing shows they answer the question (or, for a summary, that "
+        "they sum the document up): related evidence, not a checked answer.",
+    ),
+    AnswerStatus.CONFLICTING: Term(
+        "Sources disagree", "bad", "The sources disagree (in the answer or in the evidence it was given): see the warnings."
+    ),
+    AnswerStatus.CITED: Term("Not checked", "caution", "Every claim cites a sentence, but nothing checked the support."),
+    AnswerStatus.PARTIALLY_SUPPORTED: Term("Partly supported", "caution", "Some claims are supported by what they cite, some are not."),
+    AnswerStatus.UNSUPPORTED: Term("Not supported", "bad", "No claim is supported by what it cites: do not rely on this answer."),
+    AnswerStatus.NO_EVIDENCE: Term("Nothing found", "caution", "Nothing you may read matches the question."),
+    AnswerStatus.NOT_FOUND: Term(
+        "Not in your documents",
+        "caution",
+        "The documents visible to you do not answer this question; the nearest evidence is shown as context, not as an answer.",
+    ),
+}
+#: a claim's status and a citation's verdict in words (one table: the page shows both the same way)
+CLAIM_TERMS: dict[str, Term] = {
+    "supported": Term("supported", "good", "The cited sentence entails the claim."),
+    "not_supported": Term("not supported", "bad", "The cited sentence does not entail the claim."),
+    "unsupported": Term("not supported", "bad", "The cited sentence does not entail the claim."),
+    "contradicted": Term("contradicted", "bad", "The cited sentence states the opposite, or another value for the same thing."),
+    "unverified": Term("not checked", "caution", "Nothing could settle the support (no model, or a model that failed)."),
+    "uncited": Term("no citation", "caution", "The claim cites no sentence."),
+    "invalid_marker": Term("cites nothing", "bad", "The claim's marker points at no context sentence."),
+}
 
 
 @dataclass(frozen=True)
@@ -348,6 +402,14 @@ class Relevance:
     note: str = ""
 
 
+class Located(NamedTuple):
+    """The reader's best answer among the context (:attr:`Answerability.reading`)."""
+
+    answer: str  #: the words it found
+    marker: int  #: the context sentence that holds them
+    probability: float  #: the reader's P(answers)
+
+
 @dataclass(frozen=True)
 class Answerability:
     """Whether the visible evidence answers the question at all (citegraph.answer.answerable),
@@ -358,9 +420,8 @@ class Answerability:
     features: tuple[tuple[str, float], ...] = ()
     missing: tuple[str, ...] = ()  #: the question's named entities no context sentence names
     note: str = ""
-    #: the reader's best answer among the context (its words, the marker of the context sentence that
-    #: holds them, P(answers)); None when it found none in a context sentence
-    reading: tuple[str, int, float] | None = None
+    #: the reader's best answer among the context; None when it found none in a context sentence
+    reading: Located | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ Components named by spec strings come from :mod:`citegraph.components`; defaults
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,12 @@ from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.reader import Reader
 from citegraph.components import GraphSpec, check_store_embedder, make_answerer, make_embedder, make_extractor, make_verifier
 from citegraph.embed.base import Embedder
-from citegraph.errors import CitegraphError
+from citegraph.errors import CitegraphError, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
 from citegraph.facade import Lifecycle, Reads
+from citegraph.ingest.base import IngestOptions
 from citegraph.ingest.indexer import Indexer, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
 from citegraph.ingest.loaders import parse_date
@@ -159,25 +161,11 @@ class CiteGraph(Reads, Lifecycle):
 
     # -- ingest -----------------------------------------------------------------------------------
     def ingest(
-        self,
-        paths: Sequence[str | Path],
-        *,
-        access: Iterable[str] = ("public",),
-        extractions: str | Path | None = None,
-        doc_id: str | None = None,
-        prefix: str = "",
-        version_label: str | None = None,
-        dated: str | None = None,
-        progress: Progress | None = None,
-        batch_size: int = 32,
-        workers: int = 1,
-        executor: str = "process",
-        ray_address: str | None = None,
-        include_hidden: bool = False,
-        sources: Mapping[Path, str] | None = None,
+        self, paths: Sequence[str | Path], options: IngestOptions | None = None, *, progress: Progress | None = None, **settings: Any
     ) -> IngestReport:
-        """Ingest files and folders. One bad file never loses the others' work (the rules of a run:
-        :mod:`citegraph.ingest.ingester`).
+        """Ingest files and folders as ``options`` say (:class:`~citegraph.ingest.base.IngestOptions`),
+        or as keyword ``settings`` of the same names over them (``access=["staff"]``, ``workers=2``).
+        One bad file never loses the others' work (the rules of a run: :mod:`citegraph.ingest.ingester`).
 
         ``prefix`` is put before every document id (a namespace: ``pub/`` makes ``notes.txt``
         ``pub/notes.txt``), so two folders with the same file names can be ingested side by side.
@@ -189,24 +177,13 @@ class CiteGraph(Reads, Lifecycle):
         Hidden files and folders under a folder are reported as skipped unless ``include_hidden``;
         ``sources`` records another source than the path for the files it names (an upload's name).
         """
-        dated = None if dated is None else parse_date(dated, "--date")
-        return self.ingester.ingest_paths(
-            paths,
-            access_labels(access),
-            spec=self.spec,
-            extractions=extractions,
-            doc_id=doc_id,
-            prefix=prefix,
-            version_label=version_label,
-            dated=dated,
-            progress=progress,
-            batch_size=batch_size,
-            workers=workers,
-            executor=executor,
-            ray_address=ray_address,
-            include_hidden=include_hidden,
-            sources=sources,
-        )
+        unknown = sorted(set(settings) - {f.name for f in fields(IngestOptions)})
+        if unknown:
+            raise UserError(f"CiteGraph.ingest: no option {', '.join(unknown)}; the options are the fields of IngestOptions")
+        options = replace(options or IngestOptions(), **settings)
+        dated = None if options.dated is None else parse_date(options.dated, "--date")
+        options = replace(options, access=access_labels(options.access), dated=dated)
+        return self.ingester.ingest_paths(paths, options, spec=self.spec, progress=progress)
 
     def ingest_texts(
         self,

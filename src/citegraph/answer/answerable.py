@@ -42,7 +42,7 @@ from typing import Any
 from citegraph.answer.reader import Reading
 from citegraph.answer.relevance import AGENT, DATE, NUMBER, SATISFIES, expected_type, named, parse, question_terms, said_words
 from citegraph.errors import ModelUnavailable
-from citegraph.models import Answerability, ContextItem, Span
+from citegraph.models import Answerability, ContextItem, Located, Span
 from citegraph.verify.text import DAYS, MONTHS
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
@@ -158,7 +158,7 @@ def assess(
 
 def located(
     context: Sequence[ContextItem], readings: Sequence[Reading], subjects: Sequence[str] = (), *, expected: str | None = None
-) -> tuple[str, int, float] | None:
+) -> Located | None:
     """The most probable reading whose answer is inside a context sentence itself (the reader reads a
     sentence with its surroundings, so the words it points at may be a neighbour's), with the marker
     of that sentence: the read item's own first, else the first context sentence that holds them.
@@ -180,7 +180,7 @@ def located(
                 break  # not the type asked for, wherever it is found: the next reading
             if expected != AGENT and _speaker(sentence, at, at + len(words)):
                 break  # a chat line's speaker answers "who", not "what does Kieran think…"
-            return reading.answer, holder.marker, reading.probability
+            return Located(reading.answer, holder.marker, reading.probability)
     return None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from citegraph.models import ContextItem
+from citegraph.models import AnswerWarning, ContextItem
 
 __all__ = ["Answerer"]
 
@@ -24,3 +24,15 @@ class Answerer(ABC):
     @abstractmethod
     def answer(self, question: str, context: Sequence[ContextItem]) -> str:
         """Answer text whose claims end with ``[N]`` markers into ``context``."""
+
+    def respond(self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False) -> str:
+        """What the pipeline calls: :meth:`answer`, unless an answerer uses more of what is known before
+        it writes: ``lead``, the marker of the sentence the reader found the answer in, and ``summary``,
+        that the question asks for a document's gist (the context holds a few sentences per section)."""
+        return self.answer(question, context)
+
+    def warnings(
+        self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False
+    ) -> list[AnswerWarning]:
+        """What :meth:`respond` left out of the evidence it was given and why; none by default."""
+        return []

@@ -16,7 +16,6 @@ from citegraph.answer.answerable import WINDOW, assess
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, cited_markers, parse_markers, resolve_claims, source_conflict_warnings, split_claims
 from citegraph.answer.currency import stale_warnings
-from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
@@ -29,6 +28,7 @@ from citegraph.models import (
     ContextItem,
     Document,
     Lead,
+    Located,
     Relevance,
     Retrieval,
     Span,
@@ -128,14 +128,9 @@ def compose(
     if answer_text is None:
         emit("stage", "answering")
     lead = None
-    if answerability is not None and answerability.reading is not None and answerability.reading[2] >= LEAD_AT:
-        lead = answerability.reading[1]
-    if answer_text is not None:
-        text = answer_text
-    elif isinstance(answerer, ExtractiveAnswerer):
-        text = answerer.summarize(context) if summary else answerer.answer(question, context, lead)
-    else:
-        text = answerer.answer(question, context)
+    if answerability is not None and answerability.reading is not None and answerability.reading.probability >= LEAD_AT:
+        lead = answerability.reading.marker
+    text = answer_text if answer_text is not None else answerer.respond(question, context, lead, summary=bool(summary))
     emit("draft", text)
     if answer_text is None:
         limits.check_answer(text)  # a generated answer is held to the caps a given one met before retrieval
@@ -148,7 +143,7 @@ def compose(
     claims, warnings = resolve_claims(text, context, verifier, on_claim=None if on_event is None else lambda i, c: emit("claim", (i, c)))
     emit("stage", "comparing")
     warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
-    if answer_text is None and isinstance(answerer, ExtractiveAnswerer):  # evidence it would not quote, said
+    if answer_text is None:  # evidence it would not quote, said
         warnings[:0] = answerer.warnings(question, context, lead, summary=bool(summary))
     if not context:
         warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
@@ -210,10 +205,10 @@ def addresses(relevance: Relevance, answerability: Answerability | None, claims:
     return relevance.label == "addressed" and _cited_reading(answerability, claims) is not None
 
 
-def _cited_reading(answerability: Answerability | None, claims: Sequence[Claim]) -> tuple[str, int, float] | None:
+def _cited_reading(answerability: Answerability | None, claims: Sequence[Claim]) -> Located | None:
     """The reader's answer, where it is at P >= :data:`ADDRESSED_AT` in a sentence a claim cites."""
     reading = answerability.reading if answerability is not None else None
-    return reading if reading is not None and reading[2] >= ADDRESSED_AT and reading[1] in cited_markers(claims) else None
+    return reading if reading is not None and reading.probability >= ADDRESSED_AT and reading.marker in cited_markers(claims) else None
 
 
 def _around(document: Callable[[Span], Document | None], span: Span) -> str:

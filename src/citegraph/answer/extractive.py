@@ -199,6 +199,9 @@ class ExtractiveAnswerer(Answerer):
     def answer(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> str:
         return self._quote(self.select(context, question, lead).quoted)
 
+    def respond(self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False) -> str:
+        return self.summarize(context) if summary else self.answer(question, context, lead)
+
     @staticmethod
     def _quote(items: Sequence[ContextItem]) -> str:
         parts = []

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from citegraph.errors import ModelUnavailable
-from citegraph.verify.crossencoder import TOKENIZER_PATH, fit_premise, padded
+from citegraph.verify.crossencoder import TOKENIZER_PATH, fit_premise, padded, too_long
 from citegraph.verify.crossencoder import load_tokenizer as load_pair_tokenizer
 
 __all__ = ["CARD_PATH", "MAX_ANSWER", "Reader", "Reading", "default_reader", "encode", "load_tokenizer", "readings"]
@@ -63,8 +63,8 @@ def encode(tokenizer: Any, question: str, passages: Sequence[str]) -> tuple[dict
         try:
             rows = [tokenizer.encode(" ".join(words), p) for p in fitted]
             break
-        except Exception:  # the question alone fills the window (long words): halve it
-            if len(words) <= 1:
+        except Exception as exc:  # the question alone fills the window (long words): halve it
+            if len(words) <= 1 or not too_long(exc):
                 raise
             words = words[: len(words) // 2]
     return padded(rows), rows, fitted

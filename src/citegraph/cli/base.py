@@ -9,7 +9,7 @@ that ends with a result other than ok (3, 4, or 2 for an ingest a model stopped)
 code, and :class:`_Main` exits with it: no command exits by itself.
 This module holds the group, its error translation and the options every command shares; the commands
 live by family in :mod:`~citegraph.cli.graph`, :mod:`~citegraph.cli.serving`, :mod:`~citegraph.cli.models`
-and :mod:`~citegraph.cli.evaluate`. A command is options, one library call and one view (:mod:`citegraph.output`); every
+and :mod:`~citegraph.cli.evaluate`. A command is options, one library call and one view (:mod:`citegraph.cli.views`); every
 human-readable line goes through those views, which escape control characters and read no markup.
 Spec strings (``--embedder``, ``--generator``, ...) are handed on as they are: :mod:`citegraph.components`
 reads them.
@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
-from citegraph import output
+from citegraph.cli import views
 from citegraph.components import GraphSpec
 from citegraph.errors import CitegraphError, UserError, store_error
 from citegraph.pipeline import CiteGraph
@@ -41,7 +41,7 @@ DEMO_QUESTION = "How long do exports stay available after cancellation?"
 
 F = TypeVar("F", bound=Callable[..., Any])
 # Neither console reads markup, emoji codes or highlighting from what it prints: the views hand them
-# rich Text made terminal-safe (output.safe).
+# rich Text made terminal-safe (views.safe).
 stdout = Console(soft_wrap=True, markup=False, emoji=False, highlight=False)
 stderr = Console(stderr=True, soft_wrap=True, markup=False, emoji=False, highlight=False)
 
@@ -139,9 +139,9 @@ def fail(as_json: bool, kind: str, message: str, code: int, *, hint: str = "", l
     """Print one error (and, with ``--json``, its JSON object on stdout); return its exit code."""
     if as_json:
         print_json({"ok": False, "error": {"type": kind, "message": message}})
-    output.render_error(stderr, message, label=label)
+    views.render_error(stderr, message, label=label)
     if hint:
-        output.say(stderr, hint)
+        views.say(stderr, hint)
     return code
 
 

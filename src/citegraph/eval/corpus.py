@@ -176,8 +176,9 @@ def judge(q: CorpusQuestion, answer: Answer) -> dict[str, Any]:
         "stale_named": stale_named,
         # what could tell a right answer from a wrong one before it is shown (issue 35, item 4)
         "relevance": answer.relevance.label,
-        "reading_p": None if reading is None else round(reading[2], 4),
-        "reading_cited": None if reading is None else reading[1] in cited,
+        "reading_p": None if reading is None else round(reading.probability, 4),
+        "features": {} if answer.answerability is None else dict(answer.answerability.features),
+        "reading_cited": None if reading is None else reading.marker in cited,
         "claims": [c.text for c in answer.claims],
         "text": answer.text,
     }

@@ -9,14 +9,48 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from citegraph.errors import InputFileError, UnsupportedFile
 from citegraph.ingest import loaders
 
-__all__ = ["DEFAULT_MAX_FILE_MB", "SUPPORTED_SUFFIXES", "FoundFile", "LoadedText", "UnsupportedFile", "discover", "load_file"]
+__all__ = [
+    "DEFAULT_MAX_FILE_MB",
+    "SUPPORTED_SUFFIXES",
+    "FoundFile",
+    "IngestOptions",
+    "LoadedText",
+    "UnsupportedFile",
+    "discover",
+    "load_file",
+]
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """How one ingest runs, named once: ``citegraph ingest``, :meth:`CiteGraph.ingest
+    <citegraph.pipeline.CiteGraph.ingest>` and the ingester all pass this record.
+
+    ``prefix`` goes before every document id (a namespace); ``doc_id`` names the one file;
+    ``dated`` (``YYYY-MM-DD``) dates every document of the ingest, over the date a file gives itself;
+    ``workers`` > 1 indexes in that many processes, ``executor="ray"`` on Ray actors (at
+    ``ray_address``); hidden files are skipped unless ``include_hidden``; ``sources`` records another
+    source than the path for the files it names (an upload's name)."""
+
+    access: tuple[str, ...] = ("public",)
+    extractions: str | Path | None = None  #: an extraction import file (``citegraph extract --json``)
+    doc_id: str | None = None
+    prefix: str = ""
+    version_label: str | None = None
+    dated: str | None = None
+    batch_size: int = 32
+    workers: int = 1
+    executor: str = "process"
+    ray_address: str | None = None
+    include_hidden: bool = False
+    sources: Mapping[Path, str] | None = None
 
 
 @dataclass(frozen=True)

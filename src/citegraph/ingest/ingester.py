@@ -21,7 +21,7 @@ The rules of a run:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +31,7 @@ from citegraph.components import GraphSpec
 from citegraph.errors import AccessConflict, InputFileError, StaleWrite, UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions, load_extractions
-from citegraph.ingest.base import FoundFile, UnsupportedFile, discover, load_file
+from citegraph.ingest.base import FoundFile, IngestOptions, UnsupportedFile, discover, load_file
 from citegraph.ingest.indexer import CHUNK_CHARS, IndexedDocument, Indexer, IndexFailure, TextInput, content_version, failed_report
 from citegraph.ingest.workers import Indexing, check_executor, start_indexing, whole
 from citegraph.models import Document, DocumentReport, DocumentStatus, IngestReport
@@ -81,58 +81,33 @@ class Ingester:
         self.max_text_mb = max_text_mb
 
     def ingest_paths(
-        self,
-        paths: Sequence[str | Path],
-        access: tuple[str, ...],
-        *,
-        spec: GraphSpec | None = None,
-        extractions: str | Path | None = None,
-        doc_id: str | None = None,
-        prefix: str = "",
-        version_label: str | None = None,
-        dated: str | None = None,
-        progress: Progress | None = None,
-        batch_size: int = 32,
-        workers: int = 1,
-        executor: str = "process",
-        ray_address: str | None = None,
-        include_hidden: bool = False,
-        sources: Mapping[Path, str] | None = None,
+        self, paths: Sequence[str | Path], options: IngestOptions, *, spec: GraphSpec | None = None, progress: Progress | None = None
     ) -> IngestReport:
-        """Ingest the files and folders ``paths`` (see :meth:`ingest_files`); with ``workers`` > 1 or
-        ``executor="ray"``, indexed by that many workers built from ``spec`` (the graph's own), each
-        loading its models once, while this process writes. Hidden files and folders are reported
-        as skipped unless ``include_hidden``; ``sources`` names what to record as a file's source
-        instead of its path (an upload's name, not the server's temporary path)."""
-        check_setting("workers", workers)
-        check_executor(executor)
-        imported = load_extractions(Path(extractions)) if extractions else None
-        found = list(discover([Path(p) for p in paths], include_hidden=include_hidden))
-        if sources:
-            found = [replace(f, shown=sources.get(f.path, f.shown)) for f in found]
+        """Ingest the files and folders ``paths`` (see :meth:`ingest_files`) as ``options`` say; with
+        ``workers`` > 1 or ``executor="ray"``, indexed by that many workers built from ``spec`` (the
+        graph's own), each loading its models once, while this process writes. Hidden files and
+        folders are reported as skipped unless ``include_hidden``; ``sources`` names what to record as
+        a file's source instead of its path (an upload's name, not the server's temporary path)."""
+        check_setting("workers", options.workers)
+        check_executor(options.executor)
+        imported = load_extractions(Path(options.extractions)) if options.extractions else None
+        found = list(discover([Path(p) for p in paths], include_hidden=options.include_hidden))
+        if options.sources:
+            shown = options.sources
+            found = [replace(f, shown=shown.get(f.path, f.shown)) for f in found]
         indexing: Indexing | None = None
-        if workers > 1 or executor == "ray":
+        if options.workers > 1 or options.executor == "ray":
             if spec is None:
                 raise UserError("ingest with workers needs a graph made by CiteGraph.open (its components named by spec strings)")
 
             def here(docs: list[Document]) -> list[IndexedDocument | IndexFailure]:
                 return whole(self.indexer.index(docs))
 
-            indexing = start_indexing(spec, workers, executor, here, ray_address)
-            batch_size = max(1, min(batch_size, -(-len(found) // (2 * workers))))  # every worker gets work
+            indexing = start_indexing(spec, options.workers, options.executor, here, options.ray_address)
+            # every worker gets work
+            options = replace(options, batch_size=max(1, min(options.batch_size, -(-len(found) // (2 * options.workers)))))
         try:
-            return self.ingest_files(
-                found,
-                access,
-                imported=imported,
-                doc_id=doc_id,
-                prefix=prefix,
-                version_label=version_label,
-                dated=dated,
-                progress=progress,
-                batch_size=batch_size,
-                indexing=indexing,
-            )
+            return self.ingest_files(found, options, imported=imported, progress=progress, indexing=indexing)
         finally:
             if indexing is not None:
                 indexing.close()
@@ -140,22 +115,19 @@ class Ingester:
     def ingest_files(
         self,
         found: Sequence[FoundFile],
-        access: tuple[str, ...],
+        options: IngestOptions,
         *,
         imported: ImportedExtractions | None = None,
-        doc_id: str | None = None,
-        prefix: str = "",
-        version_label: str | None = None,
-        dated: str | None = None,
         progress: Progress | None = None,
-        batch_size: int = 32,
         indexing: Indexing | None = None,
     ) -> IngestReport:
         """Ingest discovered files (see :func:`~citegraph.ingest.base.discover`) with the labels
-        ``access`` (see :func:`access_labels`). ``doc_id`` names the one file; ``prefix`` goes before
-        every document id. With ``indexing`` (worker processes), batches are indexed there, up to two
-        per worker ahead of the writes, and written here in order; documents an import file
+        ``options.access`` (see :func:`access_labels`). ``doc_id`` names the one file; ``prefix`` goes
+        before every document id. With ``indexing`` (worker processes), batches are indexed there, up
+        to two per worker ahead of the writes, and written here in order; documents an import file
         (``imported``) covers are indexed here."""
+        access, doc_id, prefix, version_label = options.access, options.doc_id, options.prefix, options.version_label
+        dated, batch_size = options.dated, options.batch_size
         self.store.refuse_if_damaged()
         found = list(found)
         if doc_id is not None:

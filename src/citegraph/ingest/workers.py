@@ -194,9 +194,9 @@ class RayIndexing:
         try:
             import ray
         except ImportError as exc:
-            from citegraph.errors import BackendUnavailable
+            from citegraph.errors import MissingExtra
 
-            raise BackendUnavailable("--executor ray needs Ray: pip install 'citegraph[ray]'") from exc
+            raise MissingExtra("--executor ray", "ray", "ray") from exc
         import ray.exceptions
 
         from citegraph.errors import BackendUnavailable

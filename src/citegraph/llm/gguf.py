@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from citegraph.errors import ModelOutputError, ModelUnavailable
+from citegraph.errors import MissingExtra, ModelOutputError, ModelUnavailable
 from citegraph.llm.base import ChatModel, ChatResult, Message, wire
 from citegraph.llm.openai_compat import parse_completion
 from citegraph.llm.registry import find_model
@@ -20,9 +20,7 @@ def _load(path: str, n_ctx: int, threads: int) -> Any:
     try:
         from llama_cpp import Llama
     except ImportError as exc:
-        raise ModelUnavailable(
-            "llama-cpp-python is not installed: pip install 'citegraph[llm]' (compiles llama.cpp, a few minutes)"
-        ) from exc
+        raise MissingExtra("a local GGUF model", "llama-cpp-python", "llm", "compiles llama.cpp, a few minutes") from exc
     try:
         # logits_all stays off: only the last token's logits are needed, and all of them cost n_ctx x vocab floats.
         # llama-cpp-python's defaults (half the cores for generation, all for the prompt) are kept unless

@@ -369,6 +369,12 @@ def create_app(
     ) -> dict[str, Any]:
         return output.traverse_json(run(lambda: graph.traverse(entity, labels=labels, hops=hops)), hops)
 
+    @app.get("/vocabulary")
+    def vocabulary() -> dict[str, Any]:
+        """What each answer status and claim verdict means: its label, its tone (only ``good`` reads as
+        checked) and a sentence; the page shows these words."""
+        return output.vocabulary_json()
+
     @app.get("/models")
     def models() -> dict[str, Any]:
         """The models in use, and the known local models: pulled or not, and whether a calibration record ships."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citegraph.errors import BackendUnavailable
+from citegraph.errors import MissingExtra
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import DocumentWrite, MentionRow, Store, StoredDocument
 from citegraph.store.columns import GraphData
@@ -26,8 +26,6 @@ def open_store(db: str | Path, *, create: bool = True, lock_timeout: float = DEF
         try:
             from citegraph.store.postgres import PostgresStore
         except ImportError as exc:
-            raise BackendUnavailable(
-                f"{redact_url(db)}: a PostgreSQL store needs psycopg, which is not installed: pip install 'citegraph[postgres]'"
-            ) from exc
+            raise MissingExtra(f"{redact_url(db)}: a PostgreSQL store", exc.name or "psycopg", "postgres") from exc
         return PostgresStore(str(db), create=create, lock_timeout=lock_timeout)
     return SQLiteStore(db, create=create, lock_timeout=lock_timeout)

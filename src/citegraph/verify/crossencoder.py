@@ -25,7 +25,17 @@ import numpy as np
 from citegraph.errors import ModelUnavailable
 from citegraph.verify.text import content_words, premise_sentences
 
-__all__ = ["LABELS", "CrossEncoder", "batched_logits", "default_cross_encoder", "encode", "fit_premise", "load_tokenizer", "padded"]
+__all__ = [
+    "LABELS",
+    "CrossEncoder",
+    "batched_logits",
+    "default_cross_encoder",
+    "encode",
+    "fit_premise",
+    "load_tokenizer",
+    "padded",
+    "too_long",
+]
 
 LABELS = ("supported", "contradicted", "neither")
 MAX_TOKENS = 256  #: premise and claim together, in word pieces
@@ -79,11 +89,19 @@ def encode(tokenizer: Any, pairs: Sequence[tuple[str, str]]) -> dict[str, np.nda
         fitted = fit_premise(premise, claim)
         try:
             rows.append(tokenizer.encode(fitted, " ".join(claim.split())))
-        except Exception:  # the claim alone is longer than the window: cut it, keep 32 pieces of premise
+        except Exception as exc:  # the claim alone is longer than the window: cut it, keep 32 pieces of premise
+            if not too_long(exc):
+                raise
             head = tokenizer.encode(" ".join(claim.split()), add_special_tokens=False)
             short = tokenizer.decode(head.ids[: MAX_TOKENS - 32 - 3])
             rows.append(tokenizer.encode(fitted, short))
     return padded(rows)
+
+
+def too_long(exc: Exception) -> bool:
+    """Whether ``exc`` is the tokenizer saying a pair cannot be truncated to the window (it raises a
+    bare ``Exception`` for it): the one failure the callers mend by cutting their input; any other is a bug."""
+    return str(exc).startswith("Truncation error")
 
 
 def padded(rows: Sequence[Any]) -> dict[str, np.ndarray]:

@@ -62,26 +62,15 @@ function showError(box, message) {
 }
 
 // -- words for codes: the codes stay in tooltips and the JSON -----------------------------------------
-const STATUS = {
-  verified: ["Checked", "good", "every claim is supported by the sentence it cites"],
-  quoted: ["Quoted", "good", "every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's"],
-  related: ["Related, not an answer", "muted", "the quotes are supported by what they cite, but nothing shows they answer the question (or, for a summary, that they sum the document up): read them as related evidence"],
-  conflicting: ["Sources disagree", "bad", "the sources disagree, in the answer or in the evidence it was given: see the warnings"],
-  cited: ["Not checked", "caution", "every claim cites a sentence, but nothing checked the support"],
-  partially_supported: ["Partly supported", "caution", "some claims are supported by what they cite, some are not"],
-  unsupported: ["Not supported", "bad", "no claim is supported by what it cites: do not rely on this answer"],
-  no_evidence: ["Nothing found", "caution", "nothing you may read matches the question"],
-  not_found: ["Not in your documents", "caution", "the documents you may read do not answer this question; the nearest evidence is below, not as an answer"],
-};
-const VERDICT = {
-  supported: ["supported", "good", "✓"],
-  not_supported: ["not supported", "bad", "✗"],
-  unsupported: ["not supported", "bad", "✗"],
-  contradicted: ["contradicted", "bad", "✗"],
-  unverified: ["not checked", "caution", "?"],
-  uncited: ["no citation", "caution", "?"],
-  invalid_marker: ["cites nothing", "bad", "!"],
-};
+// the server's one vocabulary (GET /vocabulary): [label, tone, meaning] per answer status and
+// [label, tone, symbol] per claim verdict; filled before the first answer is shown
+const STATUS = {};
+const VERDICT = {};
+const SYMBOL = { good: "✓", bad: "✗", caution: "?", muted: "·" };
+const vocabulary = fetch("/vocabulary").then((r) => r.json()).then((v) => {
+  for (const [code, t] of Object.entries(v.answer)) STATUS[code] = [t.label, t.tone, t.means];
+  for (const [code, t] of Object.entries(v.claim)) VERDICT[code] = [t.label, t.tone, SYMBOL[t.tone] || "?"];
+}).catch(() => {}); // without it, codes are shown as words
 const WARNING = {
   conflict: "Sources disagree",
   stale: "Stale source",
@@ -150,6 +139,7 @@ $("ask-form").addEventListener("submit", async (event) => {
   const partial = { claims: [], context: [], draft: "" };
   try {
     const body = answerText ? { question, answer_text: answerText } : { question };
+    await vocabulary;
     const response = await fetch("/ask/stream", { method: "POST", headers: headers(true), body: JSON.stringify(body) });
     if (!response.ok) throw await failure(response);
     for await (const [kind, data] of events(response)) {

@@ -1,8 +1,8 @@
-"""Records -> JSON-ready dicts (the documented ``--json`` shapes) and rich terminal views.
+"""The terminal views of the CLI: rich tables and lines for each command's result.
 
 Every view prints data through :func:`safe` (control characters escaped) as rich ``Text`` (no
-markup read from data): a document or a file name cannot drive the terminal.
-"""
+markup read from data): a document or a file name cannot drive the terminal. The ``--json`` shapes
+they share data with live in :mod:`citegraph.output`."""
 
 from __future__ import annotations
 
@@ -18,18 +18,15 @@ from rich.table import Table
 from rich.text import Text
 
 from citegraph.models import (
+    ANSWER_TERMS,
+    CLAIM_TERMS,
     Answer,
-    Answerability,
     AnswerStatus,
     Citation,
-    Claim,
-    ContextItem,
     Entity,
     Hop,
     IngestReport,
-    Lead,
     ReachedNode,
-    Rejection,
     Relation,
     Relevance,
     Span,
@@ -38,69 +35,7 @@ from citegraph.store.base import DeleteResult, Problem, RelabelResult, StoredDoc
 
 if TYPE_CHECKING:
     from citegraph.components import ModelsReport
-
-__all__ = [
-    "STATUS_WORDS",
-    "answer_json",
-    "answer_markdown",
-    "check_json",
-    "claim_json",
-    "context_json",
-    "demo_json",
-    "documents_json",
-    "entity_json",
-    "ingest_json",
-    "line",
-    "models_json",
-    "nodes_json",
-    "progress",
-    "relations_json",
-    "removed_json",
-    "render_answer",
-    "render_check",
-    "render_demo",
-    "render_documents",
-    "render_entity",
-    "render_error",
-    "render_history",
-    "render_ingest",
-    "render_lines",
-    "render_models",
-    "render_nodes",
-    "render_relations",
-    "render_removed",
-    "render_token_added",
-    "render_token_revoked",
-    "safe",
-    "say",
-    "tokens_text",
-    "traverse_json",
-]
-
-
-def span_json(span: Span) -> dict[str, Any]:
-    return {"document": span.document, "version": span.version, "start": span.start, "end": span.end, "sentence": span.text}
-
-
-def route_json(route: Sequence[Hop]) -> list[dict[str, Any]]:
-    return [{"from": h.source, "relation": h.relation, "direction": h.direction, "to": h.target, "span": span_json(h.span)} for h in route]
-
-
-def nodes_json(nodes: Sequence[ReachedNode]) -> list[dict[str, Any]]:
-    return [{"entity": n.entity, "name": n.name, "depth": n.depth, "seed": n.seed, "route": route_json(n.route)} for n in nodes]
-
-
-def relevance_json(r: Relevance) -> dict[str, Any]:
-    return {
-        "label": r.label,
-        "expected": r.expected,
-        "found_type": r.found_type,
-        "coverage": None if r.coverage is None else round(r.coverage, 3),
-        "terms": list(r.terms),
-        "missing": list(r.missing),
-        "method": r.method,
-        "note": r.note,
-    }
+from citegraph.output.records import documents_json, ingest_json
 
 
 def _relevance_text(r: Relevance) -> str:
@@ -115,262 +50,21 @@ def _relevance_text(r: Relevance) -> str:
     return f"{r.label.replace('_', ' ')} ({'; '.join(parts)}; by {r.method}, not a support check)"
 
 
-ANSWER_NODES = 200  #: reached entities an answer's JSON lists (`citegraph traverse` lists them all)
-
-
-def answerability_json(a: Answerability | None) -> dict[str, Any] | None:
-    if a is None:
-        return None
-    return {
-        "answerable": a.answerable,
-        "probability": None if a.probability is None else round(a.probability, 4),
-        "features": dict(a.features),
-        "missing": list(a.missing),
-        "note": a.note,
-        "reader": None if a.reading is None else {"answer": a.reading[0], "marker": a.reading[1], "probability": round(a.reading[2], 4)},
-    }
-
-
-def retrieval_json(answer: Answer) -> dict[str, Any]:
-    """Seeds, hops and the reached entities, nearest first: on a large graph two hops reach tens of
-    thousands, so an answer lists the first :data:`ANSWER_NODES` and says how many there were."""
-    nodes = answer.retrieval.nodes
-    out: dict[str, Any] = {
-        "seeds": list(answer.retrieval.seeds),
-        "hops": answer.retrieval.hops,
-        "reached": len(nodes),
-        "nodes": nodes_json(nodes[:ANSWER_NODES]),
-        "summary": answer.retrieval.summary,  # the document or section a question about a whole text named
-        "read_as": answer.retrieval.read_as,  # the question with the abbreviations it uses spelled out (None: as asked)
-        "spelled_out": [{"short": short, "long": long} for short, long in answer.retrieval.spelled_out],
-    }
-    if len(nodes) > ANSWER_NODES:
-        out["nodes_note"] = f"the first {ANSWER_NODES} of {len(nodes)} by depth, then key; `citegraph traverse` lists all"
-    return out
-
-
-def rejection_json(r: Rejection) -> dict[str, Any]:
-    return {"kind": r.kind, "reason": r.reason, "detail": r.detail, "record": r.record}
-
-
-def context_json(items: Sequence[ContextItem], stale: dict[int, str] | None = None) -> list[dict[str, Any]]:
-    """An answer's numbered context; ``stale``: marker -> why that item's source is stale."""
-    stale = stale or {}
-    return [
-        {
-            "marker": c.marker,
-            **span_json(c.span),
-            "score": round(c.evidence.score, 6),
-            "found_by": c.evidence.found_by,
-            "stale": stale.get(c.marker),
-            "framed": c.span.frame or None,
-        }
-        for c in items
-    ]
-
-
-def claim_json(claim: Claim, stale: dict[int, str] | None = None) -> dict[str, Any]:
-    """One claim: its text, status, markers, and each citation's span, support verdict and route."""
-    stale = stale or {}
-    return {
-        "text": claim.text,
-        "raw": claim.raw,
-        "status": claim.status.value,
-        "markers": list(claim.markers),
-        "invalid_markers": list(claim.invalid_markers),
-        "citations": [
-            {
-                "marker": c.marker,
-                **span_json(c.span),
-                "support": {
-                    "label": c.support.label,
-                    "score": c.support.score,
-                    "verifier": c.support.verifier,
-                    "guards": list(c.support.guards),
-                    "stage": str(c.support.stage),
-                    "calibrated": c.support.calibrated,
-                },
-                "found_by": c.found_by,
-                "stale": stale.get(c.marker),
-                "entity": c.entity,
-                "route": route_json(c.route),
-            }
-            for c in claim.citations
-        ],
-    }
-
-
-def stale_markers(answer: Answer) -> dict[int, str]:
-    """Marker -> why that context item's source is stale, from the answer's ``stale`` warnings."""
-    return {int(str(dict(w.data)["marker"])): str(dict(w.data)["reason"]) for w in answer.warnings if w.code == "stale"}
-
-
-def answer_json(answer: Answer) -> dict[str, Any]:
-    stale = stale_markers(answer)
-    return {
-        "question": answer.question,
-        "answer": answer.text,
-        "status": answer.status.value,
-        "lead": lead_json(answer.lead),
-        "context": context_json(answer.context, stale),
-        "claims": [claim_json(claim, stale) for claim in answer.claims],
-        "warnings": [{"code": w.code, "message": w.message, **dict(w.data)} for w in answer.warnings],
-        "relevance": relevance_json(answer.relevance),
-        "answerability": answerability_json(answer.answerability),
-        "retrieval": retrieval_json(answer),
-        "models": dict(answer.models),
-    }
-
-
-def lead_json(lead: Lead | None) -> dict[str, Any] | None:
-    """The answer's own words (where the reader found them in a cited sentence), or None."""
-    if lead is None:
-        return None
-    s = lead.span
-    return {
-        "text": lead.text,
-        "marker": lead.marker,
-        "probability": round(lead.probability, 4),
-        "document": s.document,
-        "version": s.version,
-        "start": s.start,
-        "end": s.end,
-    }
-
-
-#: an answer's status in plain words, for people and chat front ends (the code stays in the JSON)
-STATUS_WORDS = {
-    "verified": "Every claim is supported by the sentence it cites.",
-    "quoted": "Every claim quotes the sentence it cites: support is exact; which sentences were chosen is retrieval's.",
-    "related": "The cited sentences support the claims, but nothing shows they answer the question (or, for a summary, that they sum the document up): related evidence, not a checked answer.",
-    "conflicting": "The sources disagree (in the answer or in the evidence it was given): see the warnings.",
-    "cited": "Every claim cites a sentence, but nothing checked the support.",
-    "partially_supported": "Some claims are supported by what they cite, some are not.",
-    "unsupported": "No claim is supported by what it cites.",
-    "no_evidence": "Nothing you may read matches the question.",
-    "not_found": "The documents visible to you do not answer this question.",
-}
-#: a citation's verdict in plain words
-VERDICT_WORDS = {
-    "supported": "supported",
-    "not_supported": "not supported",
-    "contradicted": "contradicted",
-    "unverified": "not checked",
-}
-
-
-def answer_markdown(answer: Answer) -> str:
-    """The answer as a chat reply: its text with ``[N]`` markers, the status in words, the warnings, and
-    a sources block naming each cited span (document, version, offsets, sentence) with its verdict and
-    the stage that decided it. A ``not_found`` answer says so and lists the nearest evidence as context
-    only. Markdown, the way chat front ends render replies."""
-
-    def source(marker: int, span: Span, verdict: str = "") -> str:
-        return f'[{marker}] {span.document} (version {span.version[:12]}, characters {span.start}-{span.end}): "{span.text}"{verdict}'
-
-    status = answer.status.value
-    parts = []
-    if answer.status is AnswerStatus.NOT_FOUND:
-        parts.append(STATUS_WORDS[status])
-    elif answer.text.strip():
-        if answer.lead is not None:
-            parts.append(f"**{answer.lead.text}** [{answer.lead.marker}]")
-        parts.append(answer.text.strip())
-    parts.append(f"_Status: {status}. {STATUS_WORDS.get(status, '')}_")
-    parts.extend(f"Warning ({w.code}): {w.message}" for w in answer.warnings)
-    lines: list[str] = []
-    if answer.status is AnswerStatus.NOT_FOUND:
-        lines = [source(item.marker, item.span) for item in answer.context[:3]]
-        if lines:
-            parts.append("Nearest evidence (context only, not an answer):\n" + "\n".join(f"- {x}" for x in lines))
-        return "\n\n".join(parts)
-    seen: set[int] = set()
-    for claim in answer.claims:
-        for c in claim.citations:
-            if c.marker in seen:
-                continue
-            seen.add(c.marker)
-            score = "" if c.support.score is None else f", {c.support.score:.2f}"
-            verdict = f" - {VERDICT_WORDS.get(str(c.support.label), str(c.support.label))} ({c.support.stage}{score})"
-            lines.append(source(c.marker, c.span, verdict))
-    if lines:
-        parts.append("Sources:\n" + "\n".join(f"- {x}" for x in lines))
-    return "\n\n".join(parts)
-
-
-def ingest_json(report: IngestReport) -> dict[str, Any]:
-    docs: list[dict[str, Any]] = [
-        {
-            "id": d.id,
-            "version": d.version,
-            "status": d.status.value,
-            "source": d.source,
-            "sentences": d.sentences,
-            "entities": d.entities,
-            "relations": d.relations,
-            "inferred_entities": d.inferred_entities,
-            "rejected": [rejection_json(r) for r in d.rejected],
-            "reason": d.reason,
-            "superseded": d.superseded,
-            "extractor": d.extractor,
-            "notes": list(d.notes),
-        }
-        for d in report.documents
-    ]
-    totals: dict[str, Any] = {"documents": len(docs)}
-    for status in ("ok", "empty", "failed", "partial", "unchanged", "skipped"):
-        totals[status] = sum(1 for d in docs if d["status"] == status)
-    for field in ("sentences", "entities", "relations", "inferred_entities"):
-        totals[field] = sum(d[field] for d in docs)
-    totals["rejected"] = sum(len(d["rejected"]) for d in docs) + len(report.rejected)
-    return {"documents": docs, "rejected": [rejection_json(r) for r in report.rejected], "totals": totals}
-
-
-def entity_json(entity: Entity) -> dict[str, Any]:
-    return {
-        "key": entity.key,
-        "name": entity.name,
-        "inferred": entity.inferred,
-        "mentions": [{**span_json(m.span), "surface": m.surface, "current": m.current, "inferred": m.inferred} for m in entity.mentions],
-    }
-
-
-def relations_json(relations: Sequence[Relation]) -> list[dict[str, Any]]:
-    return [{"source": r.source, "type": r.type, "target": r.target, "current": r.current, "span": span_json(r.span)} for r in relations]
-
-
-def documents_json(docs: Sequence[StoredDocument]) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": d.document.id,
-            "version": d.document.version,
-            "label": d.document.label,
-            "current": d.document.current,
-            "status": d.status,
-            "source": d.document.source,
-            "access": list(d.document.access),
-            "ingested_at": d.document.ingested_at,
-            "dated": d.document.dated,
-            "superseded_by": d.document.superseded_by,
-            "extractor": d.extractor,
-            "sentences": d.sentences,
-            "entities": d.entities,
-            "relations": d.relations,
-            "rejected": d.rejections,
-        }
-        for d in docs
-    ]
-
-
 # -- terminal safety -------------------------------------------------------------------------------
 # C0 controls, DEL, C1 controls (8-bit CSI is one), line/paragraph separators, the bidirectional
 # marks, embeddings, overrides and isolates that can make a name read backwards, and the zero-width
 # characters and byte-order mark that make two names look the same.
 _INVISIBLE = "\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff"
+
+
 _UNSAFE = re.compile(f"[{_INVISIBLE}]")
+
+
 # Outside prose a backslash is escaped too, so the escapes are one-to-one: a name holding a newline
 # prints as x\ny.txt and one holding a backslash and an n as x\\ny.txt, never the same.
 _UNSAFE_NAME = re.compile(f"[{_INVISIBLE}\\\\]")
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
@@ -465,21 +159,18 @@ def progress(console: Console, label: str, *, disable: bool = False) -> Iterator
 
 
 # -- rich views ------------------------------------------------------------------------------------
+#: a tone of the vocabulary (:data:`~citegraph.models.ANSWER_TERMS`) as a terminal style
+_TONE_STYLE = {"good": "green", "caution": "yellow", "bad": "red", "muted": "dim"}
+
+
 _STATUS_STYLE = {
+    **{code: _TONE_STYLE[term.tone] for code, term in CLAIM_TERMS.items()},
+    **{status.value: _TONE_STYLE[term.tone] for status, term in ANSWER_TERMS.items()},
     "verified": "bold green",
-    "quoted": "green",
-    "related": "dim",
-    "supported": "green",
-    "cited": "yellow",
-    "unverified": "yellow",
-    "partially_supported": "dark_orange",
-    "unsupported": "red",
     "contradicted": "bold red",
-    "uncited": "red",
-    "invalid_marker": "red",
-    "no_evidence": "dim",
-    "not_found": "yellow",
 }
+
+
 _RELEVANCE_STYLE = {"addressed": "green", "partly_addressed": "yellow", "not_addressed": "red"}
 
 
@@ -622,10 +313,6 @@ def render_ingest(console: Console, report: IngestReport) -> None:
     )
 
 
-def traverse_json(nodes: Sequence[ReachedNode], hops: int) -> dict[str, Any]:
-    return {"seeds": sorted({n.seed for n in nodes if n.depth == 0}), "hops": hops, "nodes": nodes_json(nodes)}
-
-
 def render_nodes(console: Console, nodes: Sequence[ReachedNode]) -> None:
     """``citegraph traverse``: each reached entity, indented by depth, with the route that reached it."""
     for n in nodes:
@@ -669,10 +356,6 @@ def render_history(console: Console, docs: Sequence[StoredDocument]) -> None:
         )
 
 
-def removed_json(results: Sequence[DeleteResult]) -> list[dict[str, Any]]:
-    return [vars(r) for r in results]
-
-
 def render_removed(console: Console, warnings: Console, results: Sequence[DeleteResult], *, postgres: bool = False) -> None:
     """``citegraph rm``: what each deletion removed; a warning (on ``warnings``) if the deleted text may
     remain on disk (SQLite: in the write-ahead log; PostgreSQL: in pages another snapshot still sees)."""
@@ -693,17 +376,6 @@ def render_removed(console: Console, warnings: Console, results: Sequence[Delete
             render_error(warnings, why, label="warning", style="yellow")
 
 
-def relabel_json(result: RelabelResult) -> dict[str, Any]:
-    return {
-        "id": result.doc_id,
-        "versions": result.versions,
-        "before": list(result.before),
-        "after": list(result.after),
-        "gained": list(result.gained),
-        "lost": list(result.lost),
-    }
-
-
 def render_relabel(console: Console, result: RelabelResult) -> None:
     """``citegraph relabel``: the labels before and after, and who gained or lost the document."""
     say(
@@ -717,20 +389,12 @@ def render_relabel(console: Console, result: RelabelResult) -> None:
         say(console, "nothing changed: the document already had these labels")
 
 
-def check_json(problems: Sequence[Problem]) -> dict[str, Any]:
-    return {"ok": not problems, "problems": [vars(p) for p in problems]}
-
-
 def render_check(console: Console, problems: Sequence[Problem]) -> None:
     """``citegraph check``: each finding, or that the store is consistent."""
     for p in problems:
         say(console, (p.kind, "red"), f": {p.detail}")
     if not problems:
         say(console, "store ok: offsets, references, vectors and versions are consistent")
-
-
-def models_json(report: ModelsReport) -> dict[str, Any]:
-    return {"configured": [vars(c) for c in report.configured], "known": [vars(k) for k in report.known], "cache": report.cache}
 
 
 def render_models(console: Console, report: ModelsReport) -> None:
@@ -742,10 +406,6 @@ def render_models(console: Console, report: ModelsReport) -> None:
     for k in report.known:
         mark = ("pulled", "green") if k.pulled else ("not pulled", "dim")
         say(console, f"  {k.spec:<28} ", mark, f"  {k.note}")
-
-
-def demo_json(report: IngestReport, answer: Answer, note: str) -> dict[str, Any]:
-    return {"ingest": ingest_json(report), "answer": answer_json(answer), "note": note}
 
 
 def render_demo(console: Console, report: IngestReport, answer: Answer) -> None:

@@ -1,0 +1,65 @@
+"""What citegraph prints, as data: JSON-ready records (:mod:`.records`, the documented ``--json``
+shapes) and an answer as Markdown (:mod:`.markdown`). The terminal views are the CLI's own
+(:mod:`citegraph.cli.views`)."""
+
+from __future__ import annotations
+
+from citegraph.output.markdown import answer_markdown
+from citegraph.output.records import (
+    ANSWER_NODES,
+    STATUS_WORDS,
+    VERDICT_WORDS,
+    answer_json,
+    answerability_json,
+    check_json,
+    claim_json,
+    context_json,
+    demo_json,
+    documents_json,
+    entity_json,
+    ingest_json,
+    lead_json,
+    models_json,
+    nodes_json,
+    rejection_json,
+    relabel_json,
+    relations_json,
+    relevance_json,
+    removed_json,
+    retrieval_json,
+    route_json,
+    span_json,
+    stale_markers,
+    traverse_json,
+    vocabulary_json,
+)
+
+__all__ = [
+    "ANSWER_NODES",
+    "STATUS_WORDS",
+    "VERDICT_WORDS",
+    "answer_json",
+    "answer_markdown",
+    "answerability_json",
+    "check_json",
+    "claim_json",
+    "context_json",
+    "demo_json",
+    "documents_json",
+    "entity_json",
+    "ingest_json",
+    "lead_json",
+    "models_json",
+    "nodes_json",
+    "rejection_json",
+    "relabel_json",
+    "relations_json",
+    "relevance_json",
+    "removed_json",
+    "retrieval_json",
+    "route_json",
+    "span_json",
+    "stale_markers",
+    "traverse_json",
+    "vocabulary_json",
+]
