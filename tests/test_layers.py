@@ -17,7 +17,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors", "prompts"),
     ("models", "settings"),
     ("sentences", "embed", "store"),  # the ground-floor text, vector and storage services
-    ("llm",),
+    ("llm", "question"),  # model runtimes; the question of an ask, parsed once
     ("extract", "verify"),
     ("answer", "retrieve"),
     ("components",),  # makes the parts above from spec strings

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.answer.relevance import check_relevance, expected_type
+from citegraph.answer.relevance import check_relevance
 from citegraph.cli.views import render_answer
 from citegraph.models import AnswerStatus, ClaimStatus
 from citegraph.output import answer_json
 from citegraph.pipeline import CiteGraph
+from citegraph.question import expected_type
 from citegraph.sentences import load_spacy
 from citegraph.store import SQLiteStore
 from citegraph.verify.cascade import CheckingVerifier

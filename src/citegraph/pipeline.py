@@ -34,6 +34,7 @@ from citegraph.ingest.indexer import Indexer, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
 from citegraph.ingest.loaders import parse_date
 from citegraph.models import Answer, Document, IngestReport, Span
+from citegraph.question import Question
 from citegraph.retrieve.retriever import Retriever
 from citegraph.sentences import SentenceSplitter
 from citegraph.settings import DEFAULTS, check_setting
@@ -223,10 +224,11 @@ class CiteGraph(Reads, Lifecycle):
         day = None if as_of is None else parse_date(as_of, "as-of")
         if on_event is not None:
             on_event("stage", "retrieving")
-        retrieval = self.retriever.retrieve(question, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day)
+        asked = Question.read(question)  # parsed once: retrieval links its names, the checks read its type and terms
+        retrieval = self.retriever.retrieve(asked, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day)
         models = self.models(generator="answer-file" if answer_text is not None else None)
         return compose(
-            question,
+            asked,
             retrieval,
             context_size=self.settings.context_size,
             answerer=self.answerer,

@@ -40,9 +40,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from citegraph.answer.reader import Reading
-from citegraph.answer.relevance import AGENT, DATE, NUMBER, SATISFIES, expected_type, named, parse, question_terms, said_words
+from citegraph.answer.relevance import named, said_words
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Located, Span
+from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, expected_type, parse, question_terms
 from citegraph.verify.text import DAYS, MONTHS
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
@@ -102,7 +103,7 @@ def probability(values: dict[str, float], weights: Sequence[float] = WEIGHTS) ->
 
 
 def assess(
-    question: str,
+    question: str | Question,
     context: Sequence[ContextItem],
     *,
     surroundings: Callable[[Span], str] | None = None,
@@ -119,16 +120,17 @@ def assess(
     if not context:
         return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
     texts = [surroundings(item.span) if surroundings else item.span.text for item in context]
-    parsed = parse([question, *texts])
-    if parsed is None:
+    asked = Question.of(question)  # read once by the caller; only the context is parsed here
+    sentences = None if asked.doc is None else parse(texts)
+    if sentences is None:
         return Answerability(True, None, note="no spaCy model: answerability was not assessed")
-    q, sentences = parsed[0], parsed[1:]
+    q = asked.doc
     try:
         if read is None:
             from citegraph.answer.reader import default_reader
 
             read = default_reader().read
-        readings = list(read(question, texts))
+        readings = list(read(asked.text, texts))
     except ModelUnavailable as exc:
         return Answerability(True, None, note=f"the reader is unavailable ({exc}): answerability was not assessed")
     values, missing = features(q, sentences, [item.evidence.similarity for item in context], [r.probability for r in readings])
@@ -140,7 +142,7 @@ def assess(
         if missing:
             reasons.append("no visible sentence names " + ", ".join(repr(m) for m in missing))
         if values["typed"] == 0.0:
-            reasons.append(f"the question asks for a {expected_type(q)} and the evidence states none")
+            reasons.append(f"the question asks for a {asked.expected} and the evidence states none")
         if values["reader"] < 0.5:
             reasons.append(f"no passage reads as an answer (best {values['reader']:.2f})")
         if values["words"] < 1.0:
@@ -152,7 +154,7 @@ def assess(
         tuple((k, round(v, 4)) for k, v in values.items()),
         missing,
         note,
-        located(context, readings, subjects, expected=expected_type(q)),
+        located(context, readings, subjects, expected=asked.expected),
     )
 
 
@@ -206,7 +208,7 @@ _WHEN_WORDS = re.compile(
 
 def of_type(expected: str, sentence: str, start: int, end: int) -> bool:
     """Whether ``sentence[start:end]`` (a reader's answer) can be the ``expected`` type of answer
-    (:func:`~citegraph.answer.relevance.expected_type`). Named-entity labels decide where they speak
+    (:func:`~citegraph.question.expected_type`). Named-entity labels decide where they speak
     against it: the span overlaps entities and none is of the type ("Toronto", a place, for "who").
     A date or a number must also show one: a digit, a number word, a month, a day, a time of day.
     Where spaCy is missing or tags nothing, a name is given the benefit of the doubt."""

@@ -33,6 +33,7 @@ from citegraph.models import (
     Retrieval,
     Span,
 )
+from citegraph.question import Question
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
@@ -82,7 +83,7 @@ class Limits:
 
 
 def compose(
-    question: str,
+    question: str | Question,
     retrieval: Retrieval,
     *,
     context_size: int,
@@ -108,7 +109,9 @@ def compose(
     checked) and ``("claim", (i, claim))`` as each claim is checked."""
     emit = on_event or (lambda kind, payload: None)
     summary = retrieval.summary
-    asked, question = question, retrieval.read_as or question  # the checks read abbreviations spelled out
+    asked = Question.of(question)
+    read = asked if retrieval.read_as is None else Question.read(retrieval.read_as)  # abbreviations spelled out
+    question = read.text
     # a summary's evidence is the named text's sentences, as many as it has sections (bounded by retrieval)
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence if summary else retrieval.evidence[:context_size]))
     emit("context", context)
@@ -119,12 +122,12 @@ def compose(
         )
     else:
         subjects = [form for pair in retrieval.spelled_out for form in pair]
-        answerability = assess(question, context, surroundings=surroundings, subjects=subjects) if context else None
+        answerability = assess(read, context, surroundings=surroundings, subjects=subjects) if context else None
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
         warning = AnswerWarning("not_found", f"the documents visible to you do not answer this question{why}", (("by", "answerability"),))
-        return _not_found(asked, retrieval, context, models, answerability, warning)
+        return _not_found(asked.text, retrieval, context, models, answerability, warning)
     if answer_text is None:
         emit("stage", "answering")
     lead = None
@@ -138,7 +141,7 @@ def compose(
             warning = AnswerWarning(
                 "not_found", f"the generator ({answerer.name}) found no answer to this question in the evidence", (("by", "generator"),)
             )
-            return _not_found(asked, retrieval, context, models, answerability, warning, text=text)
+            return _not_found(asked.text, retrieval, context, models, answerability, warning, text=text)
     emit("stage", "checking")
     claims, warnings = resolve_claims(text, context, verifier, on_claim=None if on_event is None else lambda i, c: emit("claim", (i, c)))
     emit("stage", "comparing")
@@ -152,7 +155,7 @@ def compose(
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)
-    relevance = check_relevance(question, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
+    relevance = check_relevance(read, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
     if summary:
         warnings.append(
             AnswerWarning(
@@ -175,7 +178,9 @@ def compose(
             )
         )
     shown = _lead(answerability, claims, context) if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) else None
-    return Answer(asked, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown)
+    return Answer(
+        asked.text, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown
+    )
 
 
 def _lead(answerability: Answerability | None, claims: Sequence[Claim], context: Sequence[ContextItem]) -> Lead | None:

@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
-from citegraph.answer.relevance import NUMBER, SATISFIES, expected_type, parse
 from citegraph.models import AnswerWarning, ContextItem
+from citegraph.question import NUMBER, SATISFIES, Question, parse
 from citegraph.sentences import leans_on_previous
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
 from citegraph.verify.text import content_words
@@ -59,7 +59,7 @@ def _pieces(text: str) -> list[str]:
 
 def typed_markers(question: str, context: Sequence[ContextItem]) -> frozenset[int]:
     """The context items whose sentence holds an answer of the type the question asks for
-    (:func:`~citegraph.answer.relevance.expected_type`: a person or organisation for "who", a date or
+    (:func:`~citegraph.question.expected_type`: a person or organisation for "who", a date or
     time for "when", a place for "where", a number for "how many") that the question does not name
     itself; empty when it asks for none, or without a spaCy model."""
     holding = _typed(question, tuple(item.span.text for item in context))
@@ -70,16 +70,16 @@ def typed_markers(question: str, context: Sequence[ContextItem]) -> frozenset[in
 def _typed(question: str, texts: tuple[str, ...]) -> tuple[int, ...]:
     """The positions of ``texts`` that hold the asked type (kept: an answer's text and its warnings
     both select from one context, and parse it once)."""
-    parsed = parse([question, *texts])
-    if parsed is None:
-        return ()
-    expected = expected_type(parsed[0])
+    expected = Question.read(question).expected  # the question as the checks read it, parsed once
     if expected is None:
         return ()
-    labels, asked = SATISFIES[expected], parsed[0].text.casefold()
+    parsed = parse(texts)
+    if parsed is None:
+        return ()
+    labels, asked = SATISFIES[expected], question.casefold()
     return tuple(
         i
-        for i, doc in enumerate(parsed[1:])
+        for i, doc in enumerate(parsed)
         if any(ent.label_ in labels and ent.text.casefold() not in asked for ent in doc.ents)
         or (expected == NUMBER and any(t.like_num and t.text.casefold() not in asked for t in doc))
     )

@@ -34,36 +34,17 @@ are in the README. It never changes a claim's support.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from citegraph.errors import CitegraphError
 from citegraph.models import Relevance
+from citegraph.question import AGENT, NUMBER, SATISFIES, Question, parse
 
-__all__ = ["SATISFIES", "check_relevance", "expected_type", "named", "parse", "question_terms", "said_words"]
+__all__ = ["check_relevance", "named", "said_words"]
 
-# Expected answer types and the spaCy entity labels that satisfy them.
-DATE, NUMBER, AGENT, PLACE = "date", "number", "agent", "place"
-SATISFIES: dict[str, frozenset[str]] = {
-    DATE: frozenset({"DATE", "TIME"}),
-    NUMBER: frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME", "ORDINAL"}),
-    AGENT: frozenset({"PERSON", "ORG", "NORP"}),
-    PLACE: frozenset({"GPE", "LOC", "FAC"}),
-}
-_HOW = {"many": NUMBER, "much": NUMBER, "long": NUMBER, "old": NUMBER, "far": NUMBER, "often": NUMBER, "tall": NUMBER, "big": NUMBER, "large": NUMBER, "high": NUMBER}  # fmt: skip
-_WHAT_NOUN = {
-    "year": DATE, "date": DATE, "day": DATE, "month": DATE, "century": DATE, "decade": DATE, "time": DATE,
-    "number": NUMBER, "percentage": NUMBER, "percent": NUMBER, "amount": NUMBER, "population": NUMBER, "age": NUMBER,
-    "city": PLACE, "country": PLACE, "state": PLACE, "place": PLACE, "town": PLACE, "location": PLACE,
-}  # fmt: skip
-_LIGHT = frozenset({"be", "do", "have", "get", "make", "take", "give", "go", "become", "include", "call", "know", "name"})
 _ADDRESSED_COVERAGE = 0.6
 _ENTITY_WEIGHT = 2.0
 _NAME_GLUE = frozenset({"the", "of", "and", "a", "an"})
-
-_lock = threading.Lock()
-
 
 _CAMEL_PART = re.compile(r"[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
@@ -89,74 +70,18 @@ def named(name: str, said: set[str], text: str) -> bool:
     return all(p in said for p in parts) if parts else name in text
 
 
-def parse(texts: Sequence[str]) -> list[Any] | None:
-    """``texts`` parsed by the shared spaCy pipeline (one at a time across threads), or None when
-    there is no spaCy model: the question checks of an answer (relevance, answerability) read these."""
-    from citegraph.sentences import load_spacy
-
-    try:
-        nlp = load_spacy()
-    except CitegraphError:
-        return None
-    with _lock:
-        return list(nlp.pipe(texts))
-
-
-def expected_type(question: Any) -> str | None:
-    """The answer type a parsed question asks for (:data:`DATE`, :data:`NUMBER`, :data:`AGENT`,
-    :data:`PLACE`), or None."""
-    tokens = [t for t in question if not t.is_punct]
-    for i, t in enumerate(tokens):
-        low = t.lower_
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if low == "when":
-            return DATE
-        if low in {"who", "whom", "whose"}:
-            return AGENT
-        if low == "where":
-            return PLACE
-        if low == "how" and nxt is not None and nxt.lower_ in _HOW:
-            return _HOW[nxt.lower_]
-        if low in {"what", "which"} and nxt is not None:
-            # "what year", "which city", "in what year"; the noun may carry a modifier ("what exact date")
-            for follower in tokens[i + 1 : i + 3]:
-                if follower.pos_ in {"NOUN", "PROPN"}:
-                    return _WHAT_NOUN.get(follower.lemma_.lower())
-    return None
-
-
-def question_terms(question: Any, expected: str | None) -> tuple[list[str], list[str]]:
-    """The question's named entities (casefolded text) and content-word lemmas, in order, once each."""
-    entities: list[str] = []
-    inside: set[int] = set()
-    for ent in question.ents:
-        if ent.label_ in {"DATE", "TIME", "CARDINAL", "ORDINAL"} and expected in {DATE, NUMBER}:
-            continue
-        entities.append(ent.text.casefold().removesuffix("'s").strip())
-        inside.update(range(ent.start, ent.end))
-    type_words = {w for w, kind in _WHAT_NOUN.items() if kind == expected}
-    words: list[str] = []
-    for t in question:
-        if t.i in inside or t.is_stop or t.is_punct or t.pos_ not in {"NOUN", "PROPN", "VERB", "ADJ", "NUM"}:
-            continue
-        lemma = t.lemma_.casefold()
-        if lemma in _LIGHT or lemma in type_words or lemma in _HOW or len(lemma) < 2:
-            continue
-        words.append(lemma)
-    entities = list(dict.fromkeys(e for e in entities if e))
-    return entities, [w for w in dict.fromkeys(words) if w not in entities]
-
-
-def check_relevance(question: str, claims: Sequence[str]) -> Relevance:
-    """Whether ``claims`` (the answer's claim texts, markers removed) address ``question``."""
+def check_relevance(question: str | Question, claims: Sequence[str]) -> Relevance:
+    """Whether ``claims`` (the answer's claim texts, markers removed) address ``question`` (read once:
+    :class:`~citegraph.question.Question`; only the claims are parsed here)."""
     if not any(c.strip() for c in claims):
         return Relevance("unchecked", None, None, None, note="the answer has no claim")
-    parsed = parse([question, " ".join(c.strip() for c in claims)])
+    asked = Question.of(question)
+    parsed = None if asked.doc is None else parse([" ".join(c.strip() for c in claims)])
     if parsed is None:
         return Relevance("unchecked", None, None, None, note="no spaCy model: relevance was not checked")
-    q, answer = parsed
-    expected = expected_type(q)
-    entities, words = question_terms(q, expected)
+    answer = parsed[0]
+    expected = asked.expected
+    entities, words = asked.terms
     said = said_words(answer)
 
     def mentioned(term: str, entity: bool) -> bool:

@@ -30,6 +30,7 @@ from citegraph.embed.base import Embedder
 from citegraph.errors import NotFound
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
+from citegraph.question import Question
 from citegraph.retrieve.abbreviations import spell_out
 from citegraph.retrieve.modes import Query, make_mode
 from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
@@ -135,22 +136,23 @@ class Retriever:
     def traverse(self, view: GraphView, seeds: Sequence[str], hops: int) -> list[ReachedNode]:
         return list(view.reach(seeds, hops).nodes())
 
-    def link(self, question: str, view: GraphView, *, as_written: bool = True) -> list[str]:
+    def link(self, question: str | Question, view: GraphView, *, as_written: bool = True) -> list[str]:
         """Entity keys the question names: its named entities and noun chunks, keyed as the spaCy
         extractor keys mentions (a chunk also by its head noun), and with ``as_written`` the
         capitalised runs of words that are a key as they stand, or the name the documents write an
         entity by (:attr:`GraphView.aliases`) (:func:`named_ngrams`: a film title the parser does not
         read as a name), that the caller's graph holds."""
+        asked = Question.of(question)
         written: list[str] = []
         if as_written:  # a key as written, or another way the documents write that entity (an alias)
             aliases = view.aliases
-            for name in named_ngrams(question, lambda n: n in view.index or n in aliases):
+            for name in named_ngrams(asked.text, lambda n: n in view.index or n in aliases):
                 written += [name] if name in view.index else aliases[name]
-        if self.nlp is None:
+        doc = asked.doc
+        if self.nlp is None or doc is None:
             return written
         from citegraph.extract.keys import key_from_tokens
 
-        doc = self.nlp(question)  # type: ignore[operator]
         keys: list[str] = []
         for ent in doc.ents:
             keys.append(key_from_tokens(ent, lemmatise=ent.label_ not in {"PERSON", "ORG", "GPE"}))
@@ -164,7 +166,7 @@ class Retriever:
 
     def retrieve(
         self,
-        question: str,
+        question: str | Question,
         labels: Collection[str] | None,
         *,
         hops: int | None = None,
@@ -177,7 +179,8 @@ class Retriever:
         """Rank the caller's sentences for ``question`` with a retrieval mode (default: this
         retriever's), at most ``limit`` of them (default: enough for twice the context). With
         ``as_of`` (an ISO 8601 day), only the document versions current on that day
-        (:func:`~citegraph.store.base.current_on`) may give evidence."""
+        (:func:`~citegraph.store.base.current_on`) may give evidence. A :class:`~citegraph.question.Question`
+        is read as parsed; a text is parsed when a mode first needs its names."""
         hops = self.hops if hops is None else hops
         top_k = self.top_k if top_k is None else top_k
         ranker = self.mode if mode is None else make_mode(mode)
@@ -187,13 +190,15 @@ class Retriever:
             then = current_on(as_of, *self.store.history(labels))  # the supersessions this caller sees
             include_superseded, limit = True, 3 * limit  # every version is a candidate; the day decides
         view = self.view(labels, include_superseded)
-        asked_as = question
-        read_as, spelled = spell_out(question, view.abbreviations)
+        asked_as = question.text if isinstance(question, Question) else question
+        read_as, spelled = spell_out(asked_as, view.abbreviations)
+        # the question as read (abbreviations spelled out); a text is parsed only if a mode links its names
+        reading: str | Question = question if isinstance(question, Question) and not spelled else read_as
         question = read_as
         query = Query(
             question,
             self.embedder.embed([question])[0],
-            link=lambda: self.link(question, view),  # parsed only by a mode that uses it
+            link=lambda: self.link(reading, view),
             top_k=top_k,
             hops=hops,
             depth_penalty=self.depth_penalty,

@@ -1,0 +1,138 @@
+"""The question of an ``ask``, read once: its text and spaCy's parse of it, and what the answer's
+checks derive from the parse (the answer type it asks for, its named entities and content words).
+
+:meth:`Question.read` parses a text once (texts read again, the same question retrieved and then
+checked, or the question with its abbreviations spelled out, come from a small cache); retrieval
+links the question's names to the graph from it, and the answerability, relevance and extractive
+checks read it instead of parsing the question again. Every parse here goes through one path,
+:func:`parse`: the shared spaCy pipeline (:func:`~citegraph.sentences.load_spacy`), one call at a time.
+
+What the question asks for (its expected answer type, from the question word): ``when`` and "what
+year/date/century" want a date; "how many/much/long/old/far", "what percentage/number" want a number
+or quantity; ``who``/``whom``/``whose`` a person, organisation or group; ``where`` a place.
+``what``/``which``, yes/no questions and the rest expect no particular type. What it is about (its
+terms): the named entities it mentions and the lemmas of its content words (nouns, proper nouns,
+verbs, adjectives, numbers) other than the question word's own ("year" in "what year"), auxiliaries
+and light verbs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from typing import Any
+
+from citegraph.errors import CitegraphError
+
+__all__ = ["AGENT", "DATE", "NUMBER", "PLACE", "SATISFIES", "Question", "expected_type", "parse", "question_terms"]
+
+# Expected answer types and the spaCy entity labels that satisfy them.
+DATE, NUMBER, AGENT, PLACE = "date", "number", "agent", "place"
+SATISFIES: dict[str, frozenset[str]] = {
+    DATE: frozenset({"DATE", "TIME"}),
+    NUMBER: frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME", "ORDINAL"}),
+    AGENT: frozenset({"PERSON", "ORG", "NORP"}),
+    PLACE: frozenset({"GPE", "LOC", "FAC"}),
+}
+HOW = {"many": NUMBER, "much": NUMBER, "long": NUMBER, "old": NUMBER, "far": NUMBER, "often": NUMBER, "tall": NUMBER, "big": NUMBER, "large": NUMBER, "high": NUMBER}  # fmt: skip
+WHAT_NOUN = {
+    "year": DATE, "date": DATE, "day": DATE, "month": DATE, "century": DATE, "decade": DATE, "time": DATE,
+    "number": NUMBER, "percentage": NUMBER, "percent": NUMBER, "amount": NUMBER, "population": NUMBER, "age": NUMBER,
+    "city": PLACE, "country": PLACE, "state": PLACE, "place": PLACE, "town": PLACE, "location": PLACE,
+}  # fmt: skip
+_LIGHT = frozenset({"be", "do", "have", "get", "make", "take", "give", "go", "become", "include", "call", "know", "name"})
+
+_lock = threading.Lock()
+
+
+def parse(texts: Sequence[str]) -> list[Any] | None:
+    """``texts`` parsed by the shared spaCy pipeline (one call at a time across threads: spaCy does not
+    promise that one pipeline can serve two), or None when there is no spaCy model."""
+    from citegraph.sentences import load_spacy
+
+    try:
+        nlp = load_spacy()
+    except CitegraphError:
+        return None
+    with _lock:
+        return list(nlp.pipe(texts))
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question and its parse (``doc``: a spaCy ``Doc``, None without a spaCy model)."""
+
+    text: str
+    doc: Any = field(default=None, repr=False, compare=False)
+
+    @staticmethod
+    def read(text: str) -> Question:
+        """``text`` parsed, once per distinct text among the last few read."""
+        return _read(text)
+
+    @staticmethod
+    def of(question: str | Question) -> Question:
+        return question if isinstance(question, Question) else _read(question)
+
+    @cached_property
+    def expected(self) -> str | None:
+        """The answer type asked for (:data:`DATE`, :data:`NUMBER`, :data:`AGENT`, :data:`PLACE`), or None."""
+        return None if self.doc is None else expected_type(self.doc)
+
+    @cached_property
+    def terms(self) -> tuple[list[str], list[str]]:
+        """Its named entities (casefolded) and its content-word lemmas (:func:`question_terms`)."""
+        return ([], []) if self.doc is None else question_terms(self.doc, self.expected)
+
+
+@lru_cache(maxsize=64)
+def _read(text: str) -> Question:
+    parsed = parse([text])
+    return Question(text, None if parsed is None else parsed[0])
+
+
+def expected_type(question: Any) -> str | None:
+    """The answer type a parsed question asks for (:data:`DATE`, :data:`NUMBER`, :data:`AGENT`,
+    :data:`PLACE`), or None."""
+    tokens = [t for t in question if not t.is_punct]
+    for i, t in enumerate(tokens):
+        low = t.lower_
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if low == "when":
+            return DATE
+        if low in {"who", "whom", "whose"}:
+            return AGENT
+        if low == "where":
+            return PLACE
+        if low == "how" and nxt is not None and nxt.lower_ in HOW:
+            return HOW[nxt.lower_]
+        if low in {"what", "which"} and nxt is not None:
+            # "what year", "which city", "in what year"; the noun may carry a modifier ("what exact date")
+            for follower in tokens[i + 1 : i + 3]:
+                if follower.pos_ in {"NOUN", "PROPN"}:
+                    return WHAT_NOUN.get(follower.lemma_.lower())
+    return None
+
+
+def question_terms(question: Any, expected: str | None) -> tuple[list[str], list[str]]:
+    """The question's named entities (casefolded text) and content-word lemmas, in order, once each."""
+    entities: list[str] = []
+    inside: set[int] = set()
+    for ent in question.ents:
+        if ent.label_ in {"DATE", "TIME", "CARDINAL", "ORDINAL"} and expected in {DATE, NUMBER}:
+            continue
+        entities.append(ent.text.casefold().removesuffix("'s").strip())
+        inside.update(range(ent.start, ent.end))
+    type_words = {w for w, kind in WHAT_NOUN.items() if kind == expected}
+    words: list[str] = []
+    for t in question:
+        if t.i in inside or t.is_stop or t.is_punct or t.pos_ not in {"NOUN", "PROPN", "VERB", "ADJ", "NUM"}:
+            continue
+        lemma = t.lemma_.casefold()
+        if lemma in _LIGHT or lemma in type_words or lemma in HOW or len(lemma) < 2:
+            continue
+        words.append(lemma)
+    entities = list(dict.fromkeys(e for e in entities if e))
+    return entities, [w for w in dict.fromkeys(words) if w not in entities]

@@ -1,0 +1,59 @@
+"""The question of an ask is read once (citegraph.question): retrieval links its names from that
+parse, and the answerability, relevance and extractive checks read its type and terms from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citegraph import question as question_module
+from citegraph.embed import HashingEmbedder
+from citegraph.pipeline import CiteGraph
+from citegraph.question import AGENT, DATE, NUMBER, Question, expected_type
+from citegraph.sentences import SentenceSplitter, load_spacy
+from citegraph.store import SQLiteStore
+from citegraph.verify.base import UncheckedVerifier
+
+
+class _Counting:
+    """spaCy's pipeline, counting how often each text is parsed."""
+
+    def __init__(self, nlp: Any) -> None:
+        self.nlp = nlp
+        self.parsed: list[str] = []
+
+    def pipe(self, texts: Any) -> Any:
+        texts = list(texts)
+        self.parsed.extend(texts)
+        return self.nlp.pipe(texts)
+
+    def __call__(self, text: str) -> Any:
+        self.parsed.append(text)
+        return self.nlp(text)
+
+
+def test_an_ask_parses_its_question_once(splitter: SentenceSplitter, larkspur: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=UncheckedVerifier()) as graph:
+        graph.ingest([larkspur])
+        counting = _Counting(load_spacy())
+        monkeypatch.setattr("citegraph.sentences.load_spacy", lambda: counting)
+        monkeypatch.setattr(graph.retriever, "nlp", counting)
+        question_module._read.cache_clear()
+        asked = "How long do exports stay available after cancellation?"
+        answer = graph.ask(asked)
+    assert answer.context and answer.answerability is not None and answer.answerability.features  # every check ran
+    assert answer.relevance.label != "unchecked"
+    assert counting.parsed.count(asked) == 1, counting.parsed[:3]
+
+
+def test_a_question_reads_its_type_and_terms_from_its_one_parse() -> None:
+    q = Question.read("When did Marta Ilves design the Quillon engine?")
+    assert Question.read(q.text) is q and Question.of(q) is q  # read once, then from the cache
+    assert q.expected == DATE and q.expected == expected_type(q.doc)
+    entities, words = q.terms
+    assert "marta ilves" in entities and "design" in words and "when" not in words
+    assert Question.read("Who designed it?").expected == AGENT
+    assert Question.read("How many days of vacation do we get?").expected == NUMBER
+    assert Question.read("Is the store open on Sundays?").expected is None
