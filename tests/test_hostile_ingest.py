@@ -131,7 +131,7 @@ def test_a_long_document_is_indexed_in_chunks_with_the_same_result(splitter: Sen
     graphs = []
     for chunk in (len(text) + 1, 500):  # whole, then in chunks of ~500 characters
         graph = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter)
-        graph.indexer = Indexer(splitter, graph.extractor, graph.embedder, missing_keys=graph.store.missing_keys, chunk_chars=chunk)
+        graph.indexer = Indexer(splitter, graph.extractor, graph.embedder, graph=graph.store, chunk_chars=chunk)
         (report,) = graph.ingest_texts([TextInput("long.md", text)]).documents
         assert report.status == DocumentStatus.OK and graph.check() == []
         graphs.append((report, graph.export("json")))

@@ -250,3 +250,26 @@ def test_embedder_name_is_kept(store: Store) -> None:
     assert store.embedder_name() is None
     store.set_embedder_name("hashing")
     assert store.embedder_name() == "hashing"
+
+
+def test_the_store_is_three_interfaces_and_both_backends_implement_all_three() -> None:
+    """Documents and lifecycle, graph reads, state: every public member of Store belongs to exactly
+    one of them, and SQLite and PostgreSQL each implement every abstract method of the three."""
+    import inspect
+
+    from citegraph.store.base import Documents, GraphReader, Store, StoreState
+    from citegraph.store.sqlite import SQLiteStore
+
+    parts = (Documents, GraphReader, StoreState)
+    members = [{n for n in vars(part) if not n.startswith("_")} for part in parts]
+    assert all(not (a & b) for i, a in enumerate(members) for b in members[i + 1 :])  # no member in two
+    assert {n for n, _ in inspect.getmembers(Store) if not n.startswith("_")} == set().union(*members)
+    backends: list[type] = [SQLiteStore]
+    try:
+        from citegraph.store.postgres import PostgresStore
+
+        backends.append(PostgresStore)
+    except ImportError:  # psycopg not installed: the SQLite store alone
+        pass
+    for backend in backends:
+        assert all(issubclass(backend, part) for part in parts) and not getattr(backend, "__abstractmethods__", None)

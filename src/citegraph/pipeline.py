@@ -77,8 +77,7 @@ class CiteGraph(Reads, Lifecycle):
             extractor,
             embedder,
             dangling=settings.dangling,
-            missing_keys=store.missing_keys,
-            stored_vectors=store.stored_vectors,
+            graph=store,
             nlp=self._nlp_or_none(),
         )
         check_store_embedder(store.embedder_name(), embedder.name)

@@ -38,7 +38,7 @@ from citegraph.ingest.structure import frame_at, structural_frames
 from citegraph.models import Document, DocumentReport, DocumentStatus, Extraction, Rejection, Span
 from citegraph.sentences import Sentence, SentenceSplitter, section_texts, split_blocks
 from citegraph.settings import DEFAULTS
-from citegraph.store.base import DocumentStream, MentionRow, WritePart, WriteResult
+from citegraph.store.base import DocumentStream, GraphReader, MentionRow, WritePart, WriteResult
 
 __all__ = ["CHUNK_CHARS", "DANGLING", "IndexFailure", "IndexedDocument", "Indexer", "TextInput", "content_version", "failed_report"]
 
@@ -247,11 +247,12 @@ class IndexFailure:
 
 
 class Indexer:
-    """Turns documents into :class:`IndexedDocument` streams. Holds the parts, never a store.
+    """Turns documents into :class:`IndexedDocument` streams. Holds the parts and reads the store's
+    graph (:class:`~citegraph.store.base.GraphReader`), never writes it.
 
-    ``missing_keys`` says which entity keys have no vector yet (so only those are embedded);
-    ``stored_vectors(documents, texts)`` gives the stored vectors of those texts that are already
-    sentences of those documents (any version), so a new version embeds only what changed;
+    ``graph`` says which entity keys have no vector yet (so only those are embedded) and gives the
+    stored vectors of texts that are already sentences of a document (any version), so a new
+    version embeds only what changed; without one, everything is new;
     ``extractor_for`` picks the extractor of one document (an import file names some of them);
     ``dangling`` is one of :data:`DANGLING`.
     """
@@ -263,8 +264,7 @@ class Indexer:
         embedder: Embedder,
         *,
         dangling: str = DEFAULTS.dangling,
-        missing_keys: Callable[[Collection[str]], set[str]] = set,
-        stored_vectors: Callable[[Collection[str], Collection[str]], Mapping[str, np.ndarray]] = lambda documents, texts: {},
+        graph: GraphReader | None = None,
         nlp: Any | None = None,
         chunk_chars: int = CHUNK_CHARS,
     ) -> None:
@@ -274,10 +274,15 @@ class Indexer:
         self.extractor = extractor
         self.embedder = embedder
         self.dangling = dangling
-        self.missing_keys = missing_keys
-        self.stored_vectors = stored_vectors
+        self.graph = graph
         self.nlp = nlp
         self.chunk_chars = chunk_chars
+
+    def _missing_keys(self, keys: Collection[str]) -> set[str]:
+        return set(keys) if self.graph is None else self.graph.missing_keys(keys)
+
+    def _stored_vectors(self, documents: Collection[str], texts: Collection[str]) -> Mapping[str, np.ndarray]:
+        return {} if self.graph is None else self.graph.stored_vectors(documents, texts)
 
     def index(
         self, documents: Sequence[Document], extractor_for: Callable[[Document], Extractor | None] = lambda d: None
@@ -326,9 +331,9 @@ class Indexer:
         texts = [t for _n, sents, ex in extracted for t in _span_texts(sents, ex)]
         cuts = [_passages(_spans(sents, ex)) for _n, sents, ex in extracted]  # no sentence: no passage
         passages = [t for cut in cuts for t in cut]
-        new_keys = sorted(self.missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
+        new_keys = sorted(self._missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
         try:
-            known = self.stored_vectors([items[n][0].id for n, _s, _e in extracted], texts) if texts else {}
+            known = self._stored_vectors([items[n][0].id for n, _s, _e in extracted], texts) if texts else {}
             vectors = self._vectors(texts + passages + new_keys, known)
         except BackendUnavailable as exc:
             for n, _sents, _extraction in extracted:
@@ -383,9 +388,9 @@ class Indexer:
             # The last part carries the vectors of the version's passages, embedded with its sentences.
             passage = _passages(every) if block is None else []
             keys = _keys(extraction)
-            new_keys = sorted(self.missing_keys(keys - made.keys()))
+            new_keys = sorted(self._missing_keys(keys - made.keys()))
             try:
-                vectors = self._vectors(texts + passage + new_keys, self.stored_vectors([doc.id], texts) if texts else {})
+                vectors = self._vectors(texts + passage + new_keys, self._stored_vectors([doc.id], texts) if texts else {})
             except BackendUnavailable as exc:
                 raise BackendUnavailable(f"embedding model unavailable: {exc}") from exc
             made.update(zip(new_keys, vectors[len(texts) + len(passage) :], strict=True))

@@ -1,7 +1,7 @@
 """One ingest run against a store: files or texts -> documents -> :class:`Indexer` -> one write per
-document -> the :class:`IngestReport`. It uses only the :class:`Store` interface, so any backend
+document -> the :class:`IngestReport`. It uses only the store's :class:`~citegraph.store.base.Documents` interface, so any backend
 plugs in; the indexing itself (sentences, extraction, embeddings, the dangling and status rules)
-is the indexer's, which holds no store.
+is the indexer's, which only reads the stored graph (the keys and vectors it already holds).
 
 The rules of a run:
 
@@ -36,7 +36,7 @@ from citegraph.ingest.indexer import CHUNK_CHARS, IndexedDocument, Indexer, Inde
 from citegraph.ingest.workers import Indexing, check_executor, start_indexing, whole
 from citegraph.models import Document, DocumentReport, DocumentStatus, IngestReport
 from citegraph.settings import DEFAULTS, MINUTES_PER_MB, check_setting
-from citegraph.store.base import Store
+from citegraph.store.base import Documents
 
 __all__ = ["Ingester", "Progress", "access_labels"]
 
@@ -73,7 +73,7 @@ class Ingester:
     """Ingests into ``store`` with ``indexer``; files larger than ``max_file_mb`` are refused unread."""
 
     def __init__(
-        self, store: Store, indexer: Indexer, *, max_file_mb: float = DEFAULTS.max_file_mb, max_text_mb: float = DEFAULTS.max_text_mb
+        self, store: Documents, indexer: Indexer, *, max_file_mb: float = DEFAULTS.max_file_mb, max_text_mb: float = DEFAULTS.max_text_mb
     ) -> None:
         self.store = store
         self.indexer = indexer

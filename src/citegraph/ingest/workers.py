@@ -80,8 +80,7 @@ def build_indexer(spec: GraphSpec, threads: int = 1) -> Indexer:
         make_extractor(spec.extractor, splitter, timeout=spec.timeout),
         make_embedder(spec.embedder, timeout=spec.timeout, threads=threads),
         dangling=spec.dangling,
-        missing_keys=store.missing_keys if store is not None else set,
-        stored_vectors=store.stored_vectors if store is not None else lambda documents, texts: {},
+        graph=store,
         nlp=splitter.nlp,
     )
 

@@ -35,11 +35,14 @@ __all__ = [
     "DeleteResult",
     "DocumentStream",
     "DocumentWrite",
+    "Documents",
+    "GraphReader",
     "MentionRow",
     "Problem",
     "RelabelResult",
     "SpanHit",
     "Store",
+    "StoreState",
     "StoredDocument",
     "WritePart",
     "WriteResult",
@@ -268,7 +271,10 @@ class SpanHit(NamedTuple):
     score: float
 
 
-class Store(ABC):
+class Documents(ABC):
+    """Documents and their lifecycle: write, delete, relabel, supersede, list, what a caller may
+    read, and the store's own upkeep. What the ingester and the lifecycle commands use."""
+
     path: str  #: the store named in a message: a file path, or a URL without its password
     lock_timeout: float  #: seconds a write waits for another writer's lock before :class:`~citegraph.errors.StoreLocked`
 
@@ -318,22 +324,6 @@ class Store(ABC):
         superseded; returns the document that superseded it before, if any."""
 
     @abstractmethod
-    def missing_keys(self, keys: Collection[str]) -> set[str]:
-        """The keys that have no entity row yet."""
-
-    def span_frames(self, spans: Collection[Span]) -> dict[tuple[str, str, int, int], str]:
-        """``(document, version, start, end) -> frame`` of those of ``spans`` whose document's structure
-        does not assert them (:attr:`~citegraph.models.Span.frame`, kept at ingest). A store that keeps
-        none returns nothing."""
-        return {}
-
-    def stored_vectors(self, documents: Collection[str], texts: Collection[str]) -> dict[str, np.ndarray]:
-        """Text -> stored vector, for those of ``texts`` that are already a span of one of
-        ``documents`` (any version): ingest re-embeds only the sentences a new version changed.
-        A store that cannot say returns nothing, and every sentence is embedded."""
-        return {}
-
-    @abstractmethod
     def write_document(self, write: DocumentStream) -> WriteResult:
         """Store one document version, its spans, mentions and relations, in one transaction.
 
@@ -367,15 +357,6 @@ class Store(ABC):
     def visible(self, labels: Collection[str] | None, include_superseded: bool = False) -> set[tuple[str, str]]:
         """``(document id, version)`` of every document version the caller may read."""
 
-    @abstractmethod
-    def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
-        """The part of the graph the caller may see, as arrays (no Python object per row), read in
-        one snapshot: retrieval's read."""
-
-    def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
-        """What :meth:`graph_columns` returns, one record per row (export, tests, the crash reader)."""
-        return self.graph_columns(labels, include_superseded).to_graph_data()
-
     def visible_among(
         self, labels: Collection[str] | None, include_superseded: bool, versions: Collection[tuple[str, str]]
     ) -> set[tuple[str, str]]:
@@ -389,6 +370,37 @@ class Store(ABC):
         of every stored version, and ``(old id, new id)`` of every supersession a caller holding
         ``labels`` sees (:func:`sees_replacement`; None: every one)."""
 
+
+class GraphReader(ABC):
+    """The graph as retrieval and indexing read it: a caller's graph as columns, the spans nearest
+    a vector (where the store has a vector index of its own), the entity keys and sentence vectors
+    already stored (so ingest makes only what is new), and the frames kept with spans."""
+
+    @abstractmethod
+    def graph_columns(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphColumns:
+        """The part of the graph the caller may see, as arrays (no Python object per row), read in
+        one snapshot: retrieval's read."""
+
+    def graph(self, labels: Collection[str] | None, include_superseded: bool = False) -> GraphData:
+        """What :meth:`graph_columns` returns, one record per row (export, tests, the crash reader)."""
+        return self.graph_columns(labels, include_superseded).to_graph_data()
+
+    @abstractmethod
+    def missing_keys(self, keys: Collection[str]) -> set[str]:
+        """The keys that have no entity row yet."""
+
+    def stored_vectors(self, documents: Collection[str], texts: Collection[str]) -> dict[str, np.ndarray]:
+        """Text -> stored vector, for those of ``texts`` that are already a span of one of
+        ``documents`` (any version): ingest re-embeds only the sentences a new version changed.
+        A store that cannot say returns nothing, and every sentence is embedded."""
+        return {}
+
+    def span_frames(self, spans: Collection[Span]) -> dict[tuple[str, str, int, int], str]:
+        """``(document, version, start, end) -> frame`` of those of ``spans`` whose document's structure
+        does not assert them (:attr:`~citegraph.models.Span.frame`, kept at ingest). A store that keeps
+        none returns nothing."""
+        return {}
+
     #: whether :meth:`nearest_spans` answers (a server-side vector index, e.g. pgvector's HNSW)
     offers_nearest_spans: bool = False
 
@@ -399,6 +411,11 @@ class Store(ABC):
         read, best first, filtered by access labels inside the store. Only where
         :attr:`offers_nearest_spans`; retrieval otherwise searches the caller's vectors itself."""
         raise NotImplementedError(f"{type(self).__name__} has no server-side vector index")
+
+
+class StoreState(ABC):
+    """What names a state of the store, for caches and consistent reads: one snapshot for several
+    reads, a token that changes with the data, the generation and where saved views live."""
 
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[None]:
@@ -418,6 +435,13 @@ class Store(ABC):
     def view_cache(self) -> ViewCache | None:
         """Where callers' graphs read from this store are saved for later processes, if anywhere."""
         return None
+
+
+class Store(Documents, GraphReader, StoreState):
+    """A store: the three interfaces above, which both backends (:mod:`~citegraph.store.sqlite`,
+    :mod:`~citegraph.store.postgres`) implement. A part of citegraph takes the one it uses: the
+    ingester writes :class:`Documents`, the indexer reads a :class:`GraphReader`, retrieval reads a
+    :class:`GraphReader` under a :class:`StoreState` and filters by :class:`Documents`' visibility."""
 
 
 def current_on(

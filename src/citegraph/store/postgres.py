@@ -84,6 +84,7 @@ from citegraph.store.base import (
     vector_problems,
 )
 from citegraph.store.connections import placeholders
+from citegraph.store.pgvector import PgvectorIndex
 from citegraph.store.sql import DOCUMENT_COUNTS, SQLStore
 from citegraph.store.urls import redact_url
 
@@ -154,11 +155,6 @@ def _f32(vector: object) -> bytes:
     return np.asarray(vector, np.float32).tobytes()
 
 
-def _vector_text(vector: object) -> str:
-    """A float32 vector as pgvector's text input (exact: each float32 is written as its double)."""
-    return "[" + ",".join(map(repr, np.asarray(vector, np.float32).reshape(-1).tolist())) + "]"
-
-
 class PostgresStore(SQLStore):
     """The store in the PostgreSQL database at ``url`` (see the module's docstring for its guarantees)."""
 
@@ -187,8 +183,9 @@ class PostgresStore(SQLStore):
                     f"{self.path}: not a citegraph store (the database has no citegraph schema); ingest documents first or check --db"
                 )
             self._migrate()
+            self._vectors = PgvectorIndex(self, schema_lock=_SCHEMA_LOCK, readable=_READABLE)
             if self.pgvector:
-                self._setup_pgvector()
+                self.pgvector = self._vectors.setup()  # False: a role that may not create the extension
         except psycopg.Error as exc:
             self.conn.close()
             raise postgres_error(self.path, exc, waited=lock_timeout) from exc
@@ -275,65 +272,14 @@ class PostgresStore(SQLStore):
     def _run_script(self, script: str) -> None:
         self.conn.execute(script.encode("utf-8"))  # no parameters: the whole script, in this transaction
 
-    # -- pgvector ---------------------------------------------------------------------------------
-    def _setup_pgvector(self) -> None:
-        """Create the extension; for a store that holds spans but no pgvector copy yet, make the copy.
-        On a store that has both (every open but the first), this only reads: no lock is taken, so a
-        reader opening the store never waits for a writer."""
-        if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
-            try:
-                with self._writing():
-                    self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
-                    self.conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            except UserError:  # insufficient privilege, or a read-only server
-                if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
-                    self.pgvector = False  # e.g. a role that may not create extensions: bytea and numpy only
-                    return
-        if self._embeddings_dim() is None:
-            row = self.conn.execute("SELECT length(vector) / 4 FROM spans LIMIT 1").fetchone()
-            if row is not None:
-                # A read-only role or server: no copy until a writer opens the store.
-                with suppress(UserError), self._writing():
-                    self._create_embeddings(int(row[0]))
-
-    def _embeddings_dim(self) -> int | None:
-        """The size of the pgvector copy's vectors, or None while there is no copy."""
-        row = self.conn.execute(
-            "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass('span_embeddings') AND attname = 'embedding'"
-        ).fetchone()
-        return int(row[0]) if row else None
-
-    def _create_embeddings(self, dim: int) -> int:
-        """Inside a write transaction: make the pgvector copy (``dim`` values a vector) unless another
-        writer has, copying in every stored span's vector. Returns the copy's size. Under the schema
-        lock: a concurrent writer that finds no table waits here, then adds its own rows (its spans
-        were not committed when this one copied)."""
-        self.conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCK,))
-        found = self._embeddings_dim()
-        if found is not None:
-            return found
-        self.conn.execute(
-            f"CREATE TABLE span_embeddings (span_id BIGINT PRIMARY KEY REFERENCES spans (id) ON DELETE CASCADE, embedding vector({int(dim)}) NOT NULL)"
-        )
-        for batch in self._batches("SELECT id, vector FROM spans ORDER BY id", {}):
-            self._insert_embeddings([r[0] for r in batch], [np.frombuffer(r[1], np.float32) for r in batch])
-        self.conn.execute("CREATE INDEX span_embeddings_hnsw ON span_embeddings USING hnsw (embedding vector_cosine_ops)")
-        return dim
-
-    def _insert_embeddings(self, span_ids: Sequence[int], vectors: Sequence[np.ndarray]) -> None:
-        self.conn.execute(
-            "INSERT INTO span_embeddings (span_id, embedding) SELECT i, v::vector FROM unnest(%s::bigint[], %s::text[]) AS u(i, v)"
-            " ON CONFLICT (span_id) DO NOTHING",
-            (list(span_ids), [_vector_text(v) for v in vectors]),
-        )
-
+    # -- pgvector (citegraph.store.pgvector) -------------------------------------------------------
     @property
     def offers_nearest_spans(self) -> bool:  # type: ignore[override]
         """Whether :meth:`nearest_spans` answers: pgvector, and a copy of the span vectors to search."""
         if not self.pgvector:
             return False
         with self._errors():
-            return self._embeddings_dim() is not None
+            return self._vectors.dim() is not None
 
     def nearest_spans(
         self, query_vector: np.ndarray, k: int, labels: Collection[str] | None, include_superseded: bool = False
@@ -342,23 +288,7 @@ class PostgresStore(SQLStore):
         index; the caller's labels and currency are filtered in the same statement."""
         if k <= 0 or not self.offers_nearest_spans:
             return []
-        with self._reading():
-            # ef_search bounds the candidates a scan keeps (pgvector allows 1..1000); the iterative scan
-            # goes on past it while filtered-out rows leave fewer than k.
-            self.conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, max(40, k))),))
-            self.conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
-            self.conn.execute("SELECT set_config('hnsw.max_scan_tuples', %s, true)", (str(max(20000, 20 * k)),))
-            rows = self.conn.execute(
-                f"""SELECT s.id, s.doc_id, s.version, s.start_char, s.end_char, 1 - (e.embedding <=> %(q)s::vector)
-                FROM span_embeddings e
-                JOIN spans s ON s.id = e.span_id
-                JOIN documents d ON d.doc_id = s.doc_id AND d.version = s.version
-                WHERE {_READABLE}
-                ORDER BY e.embedding <=> %(q)s::vector
-                LIMIT %(k)s""",
-                {**self._params(labels, include_superseded), "q": _vector_text(query_vector), "k": int(k)},
-            ).fetchall()
-        return [SpanHit(int(r[0]), r[1], r[2], int(r[3]), int(r[4]), float(r[5])) for r in rows]
+        return self._vectors.nearest(query_vector, k, self._params(labels, include_superseded))
 
     def _schema_version_or_0(self) -> int:
         if self.conn.execute("SELECT to_regclass('meta')").fetchone() == (None,):  # a new store
@@ -449,12 +379,7 @@ class PostgresStore(SQLStore):
         ).fetchall()
         span_ids = {(start, end): sid for start, end, sid in rows}
         if self.pgvector and rows:
-            dim = self._embeddings_dim() or self._create_embeddings(np.asarray(part.span_vectors).shape[-1])
-            if np.asarray(part.span_vectors).shape[-1] != dim:
-                raise StoreError(f"{doc.id}: vectors of size {np.asarray(part.span_vectors).shape[-1]}, but the store's are of size {dim}")
-            self._insert_embeddings(
-                [span_ids[(s.start, s.end)] for s, _ in part.spans], [np.asarray(v, np.float32) for v in part.span_vectors]
-            )
+            self._vectors.add(doc.id, [span_ids[(s.start, s.end)] for s, _ in part.spans], part.span_vectors)
         keys = {m.key for m in part.mentions} | {k for r in part.relations for k in (r.source_key, r.target_key)}
         entity_ids = self._entity_ids(doc, sorted(keys), part)
         mentions = part.mentions
@@ -544,7 +469,7 @@ class PostgresStore(SQLStore):
                 return False
             self._set_lock_timeout(wait_ms)
             try:
-                tables = _DOCUMENT_TABLES + (("span_embeddings",) if self._embeddings_dim() is not None else ())
+                tables = _DOCUMENT_TABLES + (("span_embeddings",) if self._vectors.dim() is not None else ())
                 self.conn.execute(f"VACUUM (FULL) {', '.join(tables)}")
             except psycopg.errors.LockNotAvailable:
                 return False
@@ -595,7 +520,7 @@ class PostgresStore(SQLStore):
             for batch in self._batches("SELECT 'span ' || id, vector FROM spans ORDER BY doc_id, version, id", {}):
                 for what, blob in batch:
                     problems += vector_problems(what, blob, dims)
-            if self._embeddings_dim() is not None:
+            if self._vectors.dim() is not None:
                 problems += [
                     Problem("vector", f"span {sid} has no pgvector copy (written by a process without the extension?)")
                     for (sid,) in self.conn.execute(
