@@ -153,7 +153,7 @@ def test_ppr_reaches_the_second_hop_passage_through_a_bridge_entity(minilm_graph
 
 def test_a_passage_is_about_what_its_title_names(graph: CiteGraph) -> None:
     """A passage that does not open with its subject is still found as the passage about it, by its title."""
-    from citegraph.retrieve.view import title_key
+    from citegraph.retrieve.names import title_key
 
     assert title_key("Patti LaBelle (album)") == "patti labelle"
     assert title_key("policies/retention-policy.md") == "retention policy"
@@ -221,7 +221,7 @@ def test_names_as_written_find_titles_and_keys_the_parser_misses(graph: CiteGrap
     """A capitalised run of words is a name as written: a title ("The Woman in the Window"), a key
     with its possessive ("Patti LaBelle's"), never a lower-case word ("what time"); the passages whose
     title the question names are found by it, and only those."""
-    from citegraph.retrieve.view import named_ngrams
+    from citegraph.retrieve.names import named_ngrams
 
     known = {"woman in the window", "patti labelle", "time", "arthur's magazine", "first for women"}.__contains__
     assert named_ngrams("Who directed The Woman in the Window?", known) == ["woman in the window"]
@@ -245,7 +245,7 @@ def test_the_relation_a_question_names_is_followed_from_the_first_passage(graph:
     """ "the director of" and "directed by" share a stem; the entities a relation of that type joins
     in a passage are what the walk may follow (off by default: it did not help on either dev set)."""
     from citegraph.retrieve.modes import Bridge
-    from citegraph.retrieve.view import relation_stems
+    from citegraph.retrieve.names import relation_stems
 
     assert {"dire", "born"} <= relation_stems("Where was the director of Metropolis born?")
     assert "dire" in relation_stems("directed by") and not relation_stems("Which of these is it?")
@@ -261,7 +261,7 @@ def test_the_relation_a_question_names_is_followed_from_the_first_passage(graph:
 def test_a_title_written_a_little_differently_and_an_alias_are_still_names(graph: CiteGraph) -> None:
     """Case, accents and punctuation do not keep a question's name from its page ("Beyonce",
     "Guns N Roses"); a name the documents write an entity by links it when its key differs."""
-    from citegraph.retrieve.view import loose_key
+    from citegraph.retrieve.names import loose_key
 
     assert loose_key("Beyoncé") == "beyonce" and loose_key("Guns N' Roses") == loose_key("guns n roses")
     graph.ingest_texts(

@@ -139,3 +139,24 @@ def test_the_checks_see_a_climb_and_a_circle() -> None:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from citegraph.pipeline import CiteGraph\nimport citegraph.errors\n"
     )
     assert _imports(tree, _modules()) == {"citegraph.errors"}
+
+
+LONG = 500  #: lines: a module longer than this says why in its docstring
+
+
+def test_a_long_module_says_why_it_is_long() -> None:
+    """The rooms stay a size a newcomer can read: a module over :data:`LONG` lines states its reason
+    ("Why this file is long") in its docstring, or is divided."""
+    unexplained = []
+    for name, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > LONG and "Why this file is long" not in (ast.get_docstring(ast.parse(text)) or ""):
+            unexplained.append(f"{name} ({len(text.splitlines())} lines)")
+    assert not unexplained, f"divide these or say why they are long: {unexplained}"
+
+
+def test_citegraph_the_one_object_the_edges_call_stays_under_200_lines() -> None:
+    """``CiteGraph`` wires the parts and hands each call down; what grows in it belongs in a part."""
+    tree = ast.parse((PACKAGE / "pipeline.py").read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "CiteGraph"]
+    assert cls.end_lineno is not None and cls.end_lineno - cls.lineno + 1 <= 200

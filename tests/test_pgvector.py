@@ -18,7 +18,7 @@ import pytest
 from citegraph.embed import HashingEmbedder
 from citegraph.embed.base import ExactIndex
 from citegraph.pipeline import CiteGraph, TextInput
-from citegraph.retrieve.view import StoreSpanIndex
+from citegraph.retrieve.indexes import StoreSpanIndex
 from citegraph.sentences import SentenceSplitter
 from tests.conftest import PostgresCluster, Stores
 

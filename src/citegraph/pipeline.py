@@ -33,13 +33,13 @@ from citegraph.ingest.base import IngestOptions
 from citegraph.ingest.indexer import Indexer, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
 from citegraph.ingest.loaders import parse_date
-from citegraph.models import Answer, Document, IngestReport, Span
+from citegraph.models import Answer, IngestReport
 from citegraph.question import Question
 from citegraph.retrieve.retriever import Retriever
 from citegraph.sentences import SentenceSplitter
 from citegraph.settings import DEFAULTS, check_setting
 from citegraph.store import open_store
-from citegraph.store.base import Store, as_seen_by
+from citegraph.store.base import Store, as_seen_in
 from citegraph.verify.base import UncheckedVerifier, Verifier
 
 __all__ = ["CiteGraph", "TextInput", "content_version", "make_answerer", "make_embedder", "make_extractor", "make_verifier"]
@@ -72,14 +72,7 @@ class CiteGraph(Reads, Lifecycle):
         extractor = extractor or SpacyExtractor(self.splitter)
         self.answerer = answerer or ExtractiveAnswerer()
         self.verifier = verifier or UncheckedVerifier()
-        indexer = Indexer(
-            self.splitter,
-            extractor,
-            embedder,
-            dangling=settings.dangling,
-            graph=store,
-            nlp=self._nlp_or_none(),
-        )
+        indexer = Indexer(self.splitter, extractor, embedder, dangling=settings.dangling, graph=store, nlp=self._nlp_or_none())
         check_store_embedder(store.embedder_name(), embedder.name)
         self.ingester = Ingester(store, indexer, max_file_mb=settings.max_file_mb, max_text_mb=settings.max_text_mb)
         self.spec: GraphSpec | None = None  #: what :meth:`from_spec` was given: worker processes open the same
@@ -235,25 +228,10 @@ class CiteGraph(Reads, Lifecycle):
             limits=self.limits,
             models=models,
             answer_text=answer_text,
-            document=self._documents(labels),
+            document=as_seen_in(self.store, labels),
             as_of=day,
             on_event=on_event,
         )
-
-    def _documents(self, labels: Collection[str] | None) -> Callable[[Span], Document | None]:
-        """The stored version a span is from as the caller sees it (:func:`~citegraph.store.base.as_seen_by`:
-        a replacement it cannot read is not named), each read once per answer."""
-        docs: dict[tuple[str, str], Document | None] = {}
-
-        def document(span: Span) -> Document | None:
-            key = (span.document, span.version)
-            if key not in docs:
-                doc = self.store.get_document(*key)
-                replacing = None if doc is None or doc.superseded_by is None else self.store.document_access(doc.superseded_by)
-                docs[key] = None if doc is None else as_seen_by(doc, labels, replacing)
-            return docs[key]
-
-        return document
 
     def models(self, *, generator: str | None = None) -> tuple[tuple[str, str], ...]:
         """``(role, model name)`` of the extractor, embedder, generator (or ``generator``: what wrote

@@ -39,6 +39,10 @@ Newton's method) and its ECE on the test pairs the judge decides is reported bes
 ``--fit FILE`` writes it as a calibration record (:mod:`citegraph.verify.calibration`) that the
 verifier applies. Every pair's score is written to ``{name}.pairs.jsonl`` so a report can be
 recomputed without the model.
+
+Why this file is long (~750 lines): one harness, from the pairs of each data set to the report that
+reads every stage of the cascade on them; its metrics, calibration and report share the scored
+pairs' record. Dividing it into loaders, metrics and report is left for a later step.
 """
 
 from __future__ import annotations

@@ -33,8 +33,10 @@ from citegraph.models import ReachedNode, Retrieval
 from citegraph.question import Question
 from citegraph.retrieve.abbreviations import spell_out
 from citegraph.retrieve.modes import Query, make_mode
+from citegraph.retrieve.names import named_ngrams
 from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
-from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView, Reach, named_ngrams
+from citegraph.retrieve.traversal import Reach
+from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Store, current_on
 from citegraph.store.columns import GraphColumns

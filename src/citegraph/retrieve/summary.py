@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from citegraph.models import Evidence
-from citegraph.retrieve.view import GraphView, title_key
+from citegraph.retrieve.names import title_key
+from citegraph.retrieve.view import GraphView
 from citegraph.verify.assertion import instruction_frame
 
 __all__ = ["NAMED_AT", "PER_SECTION", "SUMMARY_SECTIONS", "Request", "Target", "find_target", "summary_evidence", "summary_request"]

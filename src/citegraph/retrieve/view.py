@@ -17,12 +17,17 @@ it can hold nothing the caller may not read; where the store offers a server-sid
 (:meth:`~citegraph.store.base.Store.nearest_spans`, pgvector's HNSW), the nearest sentences come from
 it instead (:class:`StoreSpanIndex`), filtered by the caller's labels in the store's SQL and then
 to this view's own sentences.
+
+The name helpers are :mod:`~citegraph.retrieve.names`, the walk :mod:`~citegraph.retrieve.traversal`,
+the store's index :mod:`~citegraph.retrieve.indexes`. Why this file is long (~580 lines): a
+:class:`GraphView` is one object of arrays each derived on first read from others (the title,
+subject and topic tables read the passages, the mentions and the first sentences; the indexes read
+the vectors and what a saved graph kept); divided further, each part would reach into the others'
+private arrays.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Sequence
 from functools import cached_property
@@ -31,88 +36,23 @@ from typing import Any
 import numpy as np
 
 from citegraph.embed.base import ExactIndex, IVFIndex, VectorIndex, normalise, top_indices
-from citegraph.models import Entity, EntityMention, Hop, ReachedNode, Relation, Span
+from citegraph.models import Entity, EntityMention, Hop, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
+from citegraph.retrieve.indexes import StoreSpanIndex
+from citegraph.retrieve.names import loose_key, named_ngrams, relation_stems, title_key
+from citegraph.retrieve.traversal import Hops, Reach
 from citegraph.sentences import evidence_words, section_texts, sections
 from citegraph.store.base import SpanHit
 from citegraph.store.columns import GraphColumns, GraphData
 from citegraph.store.snapshots import Derived, NothingKept
 
-_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 #: what ``GraphView.__init__`` makes of the mention rows (kept with a saved graph)
 _MENTION_ARRAYS = ("pair_entity", "pair_span", "entity_vectors", "entity_ptr", "entity_spans", "span_ptr", "span_ents")
 
 
-def loose_key(name: str) -> str:
-    """A name with case, accents and punctuation ignored: "Beyoncé" -> "beyonce", "Guns N' Roses"
-    -> "guns n roses", "St. Louis" -> "st louis". How a question's name is matched to a title written
-    a little differently."""
-    decomposed = unicodedata.normalize("NFKD", name.casefold())
-    return " ".join("".join(ch if ch.isalnum() else " " for ch in decomposed if not unicodedata.combining(ch)).split())
-
-
-def title_key(document: str) -> str:
-    """A document id read as a name: its file name without folders or extension, "-" and "_" as
-    spaces, without a trailing "(album)" or "(2)", a leading "the", case folded ("Patti LaBelle
-    (album)" -> "patti labelle"; "policies/retention-policy.md" -> "retention policy")."""
-    name = document.rsplit("/", 1)[-1]
-    stem, dot, ext = name.rpartition(".")
-    if dot and stem and ext.isalnum() and len(ext) <= 5 and not ext.isdigit():
-        name = stem
-    name = _DISAMBIGUATION.sub("", name.replace("_", " ").replace("-", " "))
-    words = " ".join(name.casefold().split())
-    return words[4:] if words.startswith("the ") else words
-
-
-_NAME_WORD = re.compile(r"[^\W_](?:[\w&.'’-]*[\w&])?")
-_POSSESSIVE = re.compile(r"['’]s$")
-
-
-def named_ngrams(text: str, known: Callable[[str], bool], longest: int = 8) -> list[str]:
-    """The names a question gives that ``known`` accepts, read as written: runs of up to ``longest``
-    words that start and end with a capital letter or a digit ("The Woman in the Window", "Patti
-    LaBelle's" -> "patti labelle"), case folded as :func:`title_key` folds a title, the longest run
-    first and no word in two names. A lower-case word never starts or ends one, so "time" in "what
-    time" is not the magazine."""
-    words = _NAME_WORD.findall(text)
-    found: list[str] = []
-    i = 0
-    while i < len(words):
-        for n in range(min(longest, len(words) - i), 0, -1):
-            run = words[i : i + n]
-            if not all(w[:1].isupper() or w[:1].isdigit() for w in (run[0], run[-1])):
-                continue
-            written = " ".join(run).casefold()
-            names = [written, _POSSESSIVE.sub("", written)] if _POSSESSIVE.search(written) else [written]
-            name = next((m for m in (k[4:] if k.startswith("the ") else k for k in names) if m and known(m)), None)
-            if name is not None:
-                found.append(name)
-                i += n
-                break
-        else:
-            i += 1
-    return list(dict.fromkeys(found))
-
-
-#: Words that say nothing about which relation a question asks for, or that every relation type has.
-_NOT_RELATIONS = frozenset(
-    "about also been being between call called does from have include including into know known like "
-    "many much name named same such than that their them then there these they this those what when "
-    "where which while whom whose with would year years".split()
-)
-_RELATION_WORD = re.compile(r"[a-z]+")
-
-
-def relation_stems(text: str) -> frozenset[str]:
-    """The first four letters of each content word of ``text`` (four letters or more, not a question
-    or function word): "the director of" and "directed by" share "dire", "located in" and "location"
-    "loca". What the bridge walk matches a relation type against the question with."""
-    return frozenset(w[:4] for w in _RELATION_WORD.findall(text.casefold()) if len(w) >= 4 and w not in _NOT_RELATIONS)
-
-
-__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "StoreSpanIndex", "loose_key", "named_ngrams", "relation_stems", "title_key"]
+__all__ = ["APPROXIMATE_ABOVE", "GraphView"]
 
 #: Visible sentences above which a view searches vectors approximately. At 200,000 sentences an exact
 #: scan of every sentence vector costs ~25 ms on two cores; an IVF probe costs ~2 ms.
@@ -647,170 +587,8 @@ class GraphView:
 
     # -- traversal ------------------------------------------------------------------------------------
     @cached_property
-    def hops(self) -> _Hops:
-        return _Hops(self)
+    def hops(self) -> Hops:
+        return Hops(self)
 
     def reach(self, seeds: Collection[str], hops: int) -> Reach:
         return Reach(self, seeds, hops)
-
-
-class StoreSpanIndex(VectorIndex):
-    """Nearest sentences from the store's own vector index (``Store.nearest_spans``, already filtered
-    by the caller's labels in SQL). A hit is kept only if it is one of this view's sentences (a span
-    written or relabelled since the view was read is left out) and is scored with this view's
-    vector, as :class:`ExactIndex` would score it."""
-
-    approximate = True
-
-    def __init__(self, view: GraphView, nearest_spans: Callable[[np.ndarray, int], list[SpanHit]]) -> None:
-        self.vectors = view.span_vectors
-        self.nearest_spans = nearest_spans
-        c = view.columns
-        self._position = {
-            (c.passages[p], start, end): i
-            for i, (p, start, end) in enumerate(zip(c.span_passage.tolist(), c.span_start.tolist(), c.span_end.tolist(), strict=True))
-        }
-
-    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        vector = np.asarray(query, dtype=np.float32)
-        found = [self._position.get(((h.doc_id, h.version), h.start, h.end)) for h in self.nearest_spans(vector, k)]
-        rows = [i for i in dict.fromkeys(found) if i is not None]
-        scored = [(i, float(self.vectors[i] @ vector)) for i in rows]
-        return sorted(scored, key=lambda h: (-h[1], h[0]))
-
-
-class _Hops:
-    """Every relation as two directed hops (one for a self-loop), with each hop's place in route order."""
-
-    def __init__(self, view: GraphView) -> None:
-        c = view.columns
-        loops = c.relation_source == c.relation_target
-        rows = np.arange(len(c.relation_source))
-        self.source = np.concatenate([c.relation_source, c.relation_target[~loops]])
-        self.target = np.concatenate([c.relation_target, c.relation_source[~loops]])
-        self.relation = np.concatenate([rows, rows[~loops]])
-        self.outgoing = np.concatenate([np.ones(len(rows), dtype=bool), np.zeros(int((~loops).sum()), dtype=bool)])
-        # Route order compares hops by (source key, relation type, direction, target key, span): the
-        # rank of each hop in that order, so routes compare as integer pairs.
-        key_rank = view.key_rank
-        type_rank = rank_of(c.types)
-        order = np.lexsort(
-            (
-                view.span_rank[c.relation_span[self.relation]],
-                key_rank[self.target],
-                self.outgoing,  # "in" < "out"
-                type_rank[c.relation_type[self.relation]] if len(c.types) else self.relation,
-                key_rank[self.source],
-            )
-        )
-        self.rank = np.zeros(len(order), dtype=np.int64)
-        self.rank[order] = np.arange(len(order))
-        self.key_rank = key_rank
-        self.pointers, self.by_source = csr(self.source, np.arange(len(self.source)), view.n_entities)
-
-
-class Reach:
-    """:func:`~citegraph.retrieve.traversal.multi_source_bfs` over a view's arrays.
-
-    Every node gets the same depth and the same route as that function gives (the lexicographically
-    smallest shortest route, compared hop by hop on entity keys, relation type, direction and span),
-    computed a depth at a time with array operations; routes are made into :class:`Hop` tuples only
-    for the entities asked for. ``order`` lists the reached entities as that function's result
-    dict does: the seeds (in ``set`` order), then each depth in order of discovery.
-    """
-
-    def __init__(self, view: GraphView, seeds: Collection[str], hops: int) -> None:
-        self.view = view
-        n = view.n_entities
-        self.depth = np.full(n, -1, dtype=np.int64)
-        self.arrived = np.full(n, -1, dtype=np.int64)  # the hop each non-seed was reached by
-        seed_order = np.array([view.index[s] for s in set(seeds)], dtype=np.int64)
-        self.depth[seed_order] = 0
-        levels = [seed_order]
-        if len(seed_order) and hops > 0 and len(view.columns.relation_source):
-            h = view.hops
-            route = np.zeros(n, dtype=np.int64)  # rank of a node's route among the routes of its depth
-            frontier = seed_order
-            for depth in range(1, hops + 1):
-                candidates, _owner = gather(h.pointers, h.by_source, frontier)
-                candidates = candidates[self.depth[h.target[candidates]] < 0]
-                if not len(candidates):
-                    break
-                targets = h.target[candidates]
-                # The route to each target: the smallest (route to the hop's source, hop).
-                best = np.lexsort((h.rank[candidates], route[h.source[candidates]], targets))
-                first = firsts(targets[best])
-                chosen = candidates[best][first]
-                found = h.target[chosen]
-                ranks = np.lexsort((h.rank[chosen], route[h.source[chosen]]))
-                route[found[ranks]] = np.arange(len(found))
-                self.depth[found] = depth
-                self.arrived[found] = chosen
-                # Discovery order: the frontier walked in key order, each node's hops in relation order.
-                seen = np.lexsort((view.hops.relation[candidates], h.key_rank[h.source[candidates]], targets))
-                earliest = firsts(targets[seen])
-                first_hop = candidates[seen][earliest]
-                discovered = h.target[first_hop][np.lexsort((h.relation[first_hop], h.key_rank[h.source[first_hop]]))]
-                levels.append(discovered)
-                frontier = found
-        self.order = np.concatenate(levels) if levels else np.zeros(0, dtype=np.int64)
-        self.position = np.full(n, -1, dtype=np.int64)
-        self.position[self.order] = np.arange(len(self.order))
-        self._routes: dict[int, tuple[Hop, ...]] = {}
-
-    def route(self, entity: int) -> tuple[Hop, ...]:
-        """The route to a reached entity (empty for a seed)."""
-        if entity in self._routes:
-            return self._routes[entity]
-        hop = int(self.arrived[entity])
-        if hop < 0:
-            route: tuple[Hop, ...] = ()
-        else:
-            view, h, c = self.view, self.view.hops, self.view.columns
-            r = int(h.relation[hop])
-            step = Hop(
-                view.keys[int(h.source[hop])],
-                c.types[int(c.relation_type[r])],
-                "out" if h.outgoing[hop] else "in",
-                view.keys[entity],
-                view.span(int(c.relation_span[r])),
-            )
-            route = (*self.route(int(h.source[hop])), step)
-        self._routes[entity] = route
-        return route
-
-    def as_dict(self) -> dict[str, tuple[int, tuple[Hop, ...]]]:
-        """What :func:`multi_source_bfs` returns, in its order."""
-        return {self.view.keys[e]: (int(self.depth[e]), self.route(e)) for e in self.order.tolist()}
-
-    def nodes(self) -> tuple[ReachedNode, ...]:
-        """Every reached entity with its route, by depth then key."""
-        view = self.view
-        reached = self.order[np.lexsort((view.key_rank[self.order], self.depth[self.order]))] if len(self.order) else self.order
-        # The columns each route step needs, fetched for all nodes at once; by depth, a node's route
-        # extends its predecessor's, which is already made.
-        h, c = view.hops, view.columns
-        arrived = self.arrived[reached]
-        steps: tuple[np.ndarray, ...]
-        if len(h.source):
-            hop = np.maximum(arrived, 0)  # a seed's row is read but not used
-            relation = h.relation[hop]
-            steps = (h.source[hop], h.outgoing[hop], c.relation_type[relation], c.relation_span[relation])
-        else:  # no relation: every reached entity is a seed
-            steps = tuple(np.zeros(len(reached), dtype=np.int64) for _ in range(4))
-        columns = zip(reached.tolist(), self.depth[reached].tolist(), arrived.tolist(), *(a.tolist() for a in steps), strict=True)
-        keys, names, types, routes, spans = view.keys, view.names, c.types, self._routes, {}
-        out = []
-        for e, depth, arrived, source, outgoing, type_, span in columns:
-            route = routes.get(e)
-            if route is None:
-                if arrived < 0:
-                    route = ()
-                else:
-                    if span not in spans:
-                        spans[span] = view.span(span)
-                    route = (*routes[source], Hop(keys[source], types[type_], "out" if outgoing else "in", keys[e], spans[span]))
-                routes[e] = route
-            key = keys[e]
-            out.append(ReachedNode(key, names[e], depth, route[0].source if route else key, route))
-        return tuple(out)

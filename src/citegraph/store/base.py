@@ -47,6 +47,7 @@ __all__ = [
     "WritePart",
     "WriteResult",
     "as_seen_by",
+    "as_seen_in",
     "current_on",
     "sees_replacement",
     "vector_problems",
@@ -237,6 +238,23 @@ def as_seen_by(document: Document, labels: Collection[str] | None, replacement_a
     held = set(labels)
     superseded_by = document.superseded_by if sees_replacement(replacement_access, labels) else None
     return replace(document, access=tuple(a for a in document.access if a in held), superseded_by=superseded_by)
+
+
+def as_seen_in(store: Documents, labels: Collection[str] | None) -> Callable[[Span], Document | None]:
+    """The stored version a span is from, as a caller holding ``labels`` sees it (:func:`as_seen_by`:
+    a replacement it cannot read is not named), each version read once: what an answer's staleness
+    and dates read."""
+    docs: dict[tuple[str, str], Document | None] = {}
+
+    def document(span: Span) -> Document | None:
+        key = (span.document, span.version)
+        if key not in docs:
+            doc = store.get_document(*key)
+            replacing = None if doc is None or doc.superseded_by is None else store.document_access(doc.superseded_by)
+            docs[key] = None if doc is None else as_seen_by(doc, labels, replacing)
+        return docs[key]
+
+    return document
 
 
 def only_held_labels(

@@ -56,6 +56,11 @@ a filter that drops most candidates still yields k rows). Retrieval uses it only
 path (more than ``APPROXIMATE_ABOVE`` visible sentences), in place of the IVF index it would build
 from the caller's vectors; below that it scores every visible vector exactly, as for SQLite. The
 ``bytea`` copy is not dropped: a store written with pgvector opens and works on a server without it.
+
+Why this file is long (~590 lines): it is one backend's whole contract in PostgreSQL's SQL (its
+reads, its writes under advisory locks, purge, check), and each statement is written against the
+same transaction rules; what is shared with SQLite is :mod:`~citegraph.store.sql`, and pgvector is
+:mod:`~citegraph.store.pgvector`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""The embedded default store: one SQLite file, WAL mode, versioned schema migrations."""
+"""The embedded default store: one SQLite file, WAL mode, versioned schema migrations.
+
+Why this file is long (~530 lines): it is one backend's whole contract in SQLite's SQL (its reads,
+its writes under one file lock, purge, check and the saved views of a store's file); what is
+shared with PostgreSQL is :mod:`~citegraph.store.sql`.
+"""
 
 from __future__ import annotations
 

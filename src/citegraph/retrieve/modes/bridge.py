@@ -12,7 +12,8 @@ from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import Evidence, Hop
 from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
-from citegraph.retrieve.view import GraphView, relation_stems
+from citegraph.retrieve.names import relation_stems
+from citegraph.retrieve.view import GraphView
 
 
 class Bridge(Mode):

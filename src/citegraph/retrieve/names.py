@@ -1,0 +1,81 @@
+"""Names as the graph reads them: a document id read as a title (:func:`title_key`), a name with
+case, accents and punctuation ignored (:func:`loose_key`), the names a question gives as written
+(:func:`named_ngrams`) and the stems a relation type is matched by (:func:`relation_stems`).
+Text in, text out: no view, no store."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+__all__ = ["loose_key", "named_ngrams", "relation_stems", "title_key"]
+
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
+
+
+def loose_key(name: str) -> str:
+    """A name with case, accents and punctuation ignored: "Beyoncé" -> "beyonce", "Guns N' Roses"
+    -> "guns n roses", "St. Louis" -> "st louis". How a question's name is matched to a title written
+    a little differently."""
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in decomposed if not unicodedata.combining(ch)).split())
+
+
+def title_key(document: str) -> str:
+    """A document id read as a name: its file name without folders or extension, "-" and "_" as
+    spaces, without a trailing "(album)" or "(2)", a leading "the", case folded ("Patti LaBelle
+    (album)" -> "patti labelle"; "policies/retention-policy.md" -> "retention policy")."""
+    name = document.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and ext.isalnum() and len(ext) <= 5 and not ext.isdigit():
+        name = stem
+    name = _DISAMBIGUATION.sub("", name.replace("_", " ").replace("-", " "))
+    words = " ".join(name.casefold().split())
+    return words[4:] if words.startswith("the ") else words
+
+
+_NAME_WORD = re.compile(r"[^\W_](?:[\w&.'’-]*[\w&])?")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def named_ngrams(text: str, known: Callable[[str], bool], longest: int = 8) -> list[str]:
+    """The names a question gives that ``known`` accepts, read as written: runs of up to ``longest``
+    words that start and end with a capital letter or a digit ("The Woman in the Window", "Patti
+    LaBelle's" -> "patti labelle"), case folded as :func:`title_key` folds a title, the longest run
+    first and no word in two names. A lower-case word never starts or ends one, so "time" in "what
+    time" is not the magazine."""
+    words = _NAME_WORD.findall(text)
+    found: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in range(min(longest, len(words) - i), 0, -1):
+            run = words[i : i + n]
+            if not all(w[:1].isupper() or w[:1].isdigit() for w in (run[0], run[-1])):
+                continue
+            written = " ".join(run).casefold()
+            names = [written, _POSSESSIVE.sub("", written)] if _POSSESSIVE.search(written) else [written]
+            name = next((m for m in (k[4:] if k.startswith("the ") else k for k in names) if m and known(m)), None)
+            if name is not None:
+                found.append(name)
+                i += n
+                break
+        else:
+            i += 1
+    return list(dict.fromkeys(found))
+
+
+#: Words that say nothing about which relation a question asks for, or that every relation type has.
+_NOT_RELATIONS = frozenset(
+    "about also been being between call called does from have include including into know known like "
+    "many much name named same such than that their them then there these they this those what when "
+    "where which while whom whose with would year years".split()
+)
+_RELATION_WORD = re.compile(r"[a-z]+")
+
+
+def relation_stems(text: str) -> frozenset[str]:
+    """The first four letters of each content word of ``text`` (four letters or more, not a question
+    or function word): "the director of" and "directed by" share "dire", "located in" and "location"
+    "loca". What the bridge walk matches a relation type against the question with."""
+    return frozenset(w[:4] for w in _RELATION_WORD.findall(text.casefold()) if len(w) >= 4 and w not in _NOT_RELATIONS)
