@@ -82,9 +82,13 @@ class Question:
         return None if self.doc is None else expected_type(self.doc)
 
     @cached_property
-    def terms(self) -> tuple[list[str], list[str]]:
-        """Its named entities (casefolded) and its content-word lemmas (:func:`question_terms`)."""
-        return ([], []) if self.doc is None else question_terms(self.doc, self.expected)
+    def terms(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Its named entities (casefolded) and its content-word lemmas (:func:`question_terms`), as
+        tuples: a question read once is shared by every check (and by the cache)."""
+        if self.doc is None:
+            return (), ()
+        entities, words = question_terms(self.doc, self.expected)
+        return tuple(entities), tuple(words)
 
 
 @lru_cache(maxsize=64)

@@ -43,7 +43,7 @@ from citegraph.answer.reader import Reading
 from citegraph.answer.relevance import named, said_words
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Located, Span
-from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, expected_type, parse, question_terms
+from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
 from citegraph.verify.text import DAYS, MONTHS
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
@@ -59,12 +59,13 @@ WINDOW = 400  #: characters either side of a context sentence that its features 
 
 
 def features(
-    question: Any, sentences: Sequence[Any], similarities: Sequence[float], read: Sequence[float] = ()
+    question: Question, sentences: Sequence[Any], similarities: Sequence[float], read: Sequence[float] = ()
 ) -> tuple[dict[str, float], tuple[str, ...]]:
-    """The features of a parsed ``question`` against parsed context ``sentences`` (their similarities
-    to it, and the reader's P(answers) of each), and the question's entities no sentence names."""
-    expected = expected_type(question)
-    entities, words = question_terms(question, expected)
+    """The features of a ``question`` (its answer type and terms, read from its one parse) against
+    parsed context ``sentences`` (their similarities to it, and the reader's P(answers) of each), and
+    the question's entities no sentence names."""
+    expected = question.expected
+    entities, words = question.terms
     per_sentence = [said_words(s) for s in sentences]
     said = set().union(*per_sentence) if per_sentence else set()
     text = " ".join(s.text.casefold() for s in sentences)
@@ -124,7 +125,6 @@ def assess(
     sentences = None if asked.doc is None else parse(texts)
     if sentences is None:
         return Answerability(True, None, note="no spaCy model: answerability was not assessed")
-    q = asked.doc
     try:
         if read is None:
             from citegraph.answer.reader import default_reader
@@ -133,7 +133,7 @@ def assess(
         readings = list(read(asked.text, texts))
     except ModelUnavailable as exc:
         return Answerability(True, None, note=f"the reader is unavailable ({exc}): answerability was not assessed")
-    values, missing = features(q, sentences, [item.evidence.similarity for item in context], [r.probability for r in readings])
+    values, missing = features(asked, sentences, [item.evidence.similarity for item in context], [r.probability for r in readings])
     p = probability(values)
     answerable = p >= threshold
     note = ""
