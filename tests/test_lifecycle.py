@@ -1,4 +1,4 @@
-"""Document lifecycle: versions, deletion that leaks nothing, the integrity check, export, bad input.
+"""Document lifecycle: versions, deletion that leaks nothing, the integrity check, bad input (export: tests/test_export.py).
 
 The lesson's notebook keeps one source per entity (last write wins), has no versions, no deletion
 and no integrity check: each test below fails on that behaviour.
@@ -10,7 +10,6 @@ import json
 import os
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -197,27 +196,6 @@ def test_check_finds_broken_offsets_dangling_rows_and_orphans(tmp_path: Path) ->
     assert any(p.kind == "vector" and "norm 2" in p.detail for p in problems)
     result = CliRunner().invoke(main, ["check", "--db", str(db), "--embedder", "hashing", "--json"])
     assert result.exit_code == 4 and not json.loads(result.stdout)["ok"]
-
-
-# -- export ----------------------------------------------------------------------------------------
-def test_export_loads_in_networkx_with_provenance(graph: CiteGraph, tmp_path: Path) -> None:
-    graph.ingest_texts([TextInput("policy.md", POLICY), TextInput("faq.md", NEW_FAQ)])
-    path = tmp_path / "g.graphml"
-    path.write_text(graph.export("graphml"), encoding="utf-8")
-    g = nx.read_graphml(path, force_multigraph=True)
-    assert isinstance(g, nx.MultiDiGraph) and g.number_of_edges() == len(graph.relations())
-    for _s, _t, attrs in g.edges(data=True):
-        doc = graph.store.get_document(attrs["document"], attrs["version"])
-        assert doc is not None and doc.text[attrs["start"] : attrs["end"]] == attrs["sentence"]
-    mentions = json.loads(g.nodes["export"]["mentions"])
-    assert {m["document"] for m in mentions} == {"policy.md", "faq.md"}
-
-    data = json.loads(graph.export("json"))
-    j = nx.node_link_graph(data, edges="edges")
-    assert set(j.nodes) == set(g.nodes) and j.number_of_edges() == g.number_of_edges()
-    assert {d["id"] for d in data["graph"]["documents"]} == {"policy.md", "faq.md"}
-    with pytest.raises(Exception, match="unknown export format"):
-        graph.export("csv")
 
 
 # -- bad input -------------------------------------------------------------------------------------

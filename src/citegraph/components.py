@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from citegraph.errors import CitegraphError, UserError
 from citegraph.llm.spec import OLLAMA_URL, parse_spec
-from citegraph.settings import DEFAULTS, check_setting
+from citegraph.settings import DEFAULTS, check_setting, graph_settings
 
 if TYPE_CHECKING:
     from citegraph.answer.base import Answerer
@@ -66,7 +66,10 @@ class GraphSpec:
     """One graph's parsed options: its store, its components as spec strings, and its settings, as
     plain values. It is the one record that travels to every process that opens the graph (the CLI,
     an ingest worker, a Ray actor, a server's worker process): it pickles, and :meth:`to_json`
-    carries it where only text can go. Numbers are checked against the settings table when made."""
+    carries it where only text can go. Numbers are checked against the settings table when made.
+    Its fields are the table's settings of the graph's scope, with the table's defaults: checked at
+    import (:func:`_check_spec_fields`), so a setting added to the table without a field here, or a
+    default written here, fails at once."""
 
     db: str = DEFAULTS.db
     embedder: str = DEFAULTS.embedder
@@ -118,6 +121,17 @@ class GraphSpec:
     @classmethod
     def from_json(cls, text: str) -> GraphSpec:
         return cls(**json.loads(text))
+
+
+def _check_spec_fields() -> None:
+    fields = {f.name: f.default for f in dataclasses.fields(GraphSpec)}
+    table = graph_settings()
+    if fields != table:
+        differ = sorted(n for n in set(fields) | set(table) if fields.get(n, ...) != table.get(n, ...))
+        raise TypeError(f"GraphSpec and the settings table (scope 'graph') differ in: {', '.join(differ)}")
+
+
+_check_spec_fields()
 
 
 def make_chat_model(text: str, *, timeout: float = DEFAULTS.timeout) -> ChatModel:

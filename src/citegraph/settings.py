@@ -16,13 +16,16 @@ from typing import Any
 
 from citegraph.errors import UserError
 
-__all__ = ["DEFAULTS", "SETTINGS", "Defaults", "Setting", "check_setting", "setting"]
+__all__ = ["DEFAULTS", "SETTINGS", "Defaults", "Setting", "check_setting", "graph_settings", "setting"]
 
 
 @dataclass(frozen=True)
 class Setting:
     """One setting. A numeric one may have a ``minimum`` and ``maximum`` (inclusive; with ``above``
-    the minimum itself is refused); NaN and infinity are always refused."""
+    the minimum itself is refused); NaN and infinity are always refused. ``scope`` says where it
+    lives: ``graph`` (a field of :class:`~citegraph.components.GraphSpec`, which travels to every
+    process that opens the graph) or ``process`` (how one process serves or ingests: workers, request
+    limits)."""
 
     name: str
     default: object
@@ -30,6 +33,7 @@ class Setting:
     minimum: float | None = None
     maximum: float | None = None
     above: bool = False
+    scope: str = "graph"
 
     @property
     def env(self) -> str:
@@ -123,6 +127,7 @@ SETTINGS = (
         "processes: `ingest` indexes documents in this many (each loads the models once; one writes), `serve` answers in this many",
         minimum=1,
         maximum=64,
+        scope="process",
     ),
     Setting("max-file-mb", 10.0, "files larger than this many megabytes are refused at ingest (reported, not read)", minimum=0, above=True),
     Setting(
@@ -139,6 +144,7 @@ SETTINGS = (
         "`serve`: a request body larger than this many megabytes is refused (413) before it is read",
         minimum=0,
         above=True,
+        scope="process",
     ),
     Setting(
         "max-query-kb",
@@ -147,6 +153,7 @@ SETTINGS = (
         "before it is read",
         minimum=0,
         above=True,
+        scope="process",
     ),
     Setting(
         "dangling",
@@ -199,6 +206,12 @@ def _defaults() -> Defaults:
 
 
 DEFAULTS = _defaults()
+
+
+def graph_settings() -> dict[str, object]:
+    """Per setting of the graph's scope, its field name (``top_k``) and default: what
+    :class:`~citegraph.components.GraphSpec` holds, checked against it where it is made."""
+    return {s.name.replace("-", "_"): s.default for s in SETTINGS if s.scope == "graph"}
 
 
 def setting(name: str) -> Setting:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 from citegraph.embed.base import Embedder
@@ -32,6 +31,7 @@ from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
 from citegraph.question import Question
 from citegraph.retrieve.abbreviations import spell_out
+from citegraph.retrieve.indexes import CallerReader
 from citegraph.retrieve.modes import Query, make_mode
 from citegraph.retrieve.names import named_ngrams
 from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
@@ -94,11 +94,11 @@ class Retriever:
         if token not in self._cache:
             self._cache.clear()
             columns, derived = self._columns(labels, include_superseded)
-            nearest = None
+            reader = None
             if len(columns.span_text) > self.approximate_above and self.store.offers_nearest_spans:
                 # The store's index (pgvector), asked with this caller's labels: it filters them in SQL.
-                nearest = partial(self.store.nearest_spans, labels=labels, include_superseded=include_superseded)
-            self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above, nearest_spans=nearest, derived=derived)
+                reader = CallerReader(self.store, labels, include_superseded)
+            self._cache[token] = GraphView.build(columns, approximate_above=self.approximate_above, store=reader, derived=derived)
         return self._cache[token]
 
     def _columns(self, labels: Collection[str] | None, include_superseded: bool) -> tuple[GraphColumns, Derived | None]:

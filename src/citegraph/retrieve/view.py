@@ -40,11 +40,10 @@ from citegraph.models import Entity, EntityMention, Hop, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
-from citegraph.retrieve.indexes import StoreSpanIndex
+from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
 from citegraph.sentences import evidence_words, section_texts, sections
-from citegraph.store.base import SpanHit
 from citegraph.store.columns import GraphColumns, GraphData
 from citegraph.store.snapshots import Derived, NothingKept
 
@@ -72,11 +71,11 @@ class GraphView:
         columns: GraphColumns,
         *,
         approximate_above: int = APPROXIMATE_ABOVE,
-        nearest_spans: Callable[[np.ndarray, int], list[SpanHit]] | None = None,
+        store: CallerReader | None = None,
         derived: Derived | None = None,
     ) -> None:
         c = self.columns = columns
-        self.nearest_spans = nearest_spans  #: the store's nearest-sentence search for this caller, if it offers one
+        self.store = store  #: the store's reads for this caller, where it offers a nearest-sentence search
         #: where this view keeps what it computes (a saved graph's folder), so a later process maps it
         self.derived: Derived = derived if derived is not None else NothingKept()
         self.keys = c.keys
@@ -148,11 +147,11 @@ class GraphView:
         data: GraphData | GraphColumns,
         *,
         approximate_above: int = APPROXIMATE_ABOVE,
-        nearest_spans: Callable[[np.ndarray, int], list[SpanHit]] | None = None,
+        store: CallerReader | None = None,
         derived: Derived | None = None,
     ) -> GraphView:
         columns = data if isinstance(data, GraphColumns) else GraphColumns.from_graph_data(data)
-        return cls(columns, approximate_above=approximate_above, nearest_spans=nearest_spans, derived=derived)
+        return cls(columns, approximate_above=approximate_above, store=store, derived=derived)
 
     def _names(self) -> list[str]:
         """Per entity, its most frequent surface form (ties: the smallest), its key if it has none."""
@@ -546,7 +545,7 @@ class GraphView:
         an IVF built from this caller's vectors."""
         if not self.approximate:
             return ExactIndex(self.span_vectors)
-        return StoreSpanIndex(self, self.nearest_spans) if self.nearest_spans is not None else self._ivf("span_ivf", self.span_vectors)
+        return StoreSpanIndex(self, self.store) if self.store is not None else self._ivf("span_ivf", self.span_vectors)
 
     def _ivf(self, name: str, vectors: np.ndarray) -> IVFIndex:
         """An inverted file over ``vectors``: the one kept with the saved graph, or built (and kept)."""

@@ -1,6 +1,7 @@
-"""The fast query path gives what the per-row code gave: the columnar view, the array traversal,
-exact top-k, the approximate index (and that it never holds a span the caller may not read), and
-nodes made only when read. bench/query.py measures the speed; these tests pin the results."""
+"""retrieve/view.py, the caller's graph as arrays, gives what the per-row code gave: the columnar
+view, the array walk (retrieve/traversal.py's Reach against its plain BFS), exact top-k, the
+approximate index (and that it never holds a span the caller may not read), and nodes made only when
+read. bench/query.py measures the speed; these tests pin the results."""
 
 from __future__ import annotations
 
