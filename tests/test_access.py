@@ -24,7 +24,7 @@ from citegraph.embed import HashingEmbedder
 from citegraph.errors import NotFound, UserError
 from citegraph.extract.base import Extractor
 from citegraph.models import Document, DocumentStatus, ExtractedEntity, ExtractedRelation, Extraction
-from citegraph.output import answer_json, documents_json, entity_json, nodes_json, relations_json
+from citegraph.output import answer_json, communities_json, documents_json, entity_json, nodes_json, relations_json
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.modes import MODES
 from citegraph.sentences import Sentence, SentenceSplitter
@@ -263,6 +263,8 @@ def _observe(graph: CiteGraph, labels: Sequence[str], question: str, seed: str) 
         "entity": attempt(lambda: entity_json(graph.entity(seed, labels=labels))),
         "relations": relations_json(graph.relations(labels=labels, include_superseded=True)),
         "export": json.loads(graph.export("json", labels=labels, include_superseded=True)),
+        "communities": [communities_json(graph.communities(labels=labels, level=n)) for n in range(3)],
+        "overview": answer_json(graph.ask("What are the main topics of these documents?", labels=labels)),
         "documents": documents,
     }
 

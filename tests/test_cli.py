@@ -59,8 +59,9 @@ def test_ingest_ask_and_inspect_json(run, larkspur: Path) -> None:  # type: igno
         "stage": "none",
         "calibrated": None,
     }
-    assert set(answer["retrieval"]) == {"seeds", "hops", "reached", "nodes", "summary", "read_as", "spelled_out"}
+    assert set(answer["retrieval"]) == {"seeds", "hops", "reached", "nodes", "summary", "read_as", "spelled_out", "communities"}
     assert answer["retrieval"]["summary"] is None and answer["retrieval"]["read_as"] is None and answer["retrieval"]["spelled_out"] == []
+    assert answer["retrieval"]["communities"] == []
     assert answer["retrieval"]["reached"] == len(answer["retrieval"]["nodes"])  # a small graph: all of them
     assert set(answer["models"]) == {"extractor", "embedder", "generator", "verifier", "reader"}
 

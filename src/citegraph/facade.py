@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from citegraph.errors import AccessDenied, NotFound, UserError
 from citegraph.ingest.ingester import access_labels
-from citegraph.models import Entity, ReachedNode, Relation, Span
+from citegraph.models import CommunityReport, Entity, ReachedNode, Relation, Span
 from citegraph.retrieve.retriever import Retriever
 from citegraph.settings import check_setting
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument
@@ -67,6 +67,24 @@ class Reads:
         found = view.relations(self.retriever.resolve(list(between), view) if between else None)
         readable = self._readable(labels, include_superseded, (r.span for r in found))
         return [r for r in found if readable(r.span)]
+
+    def communities(self, *, labels: Collection[str] | None = ("public",), level: int = 0) -> list[CommunityReport]:
+        """The communities of the caller's graph at ``level`` (0: the coarsest), largest first, each
+        with its summary sentences (see :mod:`citegraph.retrieve.communities`)."""
+        from citegraph.retrieve.communities import LEVELS, communities
+
+        if not 0 <= level < LEVELS:
+            raise UserError(f"--level must be from 0 to {LEVELS - 1}, not {level}")
+        view = self.retriever.view(labels)
+        found = communities(view).level(level)
+        readable = self._readable(labels, False, (view.span(s) for c in found for s in c.summary))
+        known = {doc_id for doc_id, _version in self.store.visible(labels)}  # the live store's word, as for every read
+        reports = []
+        for c in found:
+            summary = tuple(span for span in (view.span(s) for s in c.summary) if readable(span))
+            documents = tuple((d, n) for d, n in c.documents if d in known)
+            reports.append(CommunityReport(c.id, c.level, len(c.entities), tuple(c.names(view, 8)), documents, summary, c.parent))
+        return reports
 
     def documents(self, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
         return self.store.documents(labels, include_superseded=True)

@@ -26,6 +26,7 @@ __all__ = [
     "Citation",
     "Claim",
     "ClaimStatus",
+    "CommunityReport",
     "ContextItem",
     "Document",
     "DocumentReport",
@@ -269,6 +270,20 @@ class Entity:
 
 
 @dataclass(frozen=True)
+class CommunityReport:
+    """A community of the caller's graph (:mod:`citegraph.retrieve.communities`): id, size, central
+    names, documents (``(document, sentences)``), and its summary: a few of its sentences, as spans."""
+
+    id: str
+    level: int
+    size: int
+    names: tuple[str, ...]
+    documents: tuple[tuple[str, int], ...]
+    summary: tuple[Span, ...]
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
 class Relation:
     """One asserted relation; the store is a multigraph, so pairs may repeat."""
 
@@ -309,10 +324,11 @@ class Evidence:
     span: Span
     score: float  #: ranking score (similarity discounted by depth)
     similarity: float  #: cosine similarity of the span to the question
-    found_by: str  #: ``entity`` | ``relation`` | ``sentence`` | ``passage`` | ``bridge`` | ``summary``
+    found_by: str  #: ``entity`` | ``relation`` | ``sentence`` | ``passage`` | ``bridge`` | ``summary`` | ``community``
     entity: str | None = None  #: entity key whose mention or relation produced it
     depth: int | None = None
     route: tuple[Hop, ...] = ()
+    community: str | None = None  #: for a question about the whole corpus: the community it stands for
 
 
 @dataclass(frozen=True)
@@ -329,6 +345,9 @@ class Retrieval:
     #: long form (:mod:`citegraph.retrieve.abbreviations`); the checks read this text. None: as asked
     read_as: str | None = None
     spelled_out: tuple[tuple[str, str], ...] = ()  #: the (short form, long form) pairs spelled out
+    #: for a question about the whole corpus (:mod:`citegraph.retrieve.overview`): the communities it
+    #: drew on, ``(id, title)``, one evidence sentence each (``Evidence.community``); ``summary`` names the scope
+    communities: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -369,6 +388,7 @@ class Citation:
     route: tuple[Hop, ...] = ()  #: how retrieval reached the span (empty for a seed or a direct hit)
     found_by: str = ""  #: ``entity`` | ``relation`` | ``sentence``
     entity: str | None = None  #: the entity whose mention or relation surfaced the span
+    community: str | None = None  #: for a question about the whole corpus: the community the span stands for
 
 
 @dataclass(frozen=True)

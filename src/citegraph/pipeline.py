@@ -46,10 +46,9 @@ __all__ = ["CiteGraph", "TextInput", "content_version", "make_answerer", "make_e
 
 
 class CiteGraph(Reads, Lifecycle):
-    """A store and the components that ingest into it and answer from it. Make one with
-    :meth:`open` (components by spec string) or from instances, with ``settings`` (a
-    :class:`~citegraph.components.GraphSpec`) or any of its fields as keywords (``hops=3``), checked
-    against the settings table."""
+    """A store and the components that ingest into it and answer from it: made with :meth:`open` (components
+    by spec string) or from instances, with ``settings`` (a :class:`~citegraph.components.GraphSpec`) or
+    its fields as keywords (``hops=3``), checked against the settings table."""
 
     def __init__(
         self,
@@ -88,10 +87,9 @@ class CiteGraph(Reads, Lifecycle):
         splitter: SentenceSplitter | None = None,
         **options: Any,
     ) -> CiteGraph:
-        """Open (or, with ``create``, create) the store ``db`` (a SQLite file or a ``postgresql://``
-        URL), with components named by spec strings (see :mod:`citegraph.components` and ``citegraph
-        models``); ``options`` are :class:`~citegraph.components.GraphSpec`'s fields (``generator``,
-        ``hops``, ...). With ``create=False`` a missing store is a :class:`UserError`."""
+        """Open (or, with ``create``, create) the store ``db`` (a SQLite file or a ``postgresql://`` URL), with
+        components named by spec strings (:mod:`citegraph.components`, ``citegraph models``); ``options`` are
+        :class:`~citegraph.components.GraphSpec`'s fields. With ``create=False`` a missing store is a :class:`UserError`."""
         return cls.from_spec(GraphSpec(db=str(db), embedder=embedder, **options), create=create, splitter=splitter)
 
     @classmethod
@@ -201,12 +199,13 @@ class CiteGraph(Reads, Lifecycle):
         answer_text: str | None = None,
         include_superseded: bool = False,
         as_of: str | None = None,
+        scope: str = "auto",
         on_event: Callable[[str, object], None] | None = None,
     ) -> Answer:
         """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations.
-        ``as_of`` (``YYYY-MM-DD``): answer from the documents current on that day. ``on_event``: told
-        ``("stage", "retrieving")`` and then what :func:`~citegraph.answer.compose.compose` tells, as
-        the answer takes shape (the page streams it)."""
+        ``as_of`` (``YYYY-MM-DD``): from the documents current on that day. ``scope``: see
+        :meth:`Retriever.retrieve <citegraph.retrieve.retriever.Retriever.retrieve>`. ``on_event``: told
+        ``("stage", "retrieving")``, then what :func:`~citegraph.answer.compose.compose` tells (the page streams it)."""
         self.limits.check_question(question)
         for name, value in (("hops", hops), ("top-k", top_k)):
             if value is not None:
@@ -217,7 +216,9 @@ class CiteGraph(Reads, Lifecycle):
         if on_event is not None:
             on_event("stage", "retrieving")
         asked = Question.read(question)  # parsed once: retrieval links its names, the checks read its type and terms
-        retrieval = self.retriever.retrieve(asked, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day)
+        retrieval = self.retriever.retrieve(
+            asked, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day, scope=scope
+        )
         models = self.models(generator="answer-file" if answer_text is not None else None)
         return compose(
             asked,

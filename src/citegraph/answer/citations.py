@@ -139,7 +139,15 @@ def resolve_claims(
     for k, (index, raw, text, markers, invalid, valid) in enumerate(parsed):
         verdicts = iter(per_claim[k] if on_claim is None else checked(jobs[k]))
         citations = tuple(
-            Citation(item.marker, item.span, next(verdicts), item.evidence.route, item.evidence.found_by, item.evidence.entity)
+            Citation(
+                item.marker,
+                item.span,
+                next(verdicts),
+                item.evidence.route,
+                item.evidence.found_by,
+                item.evidence.entity,
+                item.evidence.community,
+            )
             for item in valid
         )
         if not markers:

@@ -117,9 +117,8 @@ def compose(
     emit("context", context)
     surroundings = None if document is None else partial(_around, document)
     if summary and context:  # the reader looks for one answer; a summary quotes the text it names
-        answerability: Answerability | None = Answerability(
-            True, None, note=f"a question about the whole of {summary}: its sections are quoted"
-        )
+        note = "communities are quoted" if retrieval.communities else "its sections are quoted"
+        answerability: Answerability | None = Answerability(True, None, note=f"a question about the whole of {summary}: its {note}")
     else:
         subjects = [form for pair in retrieval.spelled_out for form in pair]
         answerability = assess(read, context, surroundings=surroundings, subjects=subjects) if context else None
@@ -156,7 +155,17 @@ def compose(
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)
     relevance = check_relevance(read, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
-    if summary:
+    if summary and retrieval.communities:
+        warnings.append(
+            AnswerWarning(
+                "overview",
+                f"an overview of {summary}: {len(claims)} sentence(s) quoted, one from each of {len(retrieval.communities)} "
+                "communities of the graph (entities joined by relations and shared sentences); that they are its main points, "
+                "or all of them, is not checked: `citegraph communities` lists every community",
+                (("summary", summary), ("communities", tuple(id_ for id_, _title in retrieval.communities))),
+            )
+        )
+    elif summary:
         warnings.append(
             AnswerWarning(
                 "summary",
@@ -165,6 +174,7 @@ def compose(
                 (("summary", summary),),
             )
         )
+    if summary:
         if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED):  # its quotes are exact; nothing checked that they sum it up
             status = AnswerStatus.RELATED
     elif status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) and not addresses(relevance, answerability, claims):

@@ -35,6 +35,7 @@ from citegraph.ingest.indexer import DANGLING
 from citegraph.ingest.workers import EXECUTORS
 from citegraph.pipeline import CiteGraph
 from citegraph.retrieve.modes import MODES
+from citegraph.retrieve.retriever import SCOPES
 from citegraph.settings import setting
 from citegraph.store.urls import is_postgres_url
 
@@ -157,6 +158,14 @@ def ingest(
 )
 @click.option("--include-superseded", is_flag=True, help="also retrieve from old versions and superseded documents (shown as stale)")
 @click.option("--as-of", "as_of", help="answer from the documents current on this day (YYYY-MM-DD): their dates and supersessions")
+@click.option(
+    "--scope",
+    type=click.Choice(SCOPES),
+    default="auto",
+    show_default=True,
+    help="'global': answer from the communities of the graph (a question about the whole corpus); "
+    "'local': rank sentences; 'auto': global when the question asks about the whole corpus",
+)
 @json_option
 def ask(
     question: str,
@@ -177,6 +186,7 @@ def ask(
     answer_file: Path | None,
     include_superseded: bool,
     as_of: str | None,
+    scope: str,
     as_json: bool,
 ) -> None:
     """Answer QUESTION from the store, every claim cited to a source sentence."""
@@ -187,7 +197,9 @@ def ask(
     limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims, "max_question_chars": max_question_chars}
     ranking = {"retrieval": retrieval, "hops": hops, "top_k": top_k, "context_size": context_size, "depth_penalty": depth_penalty}
     with open_graph(spec.replace(**ranking, **limits, **options)) as graph:
-        answer = graph.ask(question, labels=labels, answer_text=answer_text, include_superseded=include_superseded, as_of=as_of)
+        answer = graph.ask(
+            question, labels=labels, answer_text=answer_text, include_superseded=include_superseded, as_of=as_of, scope=scope
+        )
     if as_json:
         print_json(output.answer_json(answer))
     else:
@@ -246,6 +258,22 @@ def show_relations(
         print_json(output.relations_json(rels))
     else:
         views.render_relations(stdout, rels)
+
+
+@main.command()
+@db_options
+@labels_option
+@click.option("--level", type=click.IntRange(0, 2), default=0, show_default=True, help="0: the broadest communities; 1, 2: finer ones")
+@json_option
+def communities(spec: GraphSpec, labels: tuple[str, ...], level: int, as_json: bool) -> None:
+    """Communities of the entity graph you may read: their size, central entities, documents, and a
+    few cited sentences that sum each one up."""
+    with open_graph(spec) as graph:
+        reports = graph.communities(labels=labels, level=level)
+    if as_json:
+        print_json(output.communities_json(reports))
+    else:
+        views.render_communities(stdout, reports)
 
 
 @main.command()

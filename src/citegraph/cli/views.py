@@ -23,6 +23,7 @@ from citegraph.models import (
     Answer,
     AnswerStatus,
     Citation,
+    CommunityReport,
     Entity,
     Hop,
     IngestReport,
@@ -185,6 +186,8 @@ def _route_text(route: Sequence[Hop]) -> str:
 
 
 def _found_text(c: Citation) -> str:
+    if c.community:
+        return f"stands for community {safe(c.community)} of the graph (`citegraph communities` lists its entities and documents)"
     if c.route:
         about = " (a passage about it)" if c.found_by == "bridge" else ""
         return f"route: {_route_text(c.route)}{about}"
@@ -342,6 +345,19 @@ def render_documents(console: Console, docs: Sequence[StoredDocument]) -> None:
             f"{safe(d['id'])} {d['version'][:8]} {state} {d['status']}: {d['sentences']} sentences, {d['entities']} entities, "
             f"{d['relations']} relations, access {','.join(d['access'])}",
         )
+
+
+def render_communities(console: Console, reports: Sequence[CommunityReport]) -> None:
+    """``citegraph communities``: per community its id, size, central entities, documents and summary."""
+    if not reports:
+        say(console, ("no communities: the visible graph has no two entities joined by a relation or a shared sentence", "dim"))
+    for c in reports:
+        parent = f" (in {c.parent})" if c.parent else ""
+        say(console, (f"{c.id}{parent}", "bold"), f" {c.size} entities: {safe(', '.join(c.names[:6]))}")
+        docs = ", ".join(f"{safe(d)} ({n})" for d, n in c.documents[:4])
+        say(console, (f"  documents: {docs}{' …' if len(c.documents) > 4 else ''}", "dim"))
+        for span in c.summary:
+            say(console, f"  - {safe(' '.join(span.text.split()))} ", (f"[{safe(span.document)}:{span.start}-{span.end}]", "dim"))
 
 
 def render_history(console: Console, docs: Sequence[StoredDocument]) -> None:

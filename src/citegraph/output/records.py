@@ -13,6 +13,7 @@ from citegraph.models import (
     Answer,
     Answerability,
     Claim,
+    CommunityReport,
     ContextItem,
     Entity,
     Hop,
@@ -85,6 +86,8 @@ def retrieval_json(answer: Answer) -> dict[str, Any]:
         "summary": answer.retrieval.summary,  # the document or section a question about a whole text named
         "read_as": answer.retrieval.read_as,  # the question with the abbreviations it uses spelled out (None: as asked)
         "spelled_out": [{"short": short, "long": long} for short, long in answer.retrieval.spelled_out],
+        # a question about the whole corpus: the communities it drew on, one context sentence each
+        "communities": [{"id": id_, "title": title} for id_, title in answer.retrieval.communities],
     }
     if len(nodes) > ANSWER_NODES:
         out["nodes_note"] = f"the first {ANSWER_NODES} of {len(nodes)} by depth, then key; `citegraph traverse` lists all"
@@ -104,6 +107,7 @@ def context_json(items: Sequence[ContextItem], stale: dict[int, str] | None = No
             **span_json(c.span),
             "score": round(c.evidence.score, 6),
             "found_by": c.evidence.found_by,
+            "community": c.evidence.community,
             "stale": stale.get(c.marker),
             "framed": c.span.frame or None,
         }
@@ -135,6 +139,7 @@ def claim_json(claim: Claim, stale: dict[int, str] | None = None) -> dict[str, A
                 "found_by": c.found_by,
                 "stale": stale.get(c.marker),
                 "entity": c.entity,
+                "community": c.community,
                 "route": route_json(c.route),
             }
             for c in claim.citations
@@ -236,6 +241,22 @@ def entity_json(entity: Entity) -> dict[str, Any]:
 
 def relations_json(relations: Sequence[Relation]) -> list[dict[str, Any]]:
     return [{"source": r.source, "type": r.type, "target": r.target, "current": r.current, "span": span_json(r.span)} for r in relations]
+
+
+def communities_json(reports: Sequence[CommunityReport]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": c.id,
+            "level": c.level,
+            "parent": c.parent,
+            "size": c.size,
+            "title": ", ".join(c.names[:3]),
+            "entities": list(c.names),
+            "documents": [{"document": d, "sentences": n} for d, n in c.documents],
+            "summary": [span_json(s) for s in c.summary],
+        }
+        for c in reports
+    ]
 
 
 def documents_json(docs: Sequence[StoredDocument]) -> list[dict[str, Any]]:

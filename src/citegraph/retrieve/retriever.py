@@ -26,14 +26,16 @@ from dataclasses import replace
 from typing import Any
 
 from citegraph.embed.base import Embedder
-from citegraph.errors import NotFound
+from citegraph.errors import NotFound, UserError
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
 from citegraph.question import Question
 from citegraph.retrieve.abbreviations import spell_out
+from citegraph.retrieve.communities import Community, communities
 from citegraph.retrieve.indexes import CallerReader
 from citegraph.retrieve.modes import Query, make_mode
 from citegraph.retrieve.names import named_ngrams
+from citegraph.retrieve.overview import Overview, overview_evidence, overview_request
 from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
 from citegraph.retrieve.traversal import Reach
 from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView
@@ -42,7 +44,10 @@ from citegraph.store.base import Store, current_on
 from citegraph.store.columns import GraphColumns
 from citegraph.store.snapshots import Derived
 
-__all__ = ["APPROXIMATE_ABOVE", "GraphView", "Reach", "Retriever"]  # the view's names, re-exported where they lived
+__all__ = ["APPROXIMATE_ABOVE", "SCOPES", "GraphView", "Reach", "Retriever"]  # the view's names, re-exported where they lived
+
+
+SCOPES = ("auto", "global", "local")  #: what a question is answered from (:meth:`Retriever.retrieve`)
 
 
 class _Retrieval(Retrieval):
@@ -177,12 +182,18 @@ class Retriever:
         mode: str | None = None,
         limit: int | None = None,
         as_of: str | None = None,
+        scope: str = "auto",
     ) -> Retrieval:
         """Rank the caller's sentences for ``question`` with a retrieval mode (default: this
         retriever's), at most ``limit`` of them (default: enough for twice the context). With
         ``as_of`` (an ISO 8601 day), only the document versions current on that day
         (:func:`~citegraph.store.base.current_on`) may give evidence. A :class:`~citegraph.question.Question`
-        is read as parsed; a text is parsed when a mode first needs its names."""
+        is read as parsed; a text is parsed when a mode first needs its names. ``scope``: ``auto`` (a
+        question about the whole corpus, :func:`~citegraph.retrieve.overview.overview_request`, is
+        answered from the communities; one about a named document from its sections; any other by the
+        mode), ``global`` (from the communities, whatever its form) or ``local`` (by the mode)."""
+        if scope not in SCOPES:
+            raise UserError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
         hops = self.hops if hops is None else hops
         top_k = self.top_k if top_k is None else top_k
         ranker = self.mode if mode is None else make_mode(mode)
@@ -211,9 +222,14 @@ class Retriever:
         # a question about a whole document or section (citegraph.retrieve.summary) is answered from its structure
         summary: str | None = None
         seeds: list[str] = []
-        asked = summary_request(question)
+        drawn: list[Community] = []
+        overview = None if scope == "local" else overview_request(question) or (Overview() if scope == "global" else None)
+        asked = None if scope != "auto" or overview is not None else summary_request(question)
         target = None if asked is None else self.summary_target(view, asked, then)
-        if target is not None and asked is not None:
+        if overview is not None:  # a question about the whole corpus: one sentence per community drawn on
+            evidence, drawn = overview_evidence(view, communities(view), overview, query.vector, self.context_size)
+            summary = overview.name if evidence else None
+        elif target is not None and asked is not None:
             evidence = summary_evidence(view, target, asked, query.vector)
             summary = target.name if evidence else None
         if summary is None:
@@ -233,7 +249,11 @@ class Retriever:
                 for e in evidence
             ]
         nodes: Any = lambda: view.reach(seeds, hops).nodes()  # noqa: E731  (made when first read: see _Retrieval)
-        return _Retrieval(asked_as, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence), summary, read_as if spelled else None, spelled)
+        kept = {e.community for e in evidence}
+        named = tuple((c.id, c.title(view)) for c in drawn if c.id in kept)
+        return _Retrieval(
+            asked_as, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence), summary, read_as if spelled else None, spelled, named
+        )
 
     def summary_target(self, view: GraphView, asked: Request, then: set[tuple[str, str]] | None = None) -> Target | None:
         """The document or section a summary question names, among the versions this caller may read

@@ -32,7 +32,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -70,6 +70,9 @@ class AskRequest(BaseModel):
     top_k: int | None = Field(None, ge=1, le=50)
     include_superseded: bool = False
     as_of: str | None = Field(None, description="answer from the documents current on this day (YYYY-MM-DD)")
+    scope: Literal["auto", "global", "local"] = Field(
+        "auto", description="'global': answer from the graph's communities (a question about the whole corpus); 'auto': when asked so"
+    )
 
 
 class VerifyRequest(BaseModel):
@@ -275,6 +278,7 @@ def create_app(
                 answer_text=body.answer_text,
                 include_superseded=body.include_superseded,
                 as_of=body.as_of,
+                scope=body.scope,
                 on_event=on_event,
             )
         )

@@ -81,15 +81,20 @@ def build_server(graph: CiteGraph, tokens: TokenStore | None = None, *, labels: 
         include_superseded: bool = False,
         hops: int | None = None,
         top_k: int | None = None,
+        scope: str = "auto",
     ) -> dict[str, Any]:
         """Answer a question from the documents the caller may read. Every claim carries its cited spans
         (document, version, start, end, sentence) and a support verdict (label, score, stage). `status`:
         verified, quoted, related (supported quotes that nothing shows answer the question: related
         evidence, not an answer), conflicting, cited, partially_supported, unsupported, no_evidence or
         not_found (the documents do not answer it). `reply` is the answer as text with a sources block.
-        `as_of` (YYYY-MM-DD) answers from the documents current on that day."""
+        `as_of` (YYYY-MM-DD) answers from the documents current on that day. `scope`: 'global' answers
+        from the communities of the graph (one cited point per community, `communities` names them),
+        'local' by ranking sentences, 'auto' (default) globally when the question asks about the whole corpus."""
         who = caller(ctx)
-        answer = run(lambda: graph.ask(question, labels=who, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=as_of))
+        answer = run(
+            lambda: graph.ask(question, labels=who, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=as_of, scope=scope)
+        )
         return {"reply": output.answer_markdown(answer), **output.answer_json(answer)}
 
     @server.tool()

@@ -1,0 +1,211 @@
+"""Communities of the caller's entity graph, and a few cited sentences that sum each one up.
+
+The graph: one node per entity the caller may read; an edge for each relation between two of them
+(weight 1) and for each sentence that names several (weight ``1 / (k - 1)`` for a sentence of ``k``
+names, so a long list of names does not outweigh a stated relation). Communities are found by
+Louvain's method (networkx's ``louvain_partitions``, seeded: the same graph gives the same
+communities), which yields its partitions from the finest to the coarsest; level 0 here is the
+coarsest, as in Microsoft GraphRAG, and every finer community lies inside one of level 0 (its
+``parent``). Leiden (GraphRAG's choice, through graspologic) would guarantee connected communities;
+networkx's Leiden needs a backend not installed here and igraph/leidenalg are not in the stack, so
+Louvain, whose communities are rarely disconnected on graphs of this size, is what fits.
+
+A community's summary is a few of its own sentences (:data:`POINTS`), chosen greedily for coverage:
+each next sentence is the one naming the most community weight not yet covered (an entity's weight
+is ``log(1 + d)`` for its weighted degree ``d`` inside the community: its centrality there, damped so
+that one hub, a chat's speaker, does not make any line naming it the lead), a sentence stating a relation
+between two members counting one more, a sentence too like one already chosen (cosine above
+:data:`REDUNDANT_AT`) never taken (maximal marginal relevance, Carbonell & Goldstein 1998, with
+coverage as the relevance). Headings, questions and sentences of fewer than three words are not
+candidates. Every summary sentence is a span of a document the caller may read, current
+(superseded versions are not in the caller's view): a deleted or relabelled-away sentence cannot be
+in a summary, because the communities are computed from the view, which is rebuilt when the store
+changes.
+
+Because everything here is computed from the caller's view, neither a community's membership nor
+its summary can depend on a document the caller may not read (tests/test_access.py checks it as it
+checks every other read).
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from citegraph.retrieve.view import GraphView
+
+__all__ = ["LEVELS", "MIN_SIZE", "POINTS", "Communities", "Community", "candidates", "communities"]
+
+LEVELS = 3  #: the most levels kept (coarsest first)
+MIN_SIZE = 2  #: a community of fewer entities is not listed (an entity no relation or shared sentence joins)
+POINTS = 3  #: summary sentences per community
+REDUNDANT_AT = 0.9  #: a sentence this like (cosine) one already in a summary is not taken
+MAX_NAMES = 12  #: a sentence naming more entities than this adds no co-mention edges (a list, a table row)
+MIN_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Community:
+    """One community: its id (``level.position``, positions by weight), its entities (view indices,
+    most central first), the sentences of its summary (span indices, in the order chosen), the
+    documents its sentences come from (``(document, sentences)``, most first) and the community of
+    level 0 it lies in."""
+
+    id: str
+    level: int
+    entities: tuple[int, ...]
+    summary: tuple[int, ...]
+    documents: tuple[tuple[str, int], ...]
+    weight: float  #: the weight of its edges inside (its relations and shared sentences)
+    parent: str | None = None
+
+    def names(self, view: GraphView, k: int = 5) -> list[str]:
+        return [view.names[e] for e in self.entities[:k]]
+
+    def title(self, view: GraphView) -> str:
+        return ", ".join(self.names(view, 3))
+
+
+@dataclass(frozen=True)
+class Communities:
+    """Every level's communities (level 0 the coarsest), listed ones only (:data:`MIN_SIZE`)."""
+
+    levels: tuple[tuple[Community, ...], ...]
+
+    def level(self, n: int) -> tuple[Community, ...]:
+        return self.levels[n] if 0 <= n < len(self.levels) else ()
+
+    def get(self, id_: str) -> Community | None:
+        return next((c for level in self.levels for c in level if c.id == id_), None)
+
+
+_made: weakref.WeakKeyDictionary[GraphView, Communities] = weakref.WeakKeyDictionary()
+
+
+def communities(view: GraphView) -> Communities:
+    """The communities of ``view``, made once per view (their membership is kept with a saved graph)."""
+    found = _made.get(view)
+    if found is None:
+        membership = view.derived.array("community_membership", lambda: _membership(view))
+        found = _made[view] = _describe(view, membership)
+    return found
+
+
+def edge_weights(view: GraphView) -> dict[tuple[int, int], float]:
+    """``(a, b) -> weight`` with ``a < b``: relations and shared sentences, as the module says."""
+    weights: dict[tuple[int, int], float] = defaultdict(float)
+    c = view.columns
+    for s, t in zip(c.relation_source.tolist(), c.relation_target.tolist(), strict=True):
+        if s != t:
+            weights[(min(s, t), max(s, t))] += 1.0
+    for span in range(view.n_spans):
+        names = view.entities_of(span).tolist()
+        if 2 <= len(names) <= MAX_NAMES:
+            share = 1.0 / (len(names) - 1)
+            for i, a in enumerate(names):
+                for b in names[i + 1 :]:
+                    weights[(a, b)] += share
+    return weights
+
+
+def _membership(view: GraphView) -> np.ndarray:
+    """``[LEVELS, entities]``: per level (coarsest first) each entity's community number, -1 for
+    none (an entity in no listed community, or a level Louvain did not reach)."""
+    import networkx as nx
+
+    out = np.full((LEVELS, view.n_entities), -1, dtype=np.int64)
+    weights = edge_weights(view)
+    if not weights:
+        return out
+    graph = nx.Graph()
+    graph.add_nodes_from(sorted({e for pair in weights for e in pair}))
+    graph.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))
+    partitions = list(nx.community.louvain_partitions(graph, weight="weight", seed=0))[::-1][:LEVELS]
+    for level, parts in enumerate(partitions):
+        for number, members in enumerate(sorted((sorted(p) for p in parts if len(p) >= MIN_SIZE), key=lambda p: p[0])):
+            out[level, members] = number
+    return out
+
+
+def _describe(view: GraphView, membership: np.ndarray) -> Communities:
+    weights = edge_weights(view) if (membership >= 0).any() else {}
+    levels: list[tuple[Community, ...]] = []
+    for level in range(LEVELS):
+        row = membership[level]
+        if not (row >= 0).any():
+            break
+        groups: dict[int, list[int]] = defaultdict(list)
+        for e in np.flatnonzero(row >= 0).tolist():
+            groups[int(row[e])].append(e)
+        # per community, its entities' weighted degree inside it, and its weight
+        degree: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+        total: dict[int, float] = defaultdict(float)
+        for (a, b), w in weights.items():
+            if row[a] >= 0 and row[a] == row[b]:
+                inside = degree[int(row[a])]
+                inside[a] += w
+                inside[b] += w
+                total[int(row[a])] += w
+        made = []
+        for number, members in groups.items():
+            inside = degree[number]
+            entities = tuple(sorted(members, key=lambda e: (-inside.get(e, 0.0), view.keys[e])))
+            made.append((entities, total[number], *_summary(view, set(members), inside)))
+        made.sort(key=lambda m: (-m[1], view.keys[m[0][0]]))
+        levels.append(
+            tuple(
+                Community(f"{level}.{i}", level, entities, summary, documents, weight, _parent(levels, entities[0]))
+                for i, (entities, weight, summary, documents) in enumerate(made)
+            )
+        )
+    return Communities(tuple(levels))
+
+
+def _parent(levels: list[tuple[Community, ...]], entity: int) -> str | None:
+    """The community of level 0 that holds ``entity`` (None for a community of level 0 itself)."""
+    return next((c.id for c in levels[0] if entity in c.entities), None) if levels else None
+
+
+def candidates(view: GraphView, inside: set[int]) -> list[int]:
+    """The sentences that may stand for a community: those naming a member, but no heading, no question, none of fewer than three words."""
+    spans = sorted({int(s) for e in inside for s in view.spans_of(e).tolist()})
+    not_evidence, words = view.not_evidence, view.word_counts
+    return [s for s in spans if not not_evidence[s] and words[s] >= MIN_WORDS and not view.asks(s)]
+
+
+def _summary(view: GraphView, inside: set[int], degree: Mapping[int, float]) -> tuple[tuple[int, ...], tuple[tuple[str, int], ...]]:
+    found = candidates(view, inside)
+    c = view.columns
+    per_document = Counter(c.passages[int(c.span_passage[s])][0] for s in found)
+    documents = tuple(sorted(per_document.items(), key=lambda kv: (-kv[1], kv[0])))
+    relation_spans = Counter(
+        int(sp)
+        for s, t, sp in zip(c.relation_source.tolist(), c.relation_target.tolist(), c.relation_span.tolist(), strict=True)
+        if s in inside and t in inside and s != t
+    )
+    names = {s: [e for e in view.entities_of(s).tolist() if e in inside] for s in found}
+    rank = view.span_rank
+    covered: set[int] = set()
+    chosen: list[int] = []
+    while len(chosen) < POINTS:
+        best, best_gain = None, 0.0
+        for s in found:
+            if s in chosen:
+                continue
+            gain = sum(math.log1p(degree.get(e, 0.0)) for e in names[s] if e not in covered) + float(relation_spans[s] > 0)
+            if gain <= 0:
+                continue
+            if chosen and float(np.max(view.span_vectors[chosen] @ view.span_vectors[s])) > REDUNDANT_AT:
+                continue
+            if best is None or gain > best_gain or (gain == best_gain and rank[s] < rank[best]):
+                best, best_gain = s, gain
+        if best is None:
+            break
+        chosen.append(best)
+        covered.update(names[best])
+    return tuple(chosen), documents
