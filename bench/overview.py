@@ -58,6 +58,45 @@ def _scope_rules() -> dict[str, object]:
     return out
 
 
+def _documents_summed_up(graph: CiteGraph, prefixes: tuple[str, ...]) -> dict[str, object]:
+    """Measurement c: "Summarize DOC." for every document of ``prefixes`` cut into 3 or more passages
+    (sections): the share of its sections a cited point comes from, and the share of points supported."""
+    view = graph.retriever.view(None)
+    c = view.columns
+    where = {
+        (view.passages[int(view.span_doc[i])][0], int(c.span_start[i]), int(c.span_end[i])): int(view.span_doc[i])
+        for i in range(view.n_spans)
+    }
+    per_doc: dict[str, set[int]] = {}
+    for i in range(view.n_spans):
+        per_doc.setdefault(view.passages[int(view.span_doc[i])][0], set()).add(int(view.span_doc[i]))
+    rows = []
+    for doc_id, sections in sorted(per_doc.items()):
+        if not doc_id.startswith(prefixes) or len(sections) < 3:
+            continue
+        answer = graph.ask(f"Summarize {doc_id}.", labels=None)
+        cited = [cit.span for claim in answer.claims for cit in claim.citations]
+        covered = {where.get((s.document, s.start, s.end)) for s in cited} & sections
+        supported = sum(claim.status == ClaimStatus.SUPPORTED for claim in answer.claims)
+        rows.append(
+            {
+                "document": doc_id,
+                "sections": len(sections),
+                "covered": len(covered) / len(sections),
+                "points": len(answer.claims),
+                "supported": supported / max(len(answer.claims), 1),
+                "summary_of": answer.retrieval.summary,
+            }
+        )
+    n = max(len(rows), 1)
+    return {
+        "documents": rows,
+        "mean_sections_covered": round(sum(r["covered"] for r in rows) / n, 3),  # type: ignore[misc]
+        "mean_points_supported": round(sum(r["supported"] for r in rows) / n, 3),  # type: ignore[misc]
+        "named_document_found": sum(r["summary_of"] is not None for r in rows),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lihua", type=Path, help="the lihua_world_dev folder (LiHuaWorld.zip)")
@@ -129,6 +168,7 @@ def main() -> int:
                 "baseline_random_sentences_coverage": round(sum(draws) / len(draws), 3),
                 "baseline_largest_source_share": round(max(sizes.values()) / max(n_docs, 1), 3),
                 "scope_rules": _scope_rules(),
+                "summarize_document": _documents_summed_up(graph, ("brightwave/", "riverside/")),
                 "points_text": [
                     {
                         "document": c.citations[0].span.document,
@@ -155,6 +195,18 @@ def main() -> int:
         f"| corpus-question rules, dev / held-out | {result['scope_rules']['dev']['right']}/{result['scope_rules']['dev']['of']} / "  # type: ignore[index]
         f"{result['scope_rules']['test']['right']}/{result['scope_rules']['test']['of']} | majority class: "  # type: ignore[index]
         f"{result['scope_rules']['test']['majority_baseline']}/{result['scope_rules']['test']['of']} |",  # type: ignore[index]
+        "",
+        "Summarize DOC. on the development corpora's documents of 3 or more sections (measurement c): "
+        f"{result['summarize_document']['named_document_found']} of {len(result['summarize_document']['documents'])} named documents found; "  # type: ignore[index]
+        f"sections covered {result['summarize_document']['mean_sections_covered']}, points supported "  # type: ignore[index]
+        f"{result['summarize_document']['mean_points_supported']} (targets 0.8 and 1.0).",  # type: ignore[index]
+        "",
+        "| document | sections | covered | points | supported |",
+        "|---|---|---|---|---|",
+        *[
+            f"| {r['document']} | {r['sections']} | {r['covered']:.2f} | {r['points']} | {r['supported']:.2f} |"
+            for r in result["summarize_document"]["documents"]  # type: ignore[index]
+        ],
         "",
         "Points:",
         "",

@@ -1,6 +1,6 @@
 """The page in a real browser (Debian's chromium driven by Playwright), against a live server, at
 1280 x 900 and 390 x 844, light and dark (issue 24, item 1): ask (streamed), a citation chip's
-preview, its span opened, a conflict and a not-found answer shown in words, upload, delete, a bad
+preview, its span opened, a conflict and a not-found answer shown in words, an overview grouped by theme, upload, delete, a bad
 token, the empty state, and an accessibility scan with axe-core (vendored, sha256-checked).
 
 Skipped where chromium or playwright is not installed (``apt-get install chromium``,
@@ -271,4 +271,33 @@ def test_the_page_says_which_abbreviations_the_question_was_read_with(server) ->
         _ask(page, "What is the usual treatment for BCC?")
         assert "BCC = basal cell carcinoma" in page.inner_text("#answer")
         assert page.input_value("#question") == "What is the usual treatment for BCC?"  # shown as asked
+        browser.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("view", ["desktop", "phone"])
+def test_an_overview_is_shown_as_cited_points_grouped_by_theme(server, axe: str, view: str, scheme: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A question about the whole corpus: one group per community drawn on, its name, its quoted
+    points with their chips; grey ("Overview, not checked"), never green; the staff document absent."""
+    base, _token, _nobody, _clinic = server
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport=VIEWS[view], color_scheme=scheme)
+        page.goto(base + "/")
+        _ask(page, "What are the main topics of these documents?")
+        assert page.inner_text("#status") == "Overview, not checked" and page.get_attribute("#status", "data-code") == "related"
+        drawn = page.evaluate("() => current.retrieval.communities")
+        groups = page.locator("#answer .theme")
+        assert drawn and groups.count() == len(drawn)
+        names = page.eval_on_selector_all("#answer .theme-name", "items => items.map((e) => e.textContent)")
+        assert names == [c["title"] for c in drawn]  # one group per community, in the order drawn on
+        for i in range(groups.count()):
+            assert groups.nth(i).locator(".chip").count() >= 1  # every point cites its sentence
+        assert "overview" in page.eval_on_selector_all("#warnings li", "items => items.map((li) => li.dataset.code)")
+        assert "Zephyrion" not in page.inner_text("#result")
+        if view == "phone":
+            assert page.evaluate("document.documentElement.scrollWidth") <= VIEWS[view]["width"]
+        page.screenshot(path=str(tmp_path / f"{view}-{scheme}-overview.png"), full_page=True)
+        violations = _serious(page, axe)
+        assert not violations, violations
         browser.close()

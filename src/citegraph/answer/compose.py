@@ -154,7 +154,12 @@ def compose(
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)
-    relevance = check_relevance(read, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
+    if summary:  # quotes chosen to sum up a text or the corpus: whether they "address" it is not a question of terms
+        relevance = Relevance(
+            "unchecked", None, None, None, note=f"a summary of {summary}: its quotes are not checked against the question's terms"
+        )
+    else:
+        relevance = check_relevance(read, [c.text for c in claims]) if context else Relevance("unchecked", None, None, None)
     if summary and retrieval.communities:
         warnings.append(
             AnswerWarning(

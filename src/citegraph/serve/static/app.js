@@ -80,6 +80,7 @@ const WARNING = {
   invalid_marker: "A citation points at nothing",
   off_topic: "Off the question",
   summary: "Summary",
+  overview: "Overview",
   not_an_answer: "Not shown to answer",
 };
 const RELEVANCE = { addressed: "The answer addresses the question.", partly_addressed: "The answer partly addresses the question.", not_addressed: "The answer does not address the question." };
@@ -250,7 +251,10 @@ function renderAnswer(answer) {
   current = answer;
   $("result").hidden = false;
   const summary = answer.status === "related" && answer.retrieval && answer.retrieval.summary;
-  const [statusWords, tone, note] = summary
+  const themes = (answer.retrieval && answer.retrieval.communities) || [];
+  const [statusWords, tone, note] = summary && themes.length
+    ? ["Overview, not checked", "muted", `one quoted point from each of ${themes.length} themes of your documents (communities of the graph); each quote is checked, that they are the main points is not`]
+    : summary
     ? ["Summary, not checked", "muted", "each sentence quotes " + answer.retrieval.summary + " for one of its sections; that they sum it up is not checked"]
     : STATUS[answer.status] || [words(answer.status), "caution", ""];
   const status = $("status");
@@ -287,9 +291,13 @@ function renderAnswer(answer) {
       lead.append(el("strong", answer.lead.text), el("span", ` [${answer.lead.marker}]`, "marker"));
       box.append(lead);
     }
-    const p = el("p");
-    answer.claims.forEach((claim, i) => renderClaim(p, claim, i));
-    box.append(p);
+    if (themes.length) {
+      box.append(renderThemes(answer, themes));
+    } else {
+      const p = el("p");
+      answer.claims.forEach((claim, i) => renderClaim(p, claim, i));
+      box.append(p);
+    }
   }
 
   const warnings = $("warnings");
@@ -317,6 +325,29 @@ function renderAnswer(answer) {
     if (c.stale) item.append(el("span", "stale: " + c.stale, "stale"));
     context.append(item);
   }
+}
+
+function renderThemes(answer, themes) {
+  // an answer about the whole corpus: its points grouped by the community (theme) each stands for
+  const list = el("ul", null, "themes");
+  const groups = new Map(themes.map((t) => [t.id, []]));
+  answer.claims.forEach((claim, i) => {
+    const id = claim.citations.length ? claim.citations[0].community : null;
+    if (!groups.has(id)) groups.set(id, []);
+    groups.get(id).push([claim, i]);
+  });
+  const titles = Object.fromEntries(themes.map((t) => [t.id, t.title]));
+  for (const [id, claims] of groups) {
+    if (!claims.length) continue;
+    const item = el("li", null, "theme");
+    const name = el("span", titles[id] || "Other points", "theme-name");
+    name.title = id ? `community ${id} of the graph (citegraph communities lists its entities and documents)` : "";
+    const p = el("p");
+    for (const [claim, i] of claims) renderClaim(p, claim, i);
+    item.append(name, p);
+    list.append(item);
+  }
+  return list;
 }
 
 function renderAudit(answer) {
