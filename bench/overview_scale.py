@@ -1,6 +1,7 @@
 """Corpus questions at scale (issue 37, measurement b, the seconds): "What are the main topics of
 these documents?" on stores of N documents, each a HaluEval QA knowledge text (HotpotQA's supporting
-sentences, 1 to 3 sentences on one topic: thousands of unrelated small sources), ingested with the
+sentences, 1 to 3 sentences on one topic: thousands of unrelated small sources; past its 9,936
+distinct texts, HotpotQA paragraphs from ``--hotpot``), ingested with the
 default settings. Per size, in one process: the ingest, the first ask (the caller's view read and its
 communities computed), a second ask (both kept), and the communities' share of the first.
 
@@ -8,6 +9,7 @@ Baseline in the same run: the same store's local ask of a fact question, cold an
 question costs without communities).
 
     python bench/overview_scale.py --data ../shared/data/halueval/halueval_qa.jsonl --sizes 1000,10000 \
+        --hotpot ../shared/data/hotpotqa_distractor_sample100/hotpotqa_distractor_sample100.json \
         --out docs/results/DATE/overview-scale/
 """
 
@@ -34,6 +36,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True, help="halueval_qa.jsonl")
     parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument(
+        "--hotpot", type=Path, help="hotpotqa_distractor_sample100.json: its paragraphs fill a size past the knowledge texts"
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     texts = []
@@ -44,8 +49,18 @@ def main() -> int:
             if knowledge not in seen:
                 seen.add(knowledge)
                 texts.append(knowledge)
+    if args.hotpot:
+        for q in json.loads(args.hotpot.read_text(encoding="utf-8")):
+            for sentences in q["context"]["sentences"]:
+                paragraph = " ".join(sentences)
+                if paragraph not in seen:
+                    seen.add(paragraph)
+                    texts.append(paragraph)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if max(sizes) > len(texts):
+        raise SystemExit(f"only {len(texts):,} distinct texts for a store of {max(sizes):,} documents: add --hotpot")
     rows = []
-    for size in (int(s) for s in args.sizes.split(",")):
+    for size in sizes:
         with tempfile.TemporaryDirectory() as tmp, CiteGraph.open(str(Path(tmp) / "scale.db")) as graph:
             t0 = time.perf_counter()
             for start in range(0, size, 500):

@@ -193,3 +193,35 @@ def test_models_lists_known_models_and_checks_configured_ones(run) -> None:  # t
     assert roles["extractor"]["status"] == "built in"
     assert roles["generator"]["status"].startswith("unavailable: ollama:qwen2.5@http://127.0.0.1:9: cannot reach")
     assert "no known model named 'qwen-9b'" in run("models", "pull", "qwen-9b", code=1).stderr
+
+
+MODEL_MODULES = ("onnxruntime", "tokenizers", "spacy", "thinc", "llama_cpp", "rouge_score")
+_LISTING = """
+import json, sys
+from click.testing import CliRunner
+from citegraph.cli import main
+runner = CliRunner()
+for args in json.loads(sys.argv[1]):
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, (args, result.output)
+print(json.dumps(sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules)))
+"""
+
+
+def test_listing_commands_load_no_model(tmp_path: Path) -> None:
+    """`documents`, `history`, `check`, `communities` and `token list` read the store: they import no
+    model runtime (the embedder, the parser, the checker and the reader are made when first used)."""
+    import subprocess
+    import sys
+
+    doc = tmp_path / "policy.md"
+    doc.write_text("Exports use the latest snapshot. The retention service deletes old snapshots.", encoding="utf-8")
+    db = str(tmp_path / "g.db")
+    assert CliRunner().invoke(main, ["ingest", "--db", db, str(doc)]).exit_code == 0  # the default embedder: MiniLM
+    commands = [["documents", "--db", db], ["history", "policy.md", "--db", db], ["check", "--db", db], ["communities", "--db", db]]
+    commands.append(["token", "list", "--db", db])
+    run = subprocess.run(
+        [sys.executable, "-c", _LISTING, json.dumps(commands), json.dumps(MODEL_MODULES)], capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == []

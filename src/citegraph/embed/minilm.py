@@ -8,9 +8,12 @@ before use: the packages are third-party re-uploads and the hash is the only tru
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import threading
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -56,23 +59,40 @@ class MiniLMEmbedder(Embedder):
     dim = 384
 
     def __init__(self, model_path: Path | None = None, batch_size: int = 64, token_budget: int = 512, threads: int = 0) -> None:
-        try:
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
-        except ImportError as exc:
-            raise ModelUnavailable("onnxruntime and tokenizers are needed: pip install onnxruntime tokenizers") from exc
-        path = model_path or default_model_path()
-        check_sha256(path, MODEL_SHA256)
+        """Checks that the runtime is installed and the model file is the pinned one (an error now,
+        never an empty result later); the ONNX session and the tokenizer are made when first used,
+        so that a command that opens a graph without embedding anything loads neither."""
+        for module in ("onnxruntime", "tokenizers"):
+            if importlib.util.find_spec(module) is None:
+                raise ModelUnavailable("onnxruntime and tokenizers are needed: pip install onnxruntime tokenizers")
+        self.path = model_path or default_model_path()
+        check_sha256(self.path, MODEL_SHA256)
         check_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
-        self.tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        self.tokenizer.no_padding()  # the shipped tokenizer.json pads; we pad per length-sorted batch
-        self.tokenizer.enable_truncation(MAX_TOKENS)
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.threads = threads
         self.batch_size = batch_size
         self.token_budget = token_budget
+        self._lock = threading.Lock()
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        tokenizer.no_padding()  # the shipped tokenizer.json pads; we pad per length-sorted batch
+        tokenizer.enable_truncation(MAX_TOKENS)
+        return tokenizer
+
+    @cached_property
+    def session(self) -> Any:
+        import onnxruntime as ort
+
+        with self._lock:  # one session per embedder, however many threads embed at once
+            if "_session" not in self.__dict__:
+                options = ort.SessionOptions()
+                if self.threads:
+                    options.intra_op_num_threads = self.threads
+                self.__dict__["_session"] = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        return self.__dict__["_session"]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

@@ -266,8 +266,11 @@ class Indexer:
         dangling: str = DEFAULTS.dangling,
         graph: GraphReader | None = None,
         nlp: Any | None = None,
+        nlp_of: SentenceSplitter | None = None,
         chunk_chars: int = CHUNK_CHARS,
     ) -> None:
+        """``nlp``: the parser for the lemma checks, or ``nlp_of``: a splitter whose parser is read when
+        first needed (so that opening a graph loads no model); neither: the checks do without."""
         if dangling not in DANGLING:
             raise UserError(f"dangling must be 'infer' or 'reject', not {dangling!r}")
         self.splitter = splitter
@@ -275,8 +278,18 @@ class Indexer:
         self.embedder = embedder
         self.dangling = dangling
         self.graph = graph
-        self.nlp = nlp
+        self._nlp, self._nlp_of = nlp, nlp_of
         self.chunk_chars = chunk_chars
+
+    @property
+    def nlp(self) -> Any | None:
+        if self._nlp is None and self._nlp_of is not None:
+            self._nlp, self._nlp_of = self._nlp_of.nlp_or_none(), None
+        return self._nlp
+
+    @nlp.setter
+    def nlp(self, value: Any | None) -> None:
+        self._nlp, self._nlp_of = value, None
 
     def _missing_keys(self, keys: Collection[str]) -> set[str]:
         return set(keys) if self.graph is None else self.graph.missing_keys(keys)

@@ -39,6 +39,7 @@ from citegraph.retrieve.overview import Overview, overview_evidence, overview_re
 from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
 from citegraph.retrieve.traversal import Reach
 from citegraph.retrieve.view import APPROXIMATE_ABOVE, GraphView
+from citegraph.sentences import SentenceSplitter
 from citegraph.settings import DEFAULTS
 from citegraph.store.base import Store, current_on
 from citegraph.store.columns import GraphColumns
@@ -81,7 +82,10 @@ class Retriever:
         nlp: object | None = None,
         mode: str = "bfs",
         approximate_above: int = APPROXIMATE_ABOVE,
+        nlp_of: SentenceSplitter | None = None,
     ) -> None:
+        """``nlp``: the parser that links a question's names, or ``nlp_of``: a splitter whose parser is
+        read when a question first needs it (opening a graph to list its documents loads no model)."""
         self.mode = make_mode(mode)
         self.min_evidence_words = min_evidence_words
         self.store = store
@@ -90,7 +94,7 @@ class Retriever:
         self.hops = hops
         self.context_size = context_size
         self.depth_penalty = depth_penalty
-        self.nlp = nlp
+        self._nlp, self._nlp_of = nlp, nlp_of
         self.approximate_above = approximate_above  #: visible sentences above which vector search is approximate
         self._cache: dict[tuple, GraphView] = {}
 
@@ -254,6 +258,16 @@ class Retriever:
         return _Retrieval(
             asked_as, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence), summary, read_as if spelled else None, spelled, named
         )
+
+    @property
+    def nlp(self) -> object | None:
+        if self._nlp is None and self._nlp_of is not None:
+            self._nlp, self._nlp_of = self._nlp_of.nlp_or_none(), None
+        return self._nlp
+
+    @nlp.setter
+    def nlp(self, value: object | None) -> None:
+        self._nlp, self._nlp_of = value, None
 
     def summary_target(self, view: GraphView, asked: Request, then: set[tuple[str, str]] | None = None) -> Target | None:
         """The document or section a summary question names, among the versions this caller may read

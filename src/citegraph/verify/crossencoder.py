@@ -16,13 +16,13 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from citegraph.errors import ModelUnavailable
+from citegraph.once import loaded_once
 from citegraph.verify.text import content_words, premise_sentences
 
 __all__ = [
@@ -208,7 +208,7 @@ class CrossEncoder:
         return np.stack([supported, probs[:, 1]], axis=1)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def default_cross_encoder() -> CrossEncoder:
     """The shipped checker, loaded once per process."""
     return CrossEncoder()
