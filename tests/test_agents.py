@@ -59,6 +59,7 @@ def _everything(client: Client) -> Any:
         seen = []
         for name, arguments in (
             ("ask", {"question": "When does the merger close and at what price?"}),
+            ("ask", {"question": "What are the main topics of these documents?", "scope": "global"}),
             ("search_evidence", {"query": "merger closing date and price"}),
             ("list_documents", {}),
             ("show_document", {"document": "merger.md"}),
@@ -98,6 +99,11 @@ def test_mcp_tools_carry_spans_verdicts_and_stages(store) -> None:  # type: igno
             assert failed and "start and end together" in message
             failed, message = await _call(client, "ask", {"question": QUESTION, "as_of": "yesterday"})
             assert failed and "as-of" in message  # bad input: the reason, not a crash
+            failed, overview = await _call(client, "ask", {"question": "Who approves exports?", "scope": "global"})
+            assert not failed and overview["retrieval"]["communities"] and overview["status"] == "related"
+            assert all(c["community"] for claim in overview["claims"] for c in claim["citations"])
+            failed, message = await _call(client, "ask", {"question": QUESTION, "scope": "everywhere"})
+            assert failed and "scope" in message
 
     anyio.run(main)
 

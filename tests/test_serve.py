@@ -68,6 +68,9 @@ def test_a_token_reads_with_its_labels_and_no_token_reads_as_public(served) -> N
     question = {"question": "When does the Zephyrion merger close?"}
     assert "412 million" not in client.post("/ask", json=question).text
     assert "412 million" in client.post("/ask", json=question, headers=as_staff).text
+    overview = {"question": "What are the main topics of these documents?", "scope": "global"}
+    assert "412 million" not in client.post("/ask", json=overview).text  # no community, no point, from a document it cannot read
+    assert client.post("/ask", json=overview).json()["retrieval"]["communities"]
     for path in ("/documents", "/documents/merger.md", "/relations", "/traverse?entity=Zephyrion%20merger", "/entities/Zephyrion%20merger"):
         public = client.get(path)  # an error may echo the name asked for, never the private text
         assert "412 million" not in public.text and "14 March" not in public.text and "merger closes" not in public.text, path
@@ -101,6 +104,7 @@ def test_errors_have_one_shape_and_the_right_status(served) -> None:  # type: ig
     assert "did you mean" in _error(client.get("/entities/Exportz"), 404, "not_found")
     assert "question" in _error(client.post("/ask", json={}), 422, "invalid_request")
     _error(client.post("/ask", json={"question": "x", "hops": 99}), 422, "invalid_request")
+    _error(client.post("/ask", json={"question": "x", "scope": "everywhere"}), 422, "invalid_request")
     assert "between" in _error(client.get("/relations", params=[("between", "a"), ("between", "b"), ("between", "c")]), 400, "bad_input")
     _error(client.get("/documents/nope.md"), 404, "not_found")
 
