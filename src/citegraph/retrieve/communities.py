@@ -29,10 +29,8 @@ checks every other read).
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,7 +132,11 @@ def _membership(view: GraphView) -> np.ndarray:
 
 def _describe(view: GraphView, membership: np.ndarray) -> Communities:
     weights = edge_weights(view) if (membership >= 0).any() else {}
+    first = np.fromiter((a for a, _b in weights), dtype=np.int64, count=len(weights))
+    second = np.fromiter((b for _a, b in weights), dtype=np.int64, count=len(weights))
+    weight = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
     levels: list[tuple[Community, ...]] = []
+    top: dict[int, str] = {}  # level 0's community numbers -> ids
     for level in range(LEVELS):
         row = membership[level]
         if not (row >= 0).any():
@@ -142,33 +144,36 @@ def _describe(view: GraphView, membership: np.ndarray) -> Communities:
         groups: dict[int, list[int]] = defaultdict(list)
         for e in np.flatnonzero(row >= 0).tolist():
             groups[int(row[e])].append(e)
-        # per community, its entities' weighted degree inside it, and its weight
-        degree: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-        total: dict[int, float] = defaultdict(float)
-        for (a, b), w in weights.items():
-            if row[a] >= 0 and row[a] == row[b]:
-                inside = degree[int(row[a])]
-                inside[a] += w
-                inside[b] += w
-                total[int(row[a])] += w
+        # per entity, its weighted degree inside its community (an entity is in one per level); per community, its weight
+        inside = (row[first] >= 0) & (row[first] == row[second])
+        degree = np.zeros(view.n_entities)
+        np.add.at(degree, first[inside], weight[inside])
+        np.add.at(degree, second[inside], weight[inside])
+        degree = np.round(degree, 9)  # equal degrees stay equal whatever the order they were summed in
+        total = np.bincount(row[first[inside]], weights=weight[inside], minlength=len(groups)) if inside.any() else np.zeros(len(groups))
+        # per community, the sentences that state a relation between two of its members
+        c = view.columns
+        source, target = row[c.relation_source], row[c.relation_target]
+        stated: dict[int, Counter[int]] = defaultdict(Counter)
+        joined = (source >= 0) & (source == target) & (c.relation_source != c.relation_target)
+        for number, span in zip(source[joined].tolist(), c.relation_span[joined].tolist(), strict=True):
+            stated[number][span] += 1
+        damped = np.log1p(degree)
         made = []
         for number, members in groups.items():
-            inside = degree[number]
-            entities = tuple(sorted(members, key=lambda e: (-inside.get(e, 0.0), view.keys[e])))
-            made.append((entities, total[number], *_summary(view, set(members), inside)))
-        made.sort(key=lambda m: (-m[1], view.keys[m[0][0]]))
+            entities = tuple(sorted(members, key=lambda e: (-degree[e], view.keys[e])))
+            made.append((number, entities, float(total[number]), *_summary(view, set(members), damped, stated[number])))
+        made.sort(key=lambda m: (-m[2], view.keys[m[1][0]]))
+        if level == 0:
+            top = {number: f"0.{i}" for i, (number, *_rest) in enumerate(made)}
+        parents = membership[0]
         levels.append(
             tuple(
-                Community(f"{level}.{i}", level, entities, summary, documents, weight, _parent(levels, entities[0]))
-                for i, (entities, weight, summary, documents) in enumerate(made)
+                Community(f"{level}.{i}", level, entities, summary, documents, w, top.get(int(parents[entities[0]])) if level else None)
+                for i, (_number, entities, w, summary, documents) in enumerate(made)
             )
         )
     return Communities(tuple(levels))
-
-
-def _parent(levels: list[tuple[Community, ...]], entity: int) -> str | None:
-    """The community of level 0 that holds ``entity`` (None for a community of level 0 itself)."""
-    return next((c.id for c in levels[0] if entity in c.entities), None) if levels else None
 
 
 def candidates(view: GraphView, inside: set[int]) -> list[int]:
@@ -178,16 +183,16 @@ def candidates(view: GraphView, inside: set[int]) -> list[int]:
     return [s for s in spans if not not_evidence[s] and words[s] >= MIN_WORDS and not view.asks(s)]
 
 
-def _summary(view: GraphView, inside: set[int], degree: Mapping[int, float]) -> tuple[tuple[int, ...], tuple[tuple[str, int], ...]]:
+def _summary(
+    view: GraphView, inside: set[int], damped: np.ndarray, relation_spans: Counter[int]
+) -> tuple[tuple[int, ...], tuple[tuple[str, int], ...]]:
+    """Up to :data:`POINTS` sentences chosen greedily (the module says how); ``damped``: per entity,
+    ``log(1 + degree inside its community)``; ``relation_spans``: the sentences stating a relation
+    inside the community."""
     found = candidates(view, inside)
     c = view.columns
     per_document = Counter(c.passages[int(c.span_passage[s])][0] for s in found)
     documents = tuple(sorted(per_document.items(), key=lambda kv: (-kv[1], kv[0])))
-    relation_spans = Counter(
-        int(sp)
-        for s, t, sp in zip(c.relation_source.tolist(), c.relation_target.tolist(), c.relation_span.tolist(), strict=True)
-        if s in inside and t in inside and s != t
-    )
     names = {s: [e for e in view.entities_of(s).tolist() if e in inside] for s in found}
     rank = view.span_rank
     covered: set[int] = set()
@@ -197,7 +202,7 @@ def _summary(view: GraphView, inside: set[int], degree: Mapping[int, float]) -> 
         for s in found:
             if s in chosen:
                 continue
-            gain = sum(math.log1p(degree.get(e, 0.0)) for e in names[s] if e not in covered) + float(relation_spans[s] > 0)
+            gain = sum(damped[e] for e in names[s] if e not in covered) + float(relation_spans[s] > 0)
             if gain <= 0:
                 continue
             if chosen and float(np.max(view.span_vectors[chosen] @ view.span_vectors[s])) > REDUNDANT_AT:
