@@ -209,7 +209,7 @@ print(json.dumps(sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules))
 
 
 def test_listing_commands_load_no_model(tmp_path: Path) -> None:
-    """`documents`, `history`, `check`, `communities` and `token list` read the store: they import no
+    """`documents`, `history`, `check` and `token list` read the store: they import no
     model runtime (the embedder, the parser, the checker and the reader are made when first used)."""
     import subprocess
     import sys
@@ -218,7 +218,7 @@ def test_listing_commands_load_no_model(tmp_path: Path) -> None:
     doc.write_text("Exports use the latest snapshot. The retention service deletes old snapshots.", encoding="utf-8")
     db = str(tmp_path / "g.db")
     assert CliRunner().invoke(main, ["ingest", "--db", db, str(doc)]).exit_code == 0  # the default embedder: MiniLM
-    commands = [["documents", "--db", db], ["history", "policy.md", "--db", db], ["check", "--db", db], ["communities", "--db", db]]
+    commands = [["documents", "--db", db], ["history", "policy.md", "--db", db], ["check", "--db", db]]
     commands.append(["token", "list", "--db", db])
     run = subprocess.run(
         [sys.executable, "-c", _LISTING, json.dumps(commands), json.dumps(MODEL_MODULES)], capture_output=True, text=True, check=False

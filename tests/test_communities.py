@@ -151,3 +151,12 @@ def test_a_question_about_the_whole_corpus_is_recognised_by_its_form(item: dict[
     assert (found is not None) == item["global"]
     if found is not None:
         assert found == Overview(str(item.get("topic", "")))
+
+
+def test_no_sentence_stands_for_two_communities(graph: CiteGraph) -> None:
+    answer = _ingest(graph).ask("What do our documents say about Henrik Dahl and the Finance Director?")
+    spans = [(item.span.document, item.span.start) for item in answer.context]
+    assert answer.retrieval.communities and len(spans) == len(set(spans))
+    overview = graph.ask("What are the main topics of these documents?")
+    spans = [(item.span.document, item.span.start) for item in overview.context]
+    assert len(spans) == len(set(spans))

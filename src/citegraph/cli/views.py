@@ -217,7 +217,15 @@ def render_answer(console: Console, answer: Answer, *, routes: int = 0) -> None:
         console.print(line(("(each claim quotes the sentence it cites: support is exact, the choice of sentences is retrieval's)", "dim")))
     if answer.status is AnswerStatus.RELATED and answer.retrieval.summary:
         console.print(
-            line((f"(a summary of {safe(answer.retrieval.summary)}: one quote per section; that they sum it up is not checked)", "dim"))
+            line(
+                (
+                    f"(an overview of {safe(answer.retrieval.summary)}: one quote per community of the graph; "
+                    "that they are its main points is not checked)"
+                    if answer.retrieval.communities
+                    else f"(a summary of {safe(answer.retrieval.summary)}: one quote per section; that they sum it up is not checked)",
+                    "dim",
+                )
+            )
         )
     elif answer.status is AnswerStatus.RELATED:
         console.print(

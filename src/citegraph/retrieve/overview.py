@@ -11,7 +11,8 @@ summary lead for "the main topics", the community's sentence nearest the questio
 Which communities: for "the main topics", level 0's, heaviest first, but one whose sentence comes
 from a document already drawn on waits until every community from a new document has been taken
 (so that a corpus of several sources is not summed up from its largest one alone); for "about X",
-those whose nearest sentence is at least :data:`TOPIC_SHARE` as like the question as the best one's.
+those whose nearest sentence is at least :data:`TOPIC_SHARE` as like the question as the best one's,
+and the nearest :data:`TOPIC_AT_LEAST` in any case (an overview is several points, not one quote).
 At most ``limit`` points either way (the context size).
 """
 
@@ -23,12 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from citegraph.models import Evidence
-from citegraph.retrieve.communities import Communities, Community, candidates
+from citegraph.retrieve.communities import Communities, Community, candidates, statement
 from citegraph.retrieve.view import GraphView
 
 __all__ = ["TOPIC_SHARE", "Overview", "overview_evidence", "overview_request"]
 
 TOPIC_SHARE = 0.8  #: for "about X": a community is drawn on if its best sentence is this share as like X as the best community's
+TOPIC_AT_LEAST = 3  #: ... and the nearest three communities are, if their sentence is at all like X (an overview, not one quote)
 
 _CORPUS = (
     r"(?:(?:all|each|every|any)(?: of)? )?(?:the |these |those |our |my |your |this |its )?(?:whole |entire )?"
@@ -89,17 +91,24 @@ def overview_evidence(
         return [], []
     picks: list[tuple[Community, int, float]] = []
     if overview.topic:
-        scored = []
+        ranked = []  # per community, its sentences nearest X first
         for c in top:
             spans = np.asarray(candidates(view, set(c.entities)), dtype=np.int64)
             if len(spans):
                 sims = view.span_vectors[spans] @ vector
-                best = int(np.argmax(sims))
-                scored.append((c, int(spans[best]), float(sims[best])))
-        scored.sort(key=lambda t: (-t[2], t[0].id))
+                order = np.argsort(-sims, kind="stable")
+                ranked.append((c, [(int(spans[i]), float(sims[i])) for i in order]))
+        ranked.sort(key=lambda t: (-t[1][0][1], t[0].id))
+        taken: set[int] = set()
+        scored = []
+        for c, nearest in ranked:  # a sentence naming two communities' entities stands for the nearer one only
+            pick = next(((s, sim) for s, sim in nearest if s not in taken and statement(view, s)), None)
+            if pick is not None:
+                taken.add(pick[0])
+                scored.append((c, pick[0], pick[1]))
         if scored:
             floor = TOPIC_SHARE * scored[0][2]
-            picks = [t for t in scored if t[2] >= floor][:limit]
+            picks = [t for i, t in enumerate(scored) if t[2] >= floor or (i < TOPIC_AT_LEAST and t[2] > 0)][:limit]
     else:
         ordered = [c for c in top if c.summary]
         seen: set[str] = set()
@@ -109,9 +118,15 @@ def overview_evidence(
             document = view.span(c.summary[0]).document
             (later if document in seen else first).append(c)
             seen.add(document)
-        for c in (first + later)[:limit]:
-            span = c.summary[0]
+        used: set[int] = set()
+        for c in first + later:
+            span = next((s for s in c.summary if s not in used), None)  # a sentence stands for one community
+            if span is None:
+                continue
+            used.add(span)
             picks.append((c, span, float(view.span_vectors[span] @ vector)))
+            if len(picks) == limit:
+                break
     evidence = [
         Evidence(view.span(span), 1.0 - rank / (len(picks) + 1), sim, "community", view.keys[c.entities[0]], None, (), c.id)
         for rank, (c, span, sim) in enumerate(picks)
