@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from citegraph.retrieve.summary import MIN_WORDS
 from citegraph.retrieve.view import GraphView
 from citegraph.verify.assertion import instruction_frame
 
@@ -48,7 +49,6 @@ MIN_SIZE = 2  #: a community of fewer entities is not listed (an entity no relat
 POINTS = 3  #: summary sentences per community
 REDUNDANT_AT = 0.9  #: a sentence this like (cosine) one already in a summary is not taken
 MAX_NAMES = 12  #: a sentence naming more entities than this adds no co-mention edges (a list, a table row)
-MIN_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,6 @@ class Communities:
     def level(self, n: int) -> tuple[Community, ...]:
         return self.levels[n] if 0 <= n < len(self.levels) else ()
 
-    def get(self, id_: str) -> Community | None:
-        return next((c for level in self.levels for c in level if c.id == id_), None)
-
 
 _made: weakref.WeakKeyDictionary[GraphView, Communities] = weakref.WeakKeyDictionary()
 
@@ -93,8 +90,9 @@ def communities(view: GraphView) -> Communities:
     """The communities of ``view``, made once per view (their membership is kept with a saved graph)."""
     found = _made.get(view)
     if found is None:
-        membership = view.derived.array("community_membership", lambda: _membership(view))
-        found = _made[view] = _describe(view, membership)
+        weights = edge_weights(view)
+        membership = view.derived.array("community_membership", lambda: _membership(view, weights))
+        found = _made[view] = _describe(view, membership, weights)
     return found
 
 
@@ -115,13 +113,12 @@ def edge_weights(view: GraphView) -> dict[tuple[int, int], float]:
     return weights
 
 
-def _membership(view: GraphView) -> np.ndarray:
+def _membership(view: GraphView, weights: dict[tuple[int, int], float]) -> np.ndarray:
     """``[LEVELS, entities]``: per level (coarsest first) each entity's community number, -1 for
     none (an entity in no listed community, or a level Louvain did not reach)."""
     import networkx as nx
 
     out = np.full((LEVELS, view.n_entities), -1, dtype=np.int64)
-    weights = edge_weights(view)
     if not weights:
         return out
     graph = nx.Graph()
@@ -134,13 +131,13 @@ def _membership(view: GraphView) -> np.ndarray:
     return out
 
 
-def _describe(view: GraphView, membership: np.ndarray) -> Communities:
-    weights = edge_weights(view) if (membership >= 0).any() else {}
+def _describe(view: GraphView, membership: np.ndarray, weights: dict[tuple[int, int], float]) -> Communities:
     first = np.fromiter((a for a, _b in weights), dtype=np.int64, count=len(weights))
     second = np.fromiter((b for _a, b in weights), dtype=np.int64, count=len(weights))
     weight = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
     levels: list[tuple[Community, ...]] = []
     top: dict[int, str] = {}  # level 0's community numbers -> ids
+    parents = membership[0]
     for level in range(LEVELS):
         row = membership[level]
         if not (row >= 0).any():
@@ -170,7 +167,6 @@ def _describe(view: GraphView, membership: np.ndarray) -> Communities:
         made.sort(key=lambda m: (-m[2], view.keys[m[1][0]]))
         if level == 0:
             top = {number: f"0.{i}" for i, (number, *_rest) in enumerate(made)}
-        parents = membership[0]
         levels.append(
             tuple(
                 Community(f"{level}.{i}", level, entities, summary, documents, w, top.get(int(parents[entities[0]])) if level else None)

@@ -3,8 +3,8 @@ collection about?", "What do our documents say about SSO?".
 
 Ranking sentences by their likeness to such a question finds sentences that talk about documents or
 topics, not what the documents say. Here the question is recognised by its form
-(:func:`overview_request`: a rule set, measured on the questions in tests/test_overview.py, written
-before the rules), or forced (``--scope global``), and answered from the communities of the caller's
+(:func:`overview_request`: a rule set, measured on the questions of tests/data/scope_questions.json,
+written before the rules were tuned), or forced (``--scope global``), and answered from the communities of the caller's
 graph (:mod:`citegraph.retrieve.communities`): one sentence per community, the community's own
 summary lead for "the main topics", the community's sentence nearest the question for "about X".
 
