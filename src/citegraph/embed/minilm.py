@@ -11,7 +11,7 @@ import hashlib
 import importlib.util
 import threading
 from collections.abc import Sequence
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -72,27 +72,32 @@ class MiniLMEmbedder(Embedder):
         self.batch_size = batch_size
         self.token_budget = token_budget
         self._lock = threading.Lock()
+        self._model: tuple[Any, Any] | None = None  #: the tokenizer and the ONNX session, once made
 
-    @cached_property
+    @property
     def tokenizer(self) -> Any:
-        from tokenizers import Tokenizer
+        return self._loaded()[0]
 
-        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        tokenizer.no_padding()  # the shipped tokenizer.json pads; we pad per length-sorted batch
-        tokenizer.enable_truncation(MAX_TOKENS)
-        return tokenizer
-
-    @cached_property
+    @property
     def session(self) -> Any:
-        import onnxruntime as ort
+        return self._loaded()[1]
 
-        with self._lock:  # one session per embedder, however many threads embed at once
-            if "_session" not in self.__dict__:
-                options = ort.SessionOptions()
-                if self.threads:
-                    options.intra_op_num_threads = self.threads
-                self.__dict__["_session"] = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
-        return self.__dict__["_session"]
+    def _loaded(self) -> tuple[Any, Any]:
+        """The tokenizer and the ONNX session, made once, whichever thread embeds first."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    import onnxruntime as ort
+                    from tokenizers import Tokenizer
+
+                    tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+                    tokenizer.no_padding()  # the shipped tokenizer.json pads; we pad per length-sorted batch
+                    tokenizer.enable_truncation(MAX_TOKENS)
+                    options = ort.SessionOptions()
+                    if self.threads:
+                        options.intra_op_num_threads = self.threads
+                    self._model = (tokenizer, ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"]))
+        return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
