@@ -32,6 +32,37 @@ from citegraph.eval.retrieval import load
 from common import environment
 
 
+def fit_rows(saved: Any) -> list[dict[str, Any]]:
+    """The rows of a saved run in this script's shape (``half``, ``condition``, ``retrieved``,
+    ``features``): this script's own; ``citegraph eval answers`` on a corpus (``{"rows": {"product":
+    [...]}}``: an unanswerable question is "hidden", an answerable one "visible", retrieved when the
+    gold answer is in its context); ``bench/lihua.py``'s (Null "hidden", the others "visible",
+    retrieved when the gold answer is in the context; all of it dev, LiHua-World's dev questions)."""
+    rows = saved["rows"]
+    if isinstance(rows, dict):  # a corpus: its product run
+        return [
+            {
+                "half": r["split"],
+                "condition": "visible" if r["answerable"] else "hidden",
+                "retrieved": bool(r["in_context"]),
+                "features": r["features"],
+            }
+            for r in rows["product"]
+            if r["kind"] != "summary"  # a summary is not read for one answer: no features
+        ]
+    if rows and "condition" not in rows[0]:  # LiHua-World
+        return [
+            {
+                "half": "dev",
+                "condition": "hidden" if r["type"] == "Null" else "visible",
+                "retrieved": bool(r["in_context_answer"]),
+                "features": r["features"],
+            }
+            for r in rows
+        ]
+    return list(rows)
+
+
 def fit(rows: list[dict[str, Any]], others: Sequence[list[dict[str, Any]]] = ()) -> tuple[list[float], float]:
     """Logistic regression (L2 0.1, Newton's method) on dev: hidden = 0, visible and retrieved = 1; then the threshold.
     With ``others`` (the rows of runs on other data sets), their dev rows join the fit, each set
@@ -75,7 +106,7 @@ def main() -> None:
         type=Path,
         action="append",
         default=[],
-        help="the abstention JSON of a run on another data set: its dev rows join the fit",
+        help="the JSON of a run on another data set (this script's, `citegraph eval answers` on a corpus, bench/lihua.py's): its dev rows join the fit",
     )
     args = parser.parse_args()
     started = time.perf_counter()
@@ -98,7 +129,7 @@ def main() -> None:
     text += f"\nCommand: `python bench/abstention.py {' '.join(sys.argv[1:])}`; machine: {environment()}.\n"
     text += f"Answerability weights {tuple(WEIGHTS)}, threshold {ABSTAIN_BELOW}.\n"
     if args.fit:
-        others = [json.loads(p.read_text(encoding="utf-8"))["rows"] for p in args.fit_also]
+        others = [fit_rows(json.loads(p.read_text(encoding="utf-8"))) for p in args.fit_also]
         weights, threshold = fit(rows, others)
         result["fitted"] = {"weights": weights, "threshold": threshold}
         print(f"fitted on dev: WEIGHTS = {tuple(weights)}  ABSTAIN_BELOW = {threshold}", file=sys.stderr)

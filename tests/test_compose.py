@@ -122,3 +122,21 @@ def test_green_needs_both_the_relevance_check_and_the_readers_answer_in_a_cited_
     answerability = Answerability(True, 0.9, reading=Located("three days", 1, probability))
     assert addresses(relevance, answerability, [_claim(cited)]) is green
     assert addresses(relevance, None, [_claim(cited)]) is False
+
+
+def test_the_reader_reads_a_sentence_with_the_words_before_it_and_nothing_after() -> None:
+    from citegraph.answer.answerable import LEAD_IN
+    from citegraph.answer.compose import _around
+    from citegraph.models import Document
+
+    filler = "Lorem ipsum dolor sit amet. " * 10
+    text = filler + "Maria Lopez joined in 2015. She leads sales. Tomás leads support."
+    start = text.index("She")
+    span = Span("team.md", "v1", start, start + len("She leads sales."), "She leads sales.")
+    doc = Document("team.md", "v1", text, "team.md")
+    read = _around(lambda s: doc, span)
+    assert read.endswith("She leads sales.") and "Tomás" not in read  # nothing after the sentence
+    assert "Maria Lopez joined in 2015." in read and len(read) <= LEAD_IN + len(span.text)
+    assert read.split()[0] in filler.split()  # from a word's start, never a piece of one
+    # a span the stored text does not hold (another version's) is read alone
+    assert _around(lambda s: Document("team.md", "v2", "Changed text.", "team.md"), span) == span.text

@@ -67,7 +67,7 @@ def test_answerability_reads_with_the_reader_and_says_so_when_it_cannot() -> Non
         _context(ABOUT, HANDBOOK),
         read=lambda q, ps: [Reading(0.9 if "14" in p else 0.1, "14 days" if "14" in p else "", p) for p in ps],
     )
-    assert seen == [(question, [HANDBOOK])]
+    assert seen == [(question, [HANDBOOK])]  # a sentence with no text before it is read once
     assert dict(low.features)["reader"] == 0.0 and dict(high.features)["reader"] == 0.9
     assert low.probability is not None and high.probability is not None and high.probability > low.probability
     # where the answer was read: its words and the marker of the sentence that holds them
@@ -160,3 +160,22 @@ def test_a_speaker_label_answers_who_and_nothing_else() -> None:
         assert located(_context(line), [Reading(0.9, "Jamal Reid", line)], expected="agent") == ("Jamal Reid", 1, 0.9)
     named_inside = _context("Rowan: I think Kieran said it best.")
     assert located(named_inside, [Reading(0.9, "Kieran", named_inside[0].span.text)], expected=None) == ("Kieran", 1, 0.9)
+
+
+def test_a_sentence_is_read_alone_for_where_the_answer_is_and_with_the_text_before_it_for_whether() -> None:
+    pytest.importorskip("spacy")
+    before = "Maria Lopez joined Brightwave in 2015. "
+    sentence = "She has led the sales team since 2021."
+    seen: list[list[str]] = []
+
+    def read(q: str, passages: list[str]) -> list[Reading]:
+        seen.append(list(passages))
+        # read with the text before it, the reader points at the name there; alone, at the year
+        return [Reading(0.8, "Maria Lopez", p) if p.startswith("Maria") else Reading(0.4, "2021", p) for p in passages]
+
+    found = assess(
+        "Since when has the sales team been led by her?", _context(sentence), read=read, surroundings=lambda span: before + span.text
+    )
+    assert seen == [[sentence, before + sentence]]  # each text once
+    assert dict(found.features)["reader"] == 0.8  # whether: the larger P of the two readings
+    assert found.reading == ("2021", 1, 0.4)  # where: inside the sentence itself, never the words before it
