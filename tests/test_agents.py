@@ -104,6 +104,11 @@ def test_mcp_tools_carry_spans_verdicts_and_stages(store) -> None:  # type: igno
             assert all(c["community"] for claim in overview["claims"] for c in claim["citations"])
             failed, message = await _call(client, "ask", {"question": QUESTION, "scope": "everywhere"})
             assert failed and "scope" in message
+            # a follow-up, read from the turn before it, and said so
+            turn = {"question": QUESTION, "answer": "Exports stay available for 30 days."}
+            failed, follow = await _call(client, "ask", {"question": "Who approves them?", "conversation": [turn]})
+            assert not failed and follow["question"] == "Who approves exports?"
+            assert any(w["code"] == "follow_up" and "'them' as 'exports'" in w["message"] for w in follow["warnings"])
 
     anyio.run(main)
 
@@ -246,6 +251,12 @@ def _chat_checks(client: Any, base: str, db: Path) -> None:
     for claim in data["claims"]:
         for c in claim["citations"]:
             assert f"[{c['marker']}] {c['document']}" in text and c["sentence"] in text
+    # a conversation: the earlier messages are the turns the last question is read from (never evidence)
+    history = [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": text}]
+    follow = client.chat.completions.create(model="citegraph", messages=[*history, {"role": "user", "content": "Who approves them?"}])
+    followed = follow.model_extra["citegraph"] if follow.model_extra else {}
+    assert followed["question"] == "Who approves exports?" and "follow_up" in [w["code"] for w in followed["warnings"]]
+    assert all(c["document"] for claim in followed["claims"] for c in claim["citations"])  # cited to documents only
     # streaming: the same checked reply in pieces, the citegraph object in the last chunk
     pieces, last = [], None
     for chunk in client.chat.completions.create(model="citegraph", messages=[{"role": "user", "content": QUESTION}], stream=True):

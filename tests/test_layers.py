@@ -18,7 +18,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("models", "settings"),
     ("sentences", "embed", "store"),  # the ground-floor text, vector and storage services
     ("llm", "question"),  # model runtimes; the question of an ask, parsed once
-    ("extract", "verify"),
+    ("extract", "verify", "conversation"),  # conversation: a follow-up question read from the turns before it
     ("answer", "retrieve"),
     ("components",),  # makes the parts above from spec strings
     ("ingest", "export"),

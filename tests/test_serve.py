@@ -50,6 +50,10 @@ def test_ask_over_http_is_the_cli_json(served) -> None:  # type: ignore[no-untyp
     in_process = json.loads(json.dumps(answer_json(graph.ask(QUESTION, labels=["public"]))))
     assert over_http == in_process
     assert over_http["status"] == "conflicting" and over_http["claims"]  # the stale FAQ beside the policy
+    # a follow-up: read from the turn before it, and said so
+    turn = {"question": QUESTION, "answer": over_http["answer"]}
+    follow = client.post("/ask", json={"question": "Who approves them?", "conversation": [turn]}).json()
+    assert follow["question"] == "Who approves exports?" and follow["warnings"][0]["code"] == "follow_up"
 
 
 def test_verify_checks_an_answer_written_elsewhere(served) -> None:  # type: ignore[no-untyped-def]

@@ -23,6 +23,7 @@ from citegraph.answer.compose import Limits, compose
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.answer.reader import Reader
 from citegraph.components import GraphSpec, check_store_embedder, make_answerer, make_embedder, make_extractor, make_verifier
+from citegraph.conversation import Turn, resolve
 from citegraph.embed.base import Embedder
 from citegraph.errors import UserError
 from citegraph.extract.base import Extractor
@@ -195,11 +196,13 @@ class CiteGraph(Reads, Lifecycle):
         as_of: str | None = None,
         scope: str = "auto",
         on_event: Callable[[str, object], None] | None = None,
+        conversation: Sequence[Turn] = (),
     ) -> Answer:
         """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations.
         ``as_of`` (``YYYY-MM-DD``): from the documents current on that day. ``scope``: see
         :meth:`Retriever.retrieve <citegraph.retrieve.retriever.Retriever.retrieve>`. ``on_event``: told
-        ``("stage", "retrieving")``, then what :func:`~citegraph.answer.compose.compose` tells (the page streams it)."""
+        ``("stage", "retrieving")``, then what :func:`~citegraph.answer.compose.compose` tells (the page streams it).
+        ``conversation``: the turns before, oldest first; the question is read as their follow-up (:func:`resolve`)."""
         self.limits.check_question(question)
         for name, value in (("hops", hops), ("top-k", top_k)):
             if value is not None:
@@ -209,12 +212,13 @@ class CiteGraph(Reads, Lifecycle):
         day = None if as_of is None else parse_date(as_of, "as-of")
         if on_event is not None:
             on_event("stage", "retrieving")
-        asked = Question.read(question)  # parsed once: retrieval links its names, the checks read its type and terms
+        follow_up = resolve(question, conversation)  # "Which office is she in?" written out from the turns before
+        asked = Question.read(follow_up.question)  # parsed once: retrieval links its names, the checks read its type and terms
         retrieval = self.retriever.retrieve(
             asked, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day, scope=scope
         )
         models = self.models(generator="answer-file" if answer_text is not None else None)
-        return compose(
+        answer = compose(
             asked,
             retrieval,
             context_size=self.settings.context_size,
@@ -227,6 +231,7 @@ class CiteGraph(Reads, Lifecycle):
             as_of=day,
             on_event=on_event,
         )
+        return replace(answer, warnings=(follow_up.warning(), *answer.warnings)) if follow_up.changed else answer
 
     def models(self, *, generator: str | None = None) -> tuple[tuple[str, str], ...]:
         """``(role, model name)`` of the extractor, embedder, generator (or ``generator``: what wrote

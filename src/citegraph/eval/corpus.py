@@ -44,7 +44,19 @@ from citegraph.eval import Bars, no_bars
 from citegraph.eval.answers import ABSTAINED, said
 from citegraph.models import Answer, AnswerStatus
 
-__all__ = ["CHECKED", "Corpus", "CorpusQuestion", "is_corpus", "judge", "load_corpus", "report", "run"]
+__all__ = [
+    "CHECKED",
+    "Conversation",
+    "Corpus",
+    "CorpusQuestion",
+    "follow_ups",
+    "is_corpus",
+    "judge",
+    "load_conversations",
+    "load_corpus",
+    "report",
+    "run",
+]
 
 CHECKED = frozenset({AnswerStatus.VERIFIED, AnswerStatus.QUOTED})  #: statuses a person reads as "checked"
 
@@ -69,12 +81,23 @@ class CorpusQuestion:
 
 
 @dataclass(frozen=True)
+class Conversation:
+    """Turns asked one after another; the last is a follow-up whose standalone form is a corpus question."""
+
+    id: str
+    turns: tuple[str, ...]
+    standalone: str  #: the id of the corpus question the last turn stands for (its gold, caller and split)
+    written: str = ""  #: "after the rules": written once the follow-up rules were fixed, never tuned on
+
+
+@dataclass(frozen=True)
 class Corpus:
     name: str
     root: Path
     documents: tuple[tuple[str, tuple[str, ...]], ...]  #: (path under root, access labels)
     questions: tuple[CorpusQuestion, ...]
     conflicts: tuple[tuple[Quote, Quote, bool], ...]
+    conversations: tuple[Conversation, ...] = ()  #: from ``conversations.json`` beside ``corpus.json``, when there is one
 
 
 def is_corpus(path: Path) -> bool:
@@ -138,7 +161,31 @@ def load_corpus(folder: Path) -> Corpus:
         (_quote(c.get("a"), f"{path}: conflicts[{i}].a"), _quote(c.get("b"), f"{path}: conflicts[{i}].b"), bool(c.get("conflict")))
         for i, c in enumerate(data.get("conflicts") or ())
     )
-    return Corpus(str(data.get("name") or folder.name), folder, tuple(documents), tuple(questions), conflicts)
+    conversations = load_conversations(folder, {q.id for q in questions})
+    return Corpus(str(data.get("name") or folder.name), folder, tuple(documents), tuple(questions), conflicts, conversations)
+
+
+def load_conversations(folder: Path, questions: set[str]) -> tuple[Conversation, ...]:
+    """``conversations.json`` beside a corpus (none: no conversations): ``{"conversations": [{"id",
+    "turns": [question, ...], "standalone": corpus question id}]}``."""
+    path = folder / "conversations.json"
+    if not path.is_file():
+        return ()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not valid JSON ({exc}); fix the file") from exc
+    out = []
+    for i, row in enumerate(_field(data, "conversations", str(path), list)):
+        where = f"{path}: conversations[{i}]"
+        turns = _field(row, "turns", where, list)
+        if len(turns) < 2 or not all(isinstance(t, str) and t.strip() for t in turns):
+            raise UserError(f"{where}: turns must be two or more questions (text)")
+        standalone = _field(row, "standalone", where, str)
+        if standalone not in questions:
+            raise UserError(f"{where}: standalone {standalone!r} is no question id of corpus.json")
+        out.append(Conversation(_field(row, "id", where, str), tuple(turns), standalone, str(row.get("written", ""))))
+    return tuple(out)
 
 
 def _stem(path: str) -> str:
@@ -208,6 +255,66 @@ def evaluate(graph: Any, corpus: Corpus, advance: Callable[..., None] = lambda *
         rows.append({**judge(q, answer), "seconds": round(time.perf_counter() - started, 4)})
         advance(n, len(corpus.questions))
     return rows
+
+
+def follow_ups(graph: Any, corpus: Corpus, advance: Callable[..., None] = lambda *_a: None) -> list[dict[str, Any]]:
+    """Each conversation asked turn by turn, every turn with the ones before it; the last judged as
+    its standalone question is (:func:`judge`), with what the follow-up was read as."""
+    from citegraph.conversation import Turn  # the conversation layer sits below eval; imported where used
+
+    by_id = {q.id: q for q in corpus.questions}
+    rows = []
+    for n, conversation in enumerate(corpus.conversations, 1):
+        q = by_id[conversation.standalone]
+        history: list[Turn] = []
+        started = time.perf_counter()
+        for text in conversation.turns:
+            answer = graph.ask(text, labels=q.caller, conversation=tuple(history))
+            history.append(Turn.of(answer))
+        rows.append(
+            {
+                **judge(q, answer),
+                "id": conversation.id,
+                "standalone": q.id,
+                "asked": conversation.turns[-1],
+                "read_as": answer.question,
+                "written": conversation.written,
+                "seconds": round(time.perf_counter() - started, 4),
+            }
+        )
+        advance(n, len(corpus.conversations))
+    return rows
+
+
+def _follow_up_lines(rows: Sequence[dict[str, Any]], product: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    alone = {r["id"]: r for r in product}
+    result: dict[str, Any] = {}
+    lines = [
+        "",
+        "## Follow-ups",
+        "",
+        "Each conversation asked turn by turn (`conversations.json`); its last turn, a follow-up, judged against the corpus "
+        "question it stands for, and beside it that question asked on its own in the run above.",
+        "",
+        "| split | n | follow-up right | the same questions asked alone, right | difference | follow-up confidently wrong |",
+        "|---|---|---|---|---|---|",
+    ]
+    for split in ("dev", "test", "written after the rules"):
+        part = [r for r in rows if (r["written"] == "after the rules" if split.startswith("written") else r["split"] == split)]
+        if not part:
+            continue
+        right = sum(r["right"] for r in part) / len(part)
+        standalone = sum(alone[r["standalone"]]["right"] for r in part) / len(part)
+        wrong = sum(r["confidently_wrong"] for r in part) / len(part)
+        result[split] = {"n": len(part), "right": right, "standalone_right": standalone, "confidently_wrong": wrong}
+        lines.append(f"| {split} | {len(part)} | {right:.3f} | {standalone:.3f} | {right - standalone:+.3f} | {wrong:.3f} |")
+    lines += ["", "| conversation | split | follow-up | read as | right | alone, right | written |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['id']} | {r['split']} | {r['asked']} | {r['read_as']} | {'yes' if r['right'] else 'no'} "
+            f"| {'yes' if alone[r['standalone']]['right'] else 'no'} | {r['written'] or 'with the rules'} |"
+        )
+    return result, lines
 
 
 def _rates(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -306,6 +413,10 @@ def run(
         models = dict(graph.models())
         retrieval = graph.spec.retrieval
         context_size = graph.spec.context_size
+    conversations: list[dict[str, Any]] = []
+    if corpus.conversations:
+        with open_graph(db) as graph, bars(f"{name}: follow-ups") as advance:
+            conversations = follow_ups(graph, corpus, advance)
     if baseline:
         with open_graph(db, retrieval=baseline) as graph, bars(f"{name}: ask ({baseline})") as advance:
             runs[baseline] = evaluate(graph, corpus, advance)
@@ -322,7 +433,12 @@ def run(
         "seconds": time.perf_counter() - started,
     }
     result, text = report(name, runs, setup)
+    if conversations:
+        result["follow_ups"], more = _follow_up_lines(conversations, runs["product"])
+        text += "\n".join(more) + "\n"
     md = out / f"answers-{name}.md"
     md.write_text(text, encoding="utf-8")
-    (out / f"answers-{name}.json").write_text(json.dumps({"result": result, "rows": runs}, indent=1) + "\n", encoding="utf-8")
+    (out / f"answers-{name}.json").write_text(
+        json.dumps({"result": result, "rows": runs, "follow_ups": conversations}, indent=1) + "\n", encoding="utf-8"
+    )
     return result, md

@@ -44,6 +44,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citegraph import output
 from citegraph.components import GraphSpec
+from citegraph.conversation import Turn
 from citegraph.errors import AccessDenied, BackendUnavailable, CitegraphError, LimitExceeded, NotFound, StoreLocked, UserError
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.auth import Unauthorised as _Unauthorised
@@ -73,6 +74,7 @@ class AskRequest(BaseModel):
     scope: Literal["auto", "global", "local"] = Field(
         "auto", description="'global': answer from the graph's communities (a question about the whole corpus); 'auto': when asked so"
     )
+    conversation: list[dict[str, str]] = Field([], description='the turns before, oldest first: {"question", "answer"}')
 
 
 class VerifyRequest(BaseModel):
@@ -280,6 +282,7 @@ def create_app(
                 as_of=body.as_of,
                 scope=body.scope,
                 on_event=on_event,
+                conversation=tuple(Turn(t.get("question", ""), t.get("answer", "")) for t in body.conversation if t.get("question")),
             )
         )
 

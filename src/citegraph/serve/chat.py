@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from citegraph import output
+from citegraph.conversation import Turn
 from citegraph.errors import CitegraphError, NotFound, UserError
 from citegraph.models import Answer
 from citegraph.pipeline import CiteGraph
@@ -57,11 +58,26 @@ def _text(message: ChatMessage) -> str:
 
 
 def question_of(messages: list[ChatMessage]) -> str:
-    """The last user message's text: the question (earlier turns are the front end's history)."""
+    """The last user message's text: the question (earlier turns are the conversation before it)."""
     for message in reversed(messages):
         if message.role == "user" and _text(message).strip():
             return _text(message).strip()
     raise UserError("messages: no user message with text; the last user message is the question")
+
+
+def conversation_of(messages: list[ChatMessage]) -> tuple[Turn, ...]:
+    """The turns before the last user message: each earlier user message with the assistant's reply to
+    it (read only for the names it gives, to read a follow-up by: never evidence). A reply's sources
+    block is left out."""
+    last = max((i for i, m in enumerate(messages) if m.role == "user" and _text(m).strip()), default=-1)
+    turns: list[Turn] = []
+    for message in messages[:last]:
+        text = _text(message).strip()
+        if message.role == "user" and text:
+            turns.append(Turn(text))
+        elif message.role == "assistant" and text and turns and not turns[-1].answer:
+            turns[-1] = Turn(turns[-1].question, text.split("\nSources:")[0].strip())
+    return tuple(turns)
 
 
 def _pieces(text: str, size: int = 80) -> Iterator[str]:
@@ -91,11 +107,11 @@ def add_chat_routes(app: FastAPI, graph: CiteGraph, run: Callable[[Callable[[], 
         ``citegraph`` is the ``citegraph ask --json`` object. ``stream: true`` for server-sent events."""
         if body.model != MODEL_ID:
             raise NotFound("model", body.model, [MODEL_ID])
-        question = question_of(body.messages)
+        question, conversation = question_of(body.messages), conversation_of(body.messages)
         ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
 
         def answer() -> tuple[str, dict[str, Any]]:
-            result = run(lambda: graph.ask(question, labels=labels))
+            result = run(lambda: graph.ask(question, labels=labels, conversation=conversation))
             return output.answer_markdown(result), output.answer_json(result)
 
         if not body.stream:

@@ -30,6 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from citegraph import output
+from citegraph.conversation import Turn
 from citegraph.errors import CitegraphError, NotFound
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.auth import Unauthorised, bearer_labels
@@ -82,6 +83,7 @@ def build_server(graph: CiteGraph, tokens: TokenStore | None = None, *, labels: 
         hops: int | None = None,
         top_k: int | None = None,
         scope: str = "auto",
+        conversation: list[dict[str, str]] | None = None,
     ) -> dict[str, Any]:
         """Answer a question from the documents the caller may read. Every claim carries its cited spans
         (document, version, start, end, sentence) and a support verdict (label, score, stage). `status`:
@@ -90,10 +92,22 @@ def build_server(graph: CiteGraph, tokens: TokenStore | None = None, *, labels: 
         not_found (the documents do not answer it). `reply` is the answer as text with a sources block.
         `as_of` (YYYY-MM-DD) answers from the documents current on that day. `scope`: 'global' answers
         from the communities of the graph (one cited point per community, `communities` names them),
-        'local' by ranking sentences, 'auto' (default) globally when the question asks about the whole corpus."""
+        'local' by ranking sentences, 'auto' (default) globally when the question asks about the whole corpus.
+        `conversation`: the turns before, oldest first, each {"question": ..., "answer": ...}: the question is
+        read as their follow-up ("Which office is she in?"), and a `follow_up` warning says how it was read."""
         who = caller(ctx)
+        turns = tuple(Turn(str(t.get("question", "")), str(t.get("answer", ""))) for t in conversation or () if t.get("question"))
         answer = run(
-            lambda: graph.ask(question, labels=who, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=as_of, scope=scope)
+            lambda: graph.ask(
+                question,
+                labels=who,
+                hops=hops,
+                top_k=top_k,
+                include_superseded=include_superseded,
+                as_of=as_of,
+                scope=scope,
+                conversation=turns,
+            )
         )
         return {"reply": output.answer_markdown(answer), **output.answer_json(answer)}
 

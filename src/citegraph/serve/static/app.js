@@ -82,6 +82,7 @@ const WARNING = {
   summary: "Summary",
   overview: "Overview",
   not_an_answer: "Not shown to answer",
+  follow_up: "Read as a follow-up",
 };
 const RELEVANCE = { addressed: "The answer addresses the question.", partly_addressed: "The answer partly addresses the question.", not_addressed: "The answer does not address the question." };
 const STAGES = { retrieving: "Finding the evidence…", answering: "Writing the answer…", checking: "Checking each claim against its source…", comparing: "Comparing the sources…" };

@@ -1,0 +1,352 @@
+"""Follow-up questions: a question read in the light of the conversation before it.
+
+"Who leads the SSO project?" then "Which office is she in?": asked alone, the second question names
+nobody, and retrieval and every check would look for "she". :func:`resolve` writes the follow-up out
+from the earlier turns by rules (no language model) and says what it did, so that retrieval, the
+checks and the person all read the same question:
+
+- "he", "she", "his", "her"… stand for the last person the conversation named: the one the previous
+  answer gave (the reader's answer to a "who" question, :meth:`Turn.of`; a full name before a
+  one-word one; a chat line's speaker), else the previous question's: "Reading 'she' as 'Priya Nair'.";
+- "they", "their" stand for the people or the organisation the previous question named ("What did
+  Marrow & Finch ask for?" … "What did they get?"), else what it counted ("How many volunteers…"
+  … "How many hours did they put in?"), else the last person;
+- "it", "its" stand for what the previous question was about (its phrase that is not the one
+  asked for: "the SAML certificate rotation bug" of "Which version fixed the SAML certificate
+  rotation bug?");
+- none of them when the follow-up itself brings in, before the pronoun, someone or something new
+  ("a shift … to work it", "My mum can't leave the house. How many things can it bring her?");
+- "there", "that branch", "that room" stand for the place the previous answer gave when the previous
+  question asked where or which (a room, a branch), else the place the previous question named;
+- an elided follow-up with no verb ("And in Toronto?", "What about the Lisbon team?", "And for a
+  team manager?") is the previous question with the new words put in place of those of the same
+  kind (a place for a place, a name for a name, a phrase with the same preposition for its like),
+  or added at its end.
+
+An earlier answer is read only for the names it gives: only documents' spans are ever evidence. A
+question that needs none of this, or the first of a conversation, is returned as it is. Without a
+spaCy model, an elided follow-up is added to the end of the previous question and pronouns are left
+as written. The rules were written with the conversations of ``corpora/*/conversations.json`` in view
+(those marked "after the rules" were written later and never tuned on).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from citegraph.models import Answer, AnswerWarning
+from citegraph.question import parse
+
+__all__ = ["Resolved", "Turn", "resolve"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier turn: the question as it was understood, and the answer's text (its claims)."""
+
+    question: str
+    answer: str = ""
+
+    @classmethod
+    def of(cls, answer: Answer) -> Turn:
+        """A turn from an answer: its question as it was read, and the reader's answer (the person a
+        "who" question found, the place a "where" one did) ahead of the claims, so that "she" in
+        the next turn is the person this one answered with, not the first one its quotes name."""
+        reading = answer.answerability.reading if answer.answerability is not None else None
+        found = f"{reading.answer}. " if reading is not None and reading.answer else ""
+        return cls(answer.question, found + " ".join(claim.text for claim in answer.claims))
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A follow-up written out: the question retrieval and the checks read, and what was put in."""
+
+    question: str  #: the question as read
+    asked: str  #: the follow-up as the person wrote it
+    readings: tuple[tuple[str, str], ...] = ()  #: (the words written, what they were read as)
+
+    @property
+    def changed(self) -> bool:
+        return self.question != self.asked
+
+    def note(self) -> str:
+        """What was understood, in words: "Reading 'she' as 'Priya Nair'."; "" when nothing was."""
+        return " ".join(f"Reading {w!r} as {r!r}." for w, r in self.readings) if self.changed else ""
+
+    def warning(self) -> AnswerWarning:
+        """The answer's note that its question was read as a follow-up, and as what."""
+        return AnswerWarning(
+            "follow_up",
+            f"read as a follow-up of the conversation: {self.asked!r} as {self.question!r}. {self.note()}",
+            (("asked", self.asked), ("read_as", self.question)),
+        )
+
+
+_PERSON_WORDS = {"he": "", "she": "", "him": "", "her": "", "his": "'s", "hers": "'s"}
+_GROUP_WORDS = {"they": "", "them": "", "their": "'s", "theirs": "'s"}
+_THING_WORDS = {"it": "", "its": "'s"}
+_PRONOUNS = {**_PERSON_WORDS, **_GROUP_WORDS, **_THING_WORDS}
+_PLACE_NOUNS = "room|branch|office|city|place|building|site|venue|library|shop|store|country|team"
+_DEMONSTRATIVE = re.compile(rf"\b(?:that|this|the same) ({_PLACE_NOUNS})\b", re.IGNORECASE)
+_THERE = re.compile(r"\bthere\b", re.IGNORECASE)
+_ELIDED = re.compile(r"^(?:(?:and|but|so|ok|okay)[,]?\s+)?(?:(?:what|how) about\s+)?(?P<rest>.+?)\s*[?.!]*$", re.IGNORECASE)
+_OPENS = re.compile(r"^(?:and|but|so|ok|okay|what about|how about)\b", re.IGNORECASE)
+_PREPOSITIONS = frozenset("in at for on from to as by with during under over".split())
+_WH = frozenset("who whom whose what which where when why how".split())
+PEOPLE = frozenset({"PERSON"})
+GROUPS = frozenset({"PERSON", "ORG", "NORP"})
+PLACES = frozenset({"GPE", "LOC", "FAC"})
+NOT_THINGS = frozenset({"PERSON", "DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY"})
+
+
+def resolve(question: str, history: Sequence[Turn]) -> Resolved:
+    """``question`` written out from ``history`` (oldest first); unchanged when it needs nothing."""
+    asked = " ".join(question.split())
+    if not history or not asked:
+        return Resolved(asked, asked)
+    history = _understood(history[-MAX_TURNS:])
+    previous = history[-1]
+    parsed = parse([asked])
+    doc = None if parsed is None else parsed[0]
+    if _OPENS.match(asked) and (doc is None or not any(t.pos_ in ("VERB", "AUX") for t in doc)):
+        rest = (m.group("rest") if (m := _ELIDED.match(asked)) else "").strip()
+        if rest:
+            written = _substitute(previous.question, rest)
+            if written is not None:
+                return Resolved(written, asked, ((asked, written),))
+    if doc is None:
+        return Resolved(asked, asked)
+    out = asked
+    readings: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for token in doc:
+        word = token.lower_
+        if word in seen or word not in _PRONOUNS:
+            continue
+        if _named_before(doc, token.i, people=word not in _THING_WORDS):  # "a shift … to work it", "My mum … bring her"
+            continue
+        by = ""
+        if word in _PERSON_WORDS:
+            by, tail = _last(history, PEOPLE, answer_first=True), _PERSON_WORDS[word]
+        elif word in _GROUP_WORDS:
+            by, tail = _group(history), _GROUP_WORDS[word]
+        elif word in _THING_WORDS:
+            by, tail = _about(previous), _THING_WORDS[word]
+        if by:
+            seen.add(word)
+            tail = "'s" if token.tag_ == "PRP$" or tail else ""  # "her role": a possessive, as the tagger reads it
+            out = re.sub(rf"(?<![\w'’]){re.escape(token.text)}(?![\w'’])", by + tail, out, count=1)
+            readings.append((token.text, by))
+    pointed = _DEMONSTRATIVE.search(out) or _THERE.search(out)
+    place = _place(previous, history) if pointed else ""
+    if place:
+        if (m := _DEMONSTRATIVE.search(out)) is not None:
+            noun = m.group(1)
+            by = place if noun.casefold() in place.casefold() else f"the {place} {noun}"
+            out = out[: m.start()] + by + out[m.end() :]
+            readings.append((m.group(0), by))
+        elif (m := _THERE.search(out)) is not None and not re.search(r"\bthere (?:is|are|was|were|be)\b", out, re.IGNORECASE):
+            spoken = out[max(0, m.start() - 4) : m.start()].strip().casefold()
+            by = place if spoken in ("in", "at", "to", "from") else f"at {place}"
+            out = out[: m.start()] + by + out[m.end() :]
+            readings.append((m.group(0), place))
+    return Resolved(out, asked, tuple(readings))
+
+
+MAX_TURNS = 4  #: the turns a follow-up is read from (the last ones)
+
+
+def _understood(history: Sequence[Turn]) -> list[Turn]:
+    """The turns with each question read from the ones before it ("And in Toronto?" as the question it
+    stands for): a chat front end sends them as written."""
+    out: list[Turn] = []
+    for turn in history:
+        out.append(Turn(resolve(turn.question, out).question if out else turn.question, turn.answer))
+    return out
+
+
+def _doc(text: str) -> Any:
+    parsed = parse([text]) if text else None
+    return None if parsed is None else parsed[0]
+
+
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays "
+    "january february march april may june july august september october november december today tomorrow yesterday".split()
+)
+#: a chat line's speaker after its time ("2025-03-04 10:31 Sofia Almeida: …", "[12/03/2025, 19:40] Joana Ferreira: …")
+_SPEAKER = re.compile(r"(?:^|\n)\s*[\[\]\d/.,:\- ]*\s*([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,3}):\s")
+
+
+def _entities(text: str, labels: frozenset[str]) -> list[str]:
+    """The names ``text`` gives of those kinds, each cut to its leading capitalised words (a small
+    model's span "Gareth Lloyd manages Millbrook" is "Gareth Lloyd")."""
+    doc = _doc(text)
+    if doc is None:
+        return []
+    out = []
+    for e in doc.ents:
+        if e.label_ not in labels:
+            continue
+        words = []
+        for t in e:
+            if not (t.text[:1].isupper() or t.text in ("&", "of", "on", "de", "da", "van", "von") or t.like_num):
+                break
+            words.append(t.text_with_ws)
+        name = "".join(words).strip()
+        if name:
+            out.append(name)
+    return out
+
+
+def _capitalised(text: str, *, fragment: bool = False, joins: bool = True) -> list[str]:
+    """Runs of capitalised words ("Books on Wheels") that are no question word, no day or month and,
+    unless ``text`` is a fragment ("Northgate"), no sentence's plain first word: the names a small
+    model's entity tagger can miss ("Millbrook", "Bilal"). ``joins``: "of", "on", "&" may join two
+    names' words (not for a person's name)."""
+    doc = _doc(text)
+    if doc is None:
+        return []
+    runs: list[str] = []
+    current: list[str] = []
+
+    def name(t: Any) -> bool:
+        opening = t.is_sent_start and t.pos_ != "PROPN" and not fragment
+        return bool(t.text[:1].isupper()) and t.lower_ not in _WH and t.lower_ not in _CALENDAR and not opening
+
+    for t in doc:
+        if name(t) or (joins and current and t.lower_ in ("of", "on", "&", "de", "da") and t.i + 1 < len(doc) and name(doc[t.i + 1])):
+            current.append(t.text_with_ws)
+        elif current:
+            runs.append("".join(current).strip())
+            current = []
+    return [*runs, "".join(current).strip()] if current else runs
+
+
+def _last(history: Sequence[Turn], labels: frozenset[str], *, answer_first: bool) -> str:
+    """The first name of those kinds in the last turn that gives one (its answer first, or its
+    question first); for a person, a chat line's speaker counts, and where the tagger finds none,
+    the first capitalised name."""
+    for turn in reversed(history):
+        for text in (turn.answer, turn.question) if answer_first else (turn.question, turn.answer):
+            found = _entities(text, labels)
+            if labels == PEOPLE:  # a full name first: a one-word "person" is often a product ("Gantt")
+                names = _capitalised(text, joins=False)
+                full = [n for n in found if " " in n] + _SPEAKER.findall(text) + [n for n in names if " " in n]
+                found = full + found + names
+            elif not found and text:
+                found = _capitalised(text)
+            if found:
+                return found[0]
+    return ""
+
+
+def _group(history: Sequence[Turn]) -> str:
+    """Who "they" are: the people or organisation the previous question named, else what it counted
+    ("How many volunteers…": "volunteers"), else the last person named."""
+    previous = history[-1]
+    named = _entities(previous.question, GROUPS)
+    if named:
+        return named[0]
+    doc = _doc(previous.question)
+    if doc is not None:
+        for chunk in doc.noun_chunks:
+            if chunk.root.tag_ in ("NNS", "NNPS"):
+                words = [t.text for t in chunk if t.lower_ not in _WH and t.lower_ not in ("many", "much", "the")]
+                if words:
+                    return " ".join(words)
+    return _last(history, PEOPLE, answer_first=True)
+
+
+def _about(previous: Turn) -> str:
+    """What the previous question was about: its noun phrase that is not the one asked for (not
+    opening with a question word, no person), the one holding a name first; else a name of a thing
+    in the previous answer."""
+    doc = _doc(previous.question)
+    if doc is not None:
+        for t in doc:  # the thing the verb acts on or is said of, not the one asked for
+            if t.dep_ in ("dobj", "nsubjpass", "attr", "nsubj") and t.pos_ in ("NOUN", "PROPN"):
+                span = next((c for c in doc.noun_chunks if c.root.i == t.i), doc[t.i : t.i + 1])
+                if not any(w.lower_ in _WH for w in span) and not any(
+                    e.label_ == "PERSON" and e.start < span.end and e.end > span.start for e in doc.ents
+                ):
+                    return span.text
+        chunks = [
+            c
+            for c in doc.noun_chunks
+            if c[0].lower_ not in _WH
+            and c.root.pos_ != "PRON"
+            and not any(e.label_ == "PERSON" and e.start < c.end and e.end > c.start for e in doc.ents)
+        ]
+        named = [c for c in chunks if any(e.label_ not in NOT_THINGS and e.start < c.end and e.end > c.start for e in doc.ents)]
+        if named or chunks:
+            return (named or chunks)[0].text
+    things = _entities(previous.answer, frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC", "GPE", "LOC", "LAW"}))
+    return things[0] if things else ""
+
+
+def _named_before(doc: Any, i: int, *, people: bool) -> bool:
+    """The follow-up brings in, before word ``i``, something new that "it" stands for (a phrase with
+    "a", "an" or "another": "What happens to a shift … to work it?") or, for a personal pronoun
+    (``people``), someone new (also "my", "your", "our": "My mum can't leave the house. How many
+    things can it bring her?"); a day or a time is nobody ("on a Thursday")."""
+    times = {t.i for e in doc.ents if e.label_ in ("DATE", "TIME") for t in e}
+    opens = ("a", "an", "another", "my", "your", "our") if people else ("a", "an", "another")
+    return any(c.end <= i and c[0].lower_ in opens and c.root.i not in times for c in doc.noun_chunks)
+
+
+def _place(previous: Turn, history: Sequence[Turn]) -> str:
+    """The place "there" or "that room" stands for: the previous answer's, when the previous question
+    asked where or which (a room, a branch); else the last place a question named."""
+    q = previous.question.casefold()
+    if re.match(rf"^(?:where|which (?:{_PLACE_NOUNS})|what (?:{_PLACE_NOUNS}))\b", q):
+        found = _entities(previous.answer, PLACES | {"ORG"}) or _capitalised(previous.answer)
+        if found:
+            return found[0]
+    return _last(history, PLACES | {"ORG"}, answer_first=False)
+
+
+def _substitute(previous: str, rest: str) -> str | None:
+    """The previous question with ``rest`` ("in Toronto", "the Lisbon team", "for a team manager",
+    "Northgate") put in place of its words of the same kind, or at its end; None without one.
+    In order: a phrase with the same head noun ("the Lisbon team" for "the Leeds team"); a name of
+    the same kind ("Toronto" for "Leeds"; "the UK" as a whole); a phrase with the same preposition,
+    the last ("for a team manager" for "for most roles"); a name for the first name ("Northgate"
+    for "Central")."""
+    body = previous.strip().rstrip("?.! ")
+    rest = rest.rstrip("?.! ")
+    if not body or not rest:
+        return None
+    new_doc, old_doc = _doc(rest), _doc(body)
+
+    def put(start: int, end: int, text: str) -> str:
+        return body[:start] + text + body[end:] + "?"
+
+    first = rest.split()[0].casefold()
+    if new_doc is not None and old_doc is not None:
+        new_chunks = list(new_doc.noun_chunks)
+        if first not in _PREPOSITIONS and len(new_chunks) == 1 and new_chunks[0].root.pos_ == "NOUN":
+            for chunk in old_doc.noun_chunks:
+                if chunk.root.lemma_ == new_chunks[0].root.lemma_ and chunk[0].lower_ not in _WH:
+                    return put(chunk.start_char, chunk.end_char, rest)
+        for new in new_doc.ents:
+            for old in old_doc.ents:
+                if old.label_ == new.label_ and old.label_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
+                    start = old.start_char
+                    chunk = next((c for c in old_doc.noun_chunks if c.start <= old.start and old.end <= c.end), None)
+                    if chunk is not None and chunk.end == old.end and chunk[0].lower_ == "the" and chunk.start == old.start - 1:
+                        start = chunk.start_char  # "the UK" is one name with its article: "in Portugal"
+                    return put(start, old.end_char, new.text)
+        if first in _PREPOSITIONS:
+            phrases = [t for t in old_doc if t.lower_ == first and t.dep_ in ("prep", "agent", "dative")]
+            if phrases:
+                span = old_doc[phrases[-1].i : phrases[-1].right_edge.i + 1]
+                return put(span.start_char, span.end_char, rest)
+    names, old_names = _capitalised(rest, fragment=True), _capitalised(body)
+    if names and old_names and " ".join(names) == rest.removeprefix("the ").strip():
+        at = body.find(old_names[0])
+        return put(at, at + len(old_names[0]), rest)
+    return f"{body} {rest}?"

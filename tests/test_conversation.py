@@ -1,0 +1,147 @@
+"""Follow-up questions read in the light of the conversation (citegraph/conversation.py): a pronoun for
+the person or thing the turns before named, an elided question written out from the previous one, and
+a question that needs nothing left as it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from citegraph.conversation import Resolved, Turn, resolve
+
+pytest.importorskip("spacy")
+
+
+def test_the_first_question_and_a_whole_question_are_read_as_written() -> None:
+    assert resolve("Which office is Priya Nair in?", ()) == Resolved("Which office is Priya Nair in?", "Which office is Priya Nair in?")
+    whole = resolve("How many days of leave do I get?", [Turn("Who leads the SSO project?", "Priya Nair leads the SSO project.")])
+    assert not whole.changed and whole.note() == ""
+
+
+def test_a_personal_pronoun_is_the_person_the_last_answer_named() -> None:
+    turns = [Turn("Who leads the SSO project?", "Priya Nair leads the SSO project from the Lisbon office.")]
+    read = resolve("Which office is she in?", turns)
+    assert read.question == "Which office is Priya Nair in?"
+    assert read.note() == "Reading 'she' as 'Priya Nair'."
+    assert resolve("What is her role?", turns).question == "What is Priya Nair's role?"
+    # a chat line's speaker is a person, whatever the tagger makes of the line
+    chat = [Turn("Who decided the rollback?", "2025-03-04 10:31 Sofia Almeida: Roll back to 4.12.0 now.")]
+    assert resolve("Which team does she manage?", chat).question == "Which team does Sofia Almeida manage?"
+
+
+def test_they_are_the_organisation_the_last_question_named() -> None:
+    turns = [Turn("What did Marrow & Finch ask support for?", "They asked for a refund.")]
+    assert resolve("What did they get while their request was reviewed?", turns).question == (
+        "What did Marrow & Finch get while Marrow & Finch's request was reviewed?"
+    )
+
+
+def test_it_is_what_the_last_question_was_about_unless_the_follow_up_brings_in_something_new() -> None:
+    turns = [Turn("What is the home delivery service called?", "Books on Wheels.")]
+    assert (
+        resolve("How many items can it bring each time?", turns).question == "How many items can the home delivery service bring each time?"
+    )
+    shift = [Turn("Who manages Millbrook?", "Gareth Lloyd manages Millbrook.")]
+    # "a shift … to work it": the shift, not anything said before
+    assert "work it" in resolve("What happens to a shift if only one person is free to work it?", shift).question
+
+
+def test_there_and_that_room_are_the_place_the_last_turn_gave() -> None:
+    where = [Turn("Where do the Riverside Writers meet?", "Willow Room, Eastbank, first and third Wednesday of each month.")]
+    assert resolve("How many people fit in that room?", where).question == "How many people fit in Willow Room?"
+    named = [Turn("When does Millbrook open on Mondays?", "Millbrook opens at 9:30.")]
+    assert resolve("How do I get into that branch?", named).question == "How do I get into the Millbrook branch?"
+    assert resolve("Who works there on Saturdays?", named).question == "Who works at Millbrook on Saturdays?"
+
+
+@pytest.mark.parametrize(
+    ("previous", "follow_up", "read_as"),
+    [
+        ("How much holiday do people in the Leeds office get?", "And in Toronto?", "How much holiday do people in the Toronto office get?"),
+        ("Which day is the Leeds team in the office?", "What about the Lisbon team?", "Which day is the Lisbon team in the office?"),
+        ("What's the mileage rate for work in the UK?", "And in Portugal?", "What's the mileage rate for work in Portugal?"),
+        (
+            "What's the notice period for most roles after probation?",
+            "And for a team manager?",
+            "What's the notice period for a team manager after probation?",
+        ),
+        ("Who unlocks Central on Saturdays?", "And Northgate?", "Who unlocks Northgate on Saturdays?"),
+    ],
+)
+def test_an_elided_follow_up_is_the_last_question_with_the_new_words_in_place(previous: str, follow_up: str, read_as: str) -> None:
+    read = resolve(follow_up, [Turn(previous, "")])
+    assert read.question == read_as and read.asked == follow_up
+    warning = read.warning()
+    assert warning.code == "follow_up" and dict(warning.data) == {"asked": follow_up, "read_as": read_as}
+
+
+def test_a_three_turn_conversation_reads_each_turn_from_the_ones_before() -> None:
+    turns = [
+        Turn("Who was on call in the first week of March?", "2025-03-03 11:49 Tom Ashby: me until Friday."),
+        Turn("Who took over for the weekend?", "2025-03-07 16:58 Hannah Lindqvist: got it, I'm primary until Monday."),
+    ]
+    assert resolve("Which office is she in?", turns).question == "Which office is Hannah Lindqvist in?"
+    # the turns as a chat front end sends them, as written: each is read from the ones before it first
+    elided = [Turn("How much holiday do people in the Leeds office get?"), Turn("And in Toronto?")]
+    assert resolve("And in Lisbon?", elided).question == "How much holiday do people in the Lisbon office get?"
+
+
+def test_a_pronoun_for_someone_the_follow_up_itself_brings_in_is_left_alone() -> None:
+    turns = [Turn("What is the home delivery service called?", "Books on Wheels brings books to people who cannot get out.")]
+    read = resolve("My mum can't leave the house. How many things can it bring her each time?", turns)
+    # "her" is the mum this question brings in; "it" is still the service the last question was about
+    assert read.question == "My mum can't leave the house. How many things can the home delivery service bring her each time?"
+
+
+def test_a_turn_from_an_answer_puts_the_readers_answer_first() -> None:
+    from citegraph.models import Answer, Answerability, AnswerStatus, Claim, ClaimStatus, Located, Retrieval
+
+    said = "Tom Ashby was on call until Friday; Hannah Lindqvist took over."
+    claims = (Claim(said, said + " [1]", ClaimStatus.SUPPORTED),)
+    reading = Located("Hannah Lindqvist", 1, 0.7)
+    answer = Answer(
+        "Who took over for the weekend?",
+        said + " [1]",
+        AnswerStatus.QUOTED,
+        (),
+        claims,
+        (),
+        Retrieval("Who took over for the weekend?", (), 0, (), ()),
+        (),
+        answerability=Answerability(True, 0.9, reading=reading),
+    )
+    turn = Turn.of(answer)
+    assert turn.question == "Who took over for the weekend?" and turn.answer.startswith("Hannah Lindqvist. Tom Ashby")
+    assert resolve("Which office is she in?", [turn]).question == "Which office is Hannah Lindqvist in?"
+
+
+def test_a_chat_front_ends_messages_are_the_turns_before_the_last_question() -> None:
+    from citegraph.serve.chat import ChatMessage, conversation_of, question_of
+
+    messages = [
+        ChatMessage(role="system", content="Be brief."),
+        ChatMessage(role="user", content="Who leads the SSO project?"),
+        ChatMessage(role="assistant", content="Priya Nair leads the SSO project [1].\n\nSources:\n- [1] people.md, Tomás Silva"),
+        ChatMessage(role="user", content=[{"type": "text", "text": "Which office is she in?"}]),
+    ]
+    assert question_of(messages) == "Which office is she in?"
+    (turn,) = conversation_of(messages)
+    assert turn == Turn("Who leads the SSO project?", "Priya Nair leads the SSO project [1].")  # the sources block left out
+    assert conversation_of(messages[:2]) == ()
+
+
+def test_a_corpus_conversation_must_end_on_a_question_of_the_corpus(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from citegraph.errors import UserError
+    from citegraph.eval.corpus import load_conversations
+
+    assert load_conversations(tmp_path, {"q-1"}) == ()  # no file: no conversations
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps({"conversations": [{"id": "c-1", "turns": ["Who leads SSO?", "Where is she?"], "standalone": "q-1"}]}))
+    (conversation,) = load_conversations(tmp_path, {"q-1"})
+    assert conversation.turns == ("Who leads SSO?", "Where is she?") and conversation.standalone == "q-1"
+    with pytest.raises(UserError, match=r"conversations\.json: conversations\[0\]: standalone 'q-1' is no question id"):
+        load_conversations(tmp_path, {"q-2"})
+    path.write_text(json.dumps({"conversations": [{"id": "c-1", "turns": ["Only one?"], "standalone": "q-1"}]}))
+    with pytest.raises(UserError, match="two or more questions"):
+        load_conversations(tmp_path, {"q-1"})
