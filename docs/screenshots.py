@@ -9,6 +9,9 @@ handbook (the checker verifies; the extractive answerer writes).
     .venv/bin/python docs/screenshots.py --out docs/results/2026-12-03/page-abbreviations --answer-only \
         --docs tests/data/abbreviations --question "What is the usual treatment for BCC?"
 
+    .venv/bin/python docs/screenshots.py --out docs/results/2026-12-04/page-follow-up --answer-only \
+        --follow-up "Who approves them?"
+
 Writes ``{desktop,phone}-{light,dark}-{answer,preview,source,routes,documents}.png``. Not a test: the
 browser tests (tests/test_page_browser.py) check the same flows and write nothing here.
 """
@@ -34,6 +37,7 @@ def main() -> None:
     parser.add_argument("--question", default=QUESTION, help="the question asked on the page")
     parser.add_argument("--answer-only", action="store_true", help="only the answer's screenshots (e.g. of another status)")
     parser.add_argument("--docs", type=Path, help="a folder to ingest instead of the bundled Larkspur handbook")
+    parser.add_argument("--follow-up", help="then this follow-up, in the same conversation ({size}-{scheme}-follow-up.png)")
     args = parser.parse_args()
     chromium = shutil.which("chromium")
     if chromium is None:
@@ -78,6 +82,13 @@ def main() -> None:
                         page.wait_for_selector("#status[data-code]")
                         name = f"{size}-{scheme}"
                         page.screenshot(path=str(args.out / f"{name}-answer.png"), full_page=True)
+                        if args.follow_up:
+                            page.fill("#question", args.follow_up)
+                            page.click("#ask-button")
+                            page.wait_for_function(
+                                "document.querySelectorAll('#turns .turn').length >= 1 && !document.getElementById('ask-button').disabled"
+                            )
+                            page.screenshot(path=str(args.out / f"{name}-follow-up.png"), full_page=True)
                         if args.answer_only:
                             page.close()
                             continue

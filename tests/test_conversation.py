@@ -145,3 +145,20 @@ def test_a_corpus_conversation_must_end_on_a_question_of_the_corpus(tmp_path) ->
     path.write_text(json.dumps({"conversations": [{"id": "c-1", "turns": ["Only one?"], "standalone": "q-1"}]}))
     with pytest.raises(UserError, match="two or more questions"):
         load_conversations(tmp_path, {"q-1"})
+
+
+def test_an_answer_with_no_claims_gives_no_one_to_the_next_turn() -> None:
+    from citegraph.models import Answer, Answerability, AnswerStatus, Located, Retrieval
+
+    nothing = Answer(
+        "Who is the data protection officer?",
+        "",
+        AnswerStatus.NOT_FOUND,
+        (),
+        (),
+        (),
+        Retrieval("Who is the data protection officer?", (), 0, (), ()),
+        (),
+        answerability=Answerability(False, 0.1, reading=Located("Henrik Dahl", 1, 0.2)),
+    )
+    assert Turn.of(nothing) == Turn("Who is the data protection officer?", "")

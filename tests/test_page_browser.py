@@ -301,3 +301,36 @@ def test_an_overview_is_shown_as_cited_points_grouped_by_theme(server, axe: str,
         violations = _serious(page, axe)
         assert not violations, violations
         browser.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("view", ["desktop", "phone"])
+def test_a_follow_up_is_read_from_the_conversation_shown_above_it(server, axe: str, view: str, scheme: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Two turns: the second ("Who approves them?") is read as "Who approves exports?" and says so;
+    the first stays above it with its chips still opening their sources; a new conversation forgets it."""
+    base, _token, _nobody, _clinic = server
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport=VIEWS[view], color_scheme=scheme)
+        page.goto(base + "/")
+        _ask(page, QUESTION)
+        assert page.is_hidden("#conversation")  # one turn: nothing earlier to show
+        first = page.evaluate("() => current.question")
+        _ask(page, "Who approves them?")
+        page.wait_for_function("current && current.question !== " + repr(first))
+        assert page.evaluate("() => current.question") == "Who approves exports?"
+        assert "Read as a follow-up: “Who approves exports?”" in page.inner_text("#answer")
+        assert "follow_up" in page.eval_on_selector_all("#warnings li", "items => items.map((li) => li.dataset.code)")
+        assert page.is_visible("#conversation") and page.locator("#turns .turn").count() == 1
+        assert first in page.inner_text("#turns")
+        page.locator("#turns .chip").first.click()  # an earlier turn's source still opens
+        page.wait_for_selector("#source:not([hidden])")
+        if view == "phone":
+            assert page.evaluate("document.documentElement.scrollWidth") <= VIEWS[view]["width"]
+        page.screenshot(path=str(tmp_path / f"{view}-{scheme}-follow-up.png"), full_page=True)
+        violations = _serious(page, axe)
+        assert not violations, violations
+        page.click("#source-close")
+        page.click("#new-conversation")
+        assert page.is_hidden("#conversation") and page.locator("#turns .turn").count() == 0
+        browser.close()

@@ -56,7 +56,8 @@ class Turn:
         "who" question found, the place a "where" one did) ahead of the claims, so that "she" in
         the next turn is the person this one answered with, not the first one its quotes name."""
         reading = answer.answerability.reading if answer.answerability is not None else None
-        found = f"{reading.answer}. " if reading is not None and reading.answer else ""
+        # an answer that says the documents do not answer gives no one to the next turn
+        found = f"{reading.answer}. " if reading is not None and reading.answer and answer.claims else ""
         return cls(answer.question, found + " ".join(claim.text for claim in answer.claims))
 
 

@@ -9,7 +9,7 @@ Each context sentence is read with the text before it (:data:`LEAD_IN` character
 document), so a sentence that says "she" is read with the name given before it; the reader also reads
 it alone, so that what it points at is in that sentence and not a neighbour (a window of 400
 characters either side, as before, let a neighbour's words stand for the sentence: on the development
-corpora's dev halves the reader's best sentence held the gold answer for 33 of 78 questions read that
+corpora's dev halves the reader's best sentence held the gold answer for 28 of 78 questions read that
 way, 50 read alone; docs/results/2026-12-04/reader-reading/).
 
 - ``entities``: the share of the question's named entities whose every word occurs in the context

@@ -99,6 +99,46 @@ function routeText(route) {
 
 // -- asking, streamed -----------------------------------------------------------------------------------
 let current = null; // the answer shown
+let turns = []; // the conversation so far: each earlier answer (its question as read, its claims)
+const MAX_TURNS = 4; // the turns sent with a follow-up (the server reads the last four)
+
+function turnOf(answer) {
+  // what the next question is read from: the question as read, the reader's answer, the claims
+  const lead = answer.lead ? answer.lead.text + ". " : "";
+  return { question: answer.question, answer: lead + answer.claims.map((c) => c.text).join(" ") };
+}
+
+function renderTurns() {
+  // the earlier turns, oldest first: each question, its status, its claims with their sources still clickable
+  const list = $("turns");
+  list.textContent = "";
+  const earlier = turns.filter((t) => t !== current);
+  for (const answer of earlier) {
+    const item = el("li", "", "turn");
+    const [statusWords, tone] = STATUS[answer.status] || [words(answer.status), "caution"];
+    const head = el("p", "", "turn-question");
+    head.append(el("strong", answer.question), " ", el("span", statusWords, "badge " + tone));
+    item.append(head);
+    const p = el("p", "", "turn-answer");
+    if (!answer.claims.length) p.append(el("span", "No answer in your documents.", "note"));
+    for (const claim of answer.claims) {
+      p.append(el("span", claim.text + " ", "claim"));
+      for (const c of claim.citations) p.append(chip(c, c.support.label));
+    }
+    item.append(p);
+    list.append(item);
+  }
+  $("conversation").hidden = earlier.length === 0;
+}
+
+$("new-conversation").addEventListener("click", () => {
+  turns = [];
+  current = null;
+  $("result").hidden = true;
+  $("empty-ask").hidden = false;
+  renderTurns();
+  $("question").focus();
+});
 
 function setBusy(busy, stage) {
   $("ask-button").disabled = busy;
@@ -140,7 +180,8 @@ $("ask-form").addEventListener("submit", async (event) => {
   setBusy(true, STAGES.retrieving);
   const partial = { claims: [], context: [], draft: "" };
   try {
-    const body = answerText ? { question, answer_text: answerText } : { question };
+    const conversation = turns.slice(-MAX_TURNS).map(turnOf);
+    const body = answerText ? { question, answer_text: answerText } : { question, conversation };
     await vocabulary;
     const response = await fetch("/ask/stream", { method: "POST", headers: headers(true), body: JSON.stringify(body) });
     if (!response.ok) throw await failure(response);
@@ -149,7 +190,11 @@ $("ask-form").addEventListener("submit", async (event) => {
       else if (kind === "context") partial.context = data;
       else if (kind === "draft") { partial.draft = data; renderPartial(partial); }
       else if (kind === "claim") { partial.claims[data.index] = data.claim; renderPartial(partial); }
-      else if (kind === "done") renderAnswer(data);
+      else if (kind === "done") {
+        if (!answerText) turns.push(data); // a checked answer written elsewhere is no turn of the conversation
+        renderAnswer(data);
+        renderTurns();
+      }
       else if (kind === "error") throw new ApiError(data.status, data.type, data.message);
     }
   } catch (error) {
@@ -268,6 +313,11 @@ function renderAnswer(answer) {
   const box = $("answer");
   box.textContent = "";
   const spelled = (answer.retrieval && answer.retrieval.spelled_out) || [];
+  const followUp = (answer.warnings || []).find((w) => w.code === "follow_up");
+  if (followUp) {
+    // a follow-up, written out from the turns before it: say how it was read
+    box.append(el("p", `Read as a follow-up: “${followUp.read_as}”`, "note"));
+  }
   if (spelled.length) {
     // the question was read with the abbreviations the documents define spelled out
     box.append(el("p", "Read with the abbreviations your documents define: " + spelled.map(x => `${x.short} = ${x.long}`).join("; "), "note"));
