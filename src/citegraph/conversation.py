@@ -108,7 +108,11 @@ def resolve(question: str, history: Sequence[Turn]) -> Resolved:
     asked = " ".join(question.split())
     if not history or not asked:
         return Resolved(asked, asked)
-    history = _understood(history[-MAX_TURNS:])
+    return _resolve(asked, _understood(history[-MAX_TURNS:]))
+
+
+def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
+    """``asked`` written out from ``history``, whose questions are already as understood."""
     previous = history[-1]
     parsed = parse([asked])
     doc = None if parsed is None else parsed[0]
@@ -165,7 +169,8 @@ def _understood(history: Sequence[Turn]) -> list[Turn]:
     stands for): a chat front end sends them as written."""
     out: list[Turn] = []
     for turn in history:
-        out.append(Turn(resolve(turn.question, out).question if out else turn.question, turn.answer))
+        asked = " ".join(turn.question.split())
+        out.append(Turn(_resolve(asked, out).question if out and asked else asked, turn.answer))
     return out
 
 

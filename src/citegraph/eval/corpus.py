@@ -118,13 +118,17 @@ def _quote(row: Any, where: str) -> Quote:
     return Quote(_field(row, "document", where, str), _field(row, "quote", where, str))
 
 
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not valid JSON ({exc}); fix the file") from exc
+
+
 def load_corpus(folder: Path) -> Corpus:
     """Read ``folder/corpus.json``; a missing field or document is a :class:`UserError` naming it."""
     path = folder / "corpus.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc}); fix the file") from exc
+    data = _read_json(path)
     documents = []
     for i, row in enumerate(_field(data, "documents", str(path), list)):
         where = f"{path}: documents[{i}]"
@@ -171,10 +175,7 @@ def load_conversations(folder: Path, questions: set[str]) -> tuple[Conversation,
     path = folder / "conversations.json"
     if not path.is_file():
         return ()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc}); fix the file") from exc
+    data = _read_json(path)
     out = []
     for i, row in enumerate(_field(data, "conversations", str(path), list)):
         where = f"{path}: conversations[{i}]"
