@@ -18,8 +18,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("models", "settings"),
     ("sentences", "embed", "store"),  # the ground-floor text, vector and storage services
     ("llm", "question"),  # model runtimes; the question of an ask, parsed once
-    ("extract", "verify", "conversation"),  # conversation: a follow-up question read from the turns before it
-    ("answer", "retrieve"),
+    ("extract", "verify"),
+    ("answer", "retrieve", "conversation"),  # conversation: a follow-up question read from the turns before it
     ("components",),  # makes the parts above from spec strings
     ("ingest", "export"),
     ("eval", "facade"),

@@ -39,6 +39,7 @@ from typing import Any
 
 from citegraph.models import Answer, AnswerWarning
 from citegraph.question import parse
+from citegraph.verify.text import DAYS, MONTHS
 
 __all__ = ["Resolved", "Turn", "resolve"]
 
@@ -145,10 +146,10 @@ def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
             tail = "'s" if token.tag_ == "PRP$" or tail else ""  # "her role": a possessive, as the tagger reads it
             out = re.sub(rf"(?<![\w'’]){re.escape(token.text)}(?![\w'’])", by + tail, out, count=1)
             readings.append((token.text, by))
-    pointed = _DEMONSTRATIVE.search(out) or _THERE.search(out)
-    place = _place(previous, history) if pointed else ""
+    demonstrative = _DEMONSTRATIVE.search(out)
+    place = _place(previous, history) if demonstrative or _THERE.search(out) else ""
     if place:
-        if (m := _DEMONSTRATIVE.search(out)) is not None:
+        if (m := demonstrative) is not None:
             noun = m.group(1)
             by = place if noun.casefold() in place.casefold() else f"the {place} {noun}"
             out = out[: m.start()] + by + out[m.end() :]
@@ -179,10 +180,8 @@ def _doc(text: str) -> Any:
     return None if parsed is None else parsed[0]
 
 
-_CALENDAR = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays "
-    "january february march april may june july august september october november december today tomorrow yesterday".split()
-)
+#: days (and their plurals), months and relative days: capitalised, and no names
+_CALENDAR = frozenset([*DAYS, *(d + "s" for d in DAYS), *MONTHS, "today", "tomorrow", "yesterday"])
 #: a chat line's speaker after its time ("2025-03-04 10:31 Sofia Almeida: …", "[12/03/2025, 19:40] Joana Ferreira: …")
 _SPEAKER = re.compile(r"(?:^|\n)\s*[\[\]\d/.,:\- ]*\s*([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,3}):\s")
 
@@ -273,21 +272,17 @@ def _about(previous: Turn) -> str:
     in the previous answer."""
     doc = _doc(previous.question)
     if doc is not None:
+
+        def names(span: Any, kinds: Any) -> bool:  # a name of one of ``kinds`` overlaps ``span``
+            return any(kinds(e.label_) and e.start < span.end and e.end > span.start for e in doc.ents)
+
         for t in doc:  # the thing the verb acts on or is said of, not the one asked for
             if t.dep_ in ("dobj", "nsubjpass", "attr", "nsubj") and t.pos_ in ("NOUN", "PROPN"):
                 span = next((c for c in doc.noun_chunks if c.root.i == t.i), doc[t.i : t.i + 1])
-                if not any(w.lower_ in _WH for w in span) and not any(
-                    e.label_ == "PERSON" and e.start < span.end and e.end > span.start for e in doc.ents
-                ):
+                if not any(w.lower_ in _WH for w in span) and not names(span, PEOPLE.__contains__):
                     return span.text
-        chunks = [
-            c
-            for c in doc.noun_chunks
-            if c[0].lower_ not in _WH
-            and c.root.pos_ != "PRON"
-            and not any(e.label_ == "PERSON" and e.start < c.end and e.end > c.start for e in doc.ents)
-        ]
-        named = [c for c in chunks if any(e.label_ not in NOT_THINGS and e.start < c.end and e.end > c.start for e in doc.ents)]
+        chunks = [c for c in doc.noun_chunks if c[0].lower_ not in _WH and c.root.pos_ != "PRON" and not names(c, PEOPLE.__contains__)]
+        named = [c for c in chunks if names(c, lambda label: label not in NOT_THINGS)]
         if named or chunks:
             return (named or chunks)[0].text
     things = _entities(previous.answer, frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC", "GPE", "LOC", "LAW"}))

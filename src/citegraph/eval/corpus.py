@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.answer.citations import cited_markers
+from citegraph.conversation import Turn
 from citegraph.errors import UserError
 from citegraph.eval import Bars, no_bars
 from citegraph.eval.answers import ABSTAINED, said
@@ -261,8 +262,6 @@ def evaluate(graph: Any, corpus: Corpus, advance: Callable[..., None] = lambda *
 def follow_ups(graph: Any, corpus: Corpus, advance: Callable[..., None] = lambda *_a: None) -> list[dict[str, Any]]:
     """Each conversation asked turn by turn, every turn with the ones before it; the last judged as
     its standalone question is (:func:`judge`), with what the follow-up was read as."""
-    from citegraph.conversation import Turn  # the conversation layer sits below eval; imported where used
-
     by_id = {q.id: q for q in corpus.questions}
     rows = []
     for n, conversation in enumerate(corpus.conversations, 1):
