@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml constraints.txt Makefile
 	$(BIN)/python -m pip install -q --upgrade pip
 	# Built here, never taken from pip's wheel cache: a wheel cached by an earlier build may hold other CPU flags.
 	CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q --no-cache-dir -c constraints.txt 'llama-cpp-python[server]'
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,pgvector,ray]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,llm,serve,postgres,pgvector,ray,integrations]'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -25,7 +25,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("eval", "facade"),
     ("pipeline",),  # CiteGraph: the one object the edges call
     ("output",),
-    ("serve",),
+    ("serve", "integrations"),  # the HTTP edges, and the retrievers for LangChain and LlamaIndex
     ("cli", "demo", "citegraph"),  # the edges, and the package's own __init__
 )
 FLOOR = {unit: n for n, units in enumerate(FLOORS) for unit in units}
