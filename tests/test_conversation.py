@@ -162,3 +162,42 @@ def test_an_answer_with_no_claims_gives_no_one_to_the_next_turn() -> None:
         answerability=Answerability(False, 0.1, reading=Located("Henrik Dahl", 1, 0.2)),
     )
     assert Turn.of(nothing) == Turn("Who is the data protection officer?", "")
+
+
+def test_citegraph_chat_reads_each_line_as_a_follow_up_of_the_ones_before(tmp_path, write, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The CLI keeps the conversation too: a pronoun is read from the turn before, '/new' forgets the
+    turns, and a bad line (too long) is reported without ending the session; --json gives one
+    answer per line."""
+    import json
+
+    from click.testing import CliRunner
+
+    from citegraph.cli import main
+
+    monkeypatch.setenv("CITEGRAPH_DB", str(tmp_path / "chat.db"))
+    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
+    folder = write("team.md", "Priya Nair leads the SSO project. Priya Nair works from the Lisbon office.").parent
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(folder), "--quiet"], catch_exceptions=False).exit_code == 0
+    lines = [
+        "Who leads the SSO project?",
+        "Which office does she work from?",
+        "x" * 5000,
+        "/new",
+        "Which office does she work from?",
+        "/quit",
+        "ignored",
+    ]
+    result = runner.invoke(main, ["chat", "--json", "--verifier", "guards"], input="\n".join(lines) + "\n", catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 4  # three answers and one error; nothing after /quit
+    first, follow, error, fresh = rows
+    assert "Priya Nair" in first["answer"]
+    assert follow["question"] == "Which office does Priya Nair work from?"
+    assert any(w["code"] == "follow_up" for w in follow["warnings"]) and "Lisbon" in follow["answer"]
+    assert "error" in error and "question" in error
+    assert fresh["question"] == "Which office does she work from?"  # after /new: read as written
+    assert not any(w["code"] == "follow_up" for w in fresh["warnings"])
+    plain = runner.invoke(main, ["chat", "--verifier", "guards"], input="Who leads the SSO project?\nWhich office does she work from?\n")
+    assert plain.exit_code == 0 and "Reading 'she' as 'Priya Nair'" in plain.stdout

@@ -131,8 +131,9 @@ def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the rich view")(f)
 
 
-def print_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+def print_json(data: Any, *, compact: bool = False) -> None:
+    """``data`` as JSON on stdout: indented, or on one line (``compact``: JSON Lines)."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=None if compact else 2))
 
 
 def fail(as_json: bool, kind: str, message: str, code: int, *, hint: str = "", label: str = "error") -> int:
