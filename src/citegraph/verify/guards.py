@@ -69,6 +69,7 @@ from citegraph.verify.text import (
     shared_values,
     show_moment,
     singular,
+    spelled_number,
     tokenize,
 )
 
@@ -371,7 +372,20 @@ _CLAUSE_JOIN = re.compile(r"\s*[;:]\s*|\s*,\s*(?:(?:and|but|or|so|yet|while|wher
 
 
 def _words(text: str) -> list[str]:
-    return tokenize(text)
+    """The words a quote is compared by: a number written in words as its digits ("thirty-two" is "32"),
+    so that a sentence quoted with its figures spelled out (or the other way round) is still the sentence."""
+    tokens = tokenize(text)
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        spelled = spelled_number(tokens, i)
+        if spelled is not None:
+            out.append(f"{spelled[0]:g}")
+            i = spelled[1]
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
 
 
 def is_whole_quote(claim: str, premise: str) -> bool:

@@ -37,6 +37,7 @@ __all__ = [
     "shared_values",
     "show_moment",
     "singular",
+    "spelled_number",
     "tokenize",
 ]
 
@@ -46,6 +47,10 @@ NUMBER_WORDS = {
     "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
     "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000, "dozen": 12, "single": 1, "once": 1, "twice": 2,
 }  # fmt: skip
+_TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
+_ONES = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine"})
+#: the words that spell a count by themselves (zero to ninety); "dozen", "once", "hundred" and the like do not
+_COUNT_WORDS = frozenset(w for w, v in NUMBER_WORDS.items() if v < 100 and w not in {"dozen", "single", "once", "twice"})
 UNITS = {
     "second", "minute", "hour", "day", "week", "month", "year", "decade", "century", "percent", "%", "gb", "mb", "tb", "kb",
     "user", "seat", "dollar", "euro", "pound", "time", "km", "mile", "kg", "meter", "metre", "fortnight",
@@ -108,6 +113,18 @@ def numbers_in(tokens: list[str]) -> list[tuple[float, str | None]]:
     return [(value, unit) for value, unit, _i, _j in _numbers_at(tokens)]
 
 
+def spelled_number(tokens: list[str], i: int) -> tuple[float, int] | None:
+    """The count ``tokens[i]`` spells ("seven", "thirty", "twenty five", as "twenty-five" tokenizes),
+    and the index after it; None where it spells none (a digit, "dozen", "once", "hundred": not a count word alone)."""
+    tok = tokens[i]
+    if tok not in _COUNT_WORDS:
+        return None
+    value = float(NUMBER_WORDS[tok])
+    if tok in _TENS and i + 1 < len(tokens) and tokens[i + 1] in _ONES:
+        return value + NUMBER_WORDS[tokens[i + 1]], i + 2
+    return value, i + 1
+
+
 def _numbers_at(tokens: list[str]) -> list[tuple[float, str | None, int, int]]:
     """(value, unit, first token, token after the unit) for every number of ``tokens``."""
     out: list[tuple[float, str | None, int, int]] = []
@@ -126,6 +143,8 @@ def _numbers_at(tokens: list[str]) -> list[tuple[float, str | None, int, int]]:
             i += 1
             continue
         j = i + 1
+        if tok in _TENS:  # "twenty-five", "twenty five": one number
+            value, j = spelled_number(tokens, i) or (value, j)
         while j < len(tokens) and tokens[j] in _SCALE_WORDS:  # "5 m" is five metres: k/m/bn only after a currency sign
             value *= _SCALES[tokens[j]]
             j += 1
