@@ -11,7 +11,10 @@ states its point: the lead), sections in document order, at most :data:`SUMMARY_
 of fewer sections gives each section up to :data:`PER_SECTION` sentences, the lead and then those
 nearest the section's centroid (the sentences most like the section as a whole, MEAD's centroid
 choice, Radev et al. 2004). Lead first was chosen on the development corpora's eight dev summary
-questions: the mean share of their required points quoted went from 0.381 (centroid first) to 0.525. With "about Y", the named document's sentences nearest the question
+questions: the mean share of their required points quoted went from 0.381 (centroid first) to 0.525.
+A line of the document's record-keeping ("Version 3.0 · Owner: …", "Last reviewed …", a bare date
+range: :func:`front_matter`) is never a point; choosing each section's first sentence with a figure
+or an obligation instead of its lead was tried and not kept (dev 0.469 -> 0.463). With "about Y", the named document's sentences nearest the question
 are taken instead, in document order.
 
 A question whose form matches but whose named document is not found confidently (:data:`NAMED_AT`)
@@ -84,6 +87,21 @@ class Target:
     passages: tuple[int, ...]  #: the view's passages, in document order
     name: str  #: the document id, or "the section 'HEADING' of DOCUMENT"
     score: float  #: the share of the phrase's words its name holds (:data:`NAMED_AT`)
+
+
+#: a document's own record-keeping, not what it says: "Version 3.0 · Owner: …", "Last reviewed 20 March 2025", "**Attendees:** …"
+_FRONT_MATTER = re.compile(
+    r"^[*_#\s]*(?:version\b|owner\b|author\b|approved by\b|last (?:reviewed|updated|modified)\b|next review\b|"
+    r"(?:date|attendees|present|in attendance|apologies|chair|minutes by)\s*[:*]|effective (?:from |on )?\d|questions\s*:|contact\s*:)",
+    re.IGNORECASE,
+)
+_DATE_WORDS = re.compile(r"\d+(?:[./-]\d+)*|\b(?:" + "|".join(_MONTHS) + r"|to|from|until|and|-|–)\b", re.IGNORECASE)
+
+
+def front_matter(text: str) -> bool:
+    """A line of the document's record-keeping (its version, owner, review date, attendees) or a bare
+    date range ("1 April 2024 to 31 March 2025"): not a point of what it says."""
+    return _FRONT_MATTER.match(text) is not None or len(_TOKEN.findall(_DATE_WORDS.sub(" ", text))) == 0
 
 
 def summary_request(question: str) -> Request | None:
@@ -220,7 +238,13 @@ def summary_evidence(
     texts = view.columns.span_text
 
     def quotable(s: int) -> bool:
-        return not view.heading[s] and not view.asks(s) and int(view.word_counts[s]) >= MIN_WORDS and instruction_frame(texts[s]) is None
+        return (
+            not view.heading[s]
+            and not view.asks(s)
+            and int(view.word_counts[s]) >= MIN_WORDS
+            and instruction_frame(texts[s]) is None
+            and not front_matter(texts[s])
+        )
 
     # sections: a passage with a heading and the passages that continue it
     sections: list[list[int]] = []
