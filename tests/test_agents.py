@@ -22,6 +22,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from citegraph.embed import HashingEmbedder
+from citegraph.output.markdown import escape
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.mcp_server import build_server
 from citegraph.serve.tokens import TokenStore
@@ -82,7 +83,7 @@ def test_mcp_tools_carry_spans_verdicts_and_stages(store) -> None:  # type: igno
             cited = [c for claim in answer["claims"] for c in claim["citations"]]
             assert cited and all({"document", "version", "start", "end", "sentence"} <= c.keys() for c in cited)
             assert all(c["support"]["label"] and c["support"]["stage"] for c in cited)
-            assert "Sources:" in answer["reply"] and "conflict" in answer["reply"]
+            assert "**Sources**" in answer["reply"] and "conflict" in answer["reply"]
             failed, found = await _call(client, "search_evidence", {"query": QUESTION, "top_k": 5})
             assert not failed and 0 < len(found["evidence"]) <= 5
             policy = next(e for e in found["evidence"] if e["sentence"].startswith("Snapshot exports stay available"))
@@ -247,10 +248,12 @@ def _chat_checks(client: Any, base: str, db: Path) -> None:
     text = reply.choices[0].message.content or ""
     data = reply.model_extra["citegraph"] if reply.model_extra else {}
     assert data["status"] == "conflicting" and data["claims"]  # the whole citegraph object rides along
-    assert "Status: conflicting" in text and "Sources:" in text and "Warning (conflict)" in text
+    assert "(`conflicting`)" in text and "**Sources**" in text and "(`conflict`)" in text
+    # the reply numbers its sources 1..n in the order it cites them, each a line of the numbered list
+    cited = list(dict.fromkeys(c["marker"] for claim in data["claims"] for c in claim["citations"]))
     for claim in data["claims"]:
         for c in claim["citations"]:
-            assert f"[{c['marker']}] {c['document']}" in text and c["sentence"] in text
+            assert f"\n{cited.index(c['marker']) + 1}. {escape(c['document'])}," in text and escape(c["sentence"]) in text
     # a conversation: the earlier messages are the turns the last question is read from (never evidence)
     history = [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": text}]
     follow = client.chat.completions.create(model="citegraph", messages=[*history, {"role": "user", "content": "Who approves them?"}])

@@ -1,54 +1,84 @@
-"""An answer as Markdown: the reply a chat front end renders (the chat endpoint, MCP)."""
+"""An answer as Markdown: the reply a chat front end renders (the chat endpoint, MCP).
+
+The reply numbers its sources 1..n in the order the answer first cites them (the answer's JSON keeps
+the context's numbers: ``marker``), so that a reader sees [1], [2]… in reading order, each matching one
+item of the numbered source list under the answer. Source text is shown on one line, with the
+characters Markdown would read as formatting escaped: a quoted PDF line break, a ``#`` or a ``|`` in
+a sentence never breaks the list. The status is one short sentence in words; its code in brackets."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
 
-from citegraph.models import (
-    Answer,
-    AnswerStatus,
-    Span,
-)
+from citegraph.answer.citations import MARKER
+from citegraph.models import ANSWER_TERMS, Answer, AnswerStatus, Span
+from citegraph.output.records import VERDICT_WORDS
 
-if TYPE_CHECKING:
-    pass
-from citegraph.output.records import STATUS_WORDS, VERDICT_WORDS
+__all__ = ["answer_markdown", "escape"]
+
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#+!~])")
+NEAREST = 3  #: context sentences a not-found reply lists as the nearest evidence
+
+
+def escape(text: str) -> str:
+    """``text`` on one line, each character Markdown could read as formatting escaped."""
+    return _SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
 def answer_markdown(answer: Answer) -> str:
-    """The answer as a chat reply: its text with ``[N]`` markers, the status in words, the warnings, and
-    a sources block naming each cited span (document, version, offsets, sentence) with its verdict and
-    the stage that decided it. A ``not_found`` answer says so and lists the nearest evidence as context
-    only. Markdown, the way chat front ends render replies."""
-
-    def source(marker: int, span: Span, verdict: str = "") -> str:
-        return f'[{marker}] {span.document} (version {span.version[:12]}, characters {span.start}-{span.end}): "{span.text}"{verdict}'
-
-    status = answer.status.value
-    parts = []
+    """The answer as a chat reply: the reader's answer in bold when there is one, the text with its
+    [N] markers, the status in a sentence, the warnings, and the numbered sources (document, version,
+    characters, the sentence, its verdict and the stage that decided it). A ``not_found`` answer says
+    so and lists the nearest evidence as context only."""
+    term = ANSWER_TERMS[answer.status]
+    status = f"_{term.label}: {_first_sentence(term.means)}_ (`{answer.status.value}`)"
+    warnings = [f"- {escape(w.message)} (`{w.code}`)" for w in answer.warnings]
     if answer.status is AnswerStatus.NOT_FOUND:
-        parts.append(STATUS_WORDS[status])
-    elif answer.text.strip():
-        if answer.lead is not None:
-            parts.append(f"**{answer.lead.text}** [{answer.lead.marker}]")
-        parts.append(answer.text.strip())
-    parts.append(f"_Status: {status}. {STATUS_WORDS.get(status, '')}_")
-    parts.extend(f"Warning ({w.code}): {w.message}" for w in answer.warnings)
-    lines: list[str] = []
-    if answer.status is AnswerStatus.NOT_FOUND:
-        lines = [source(item.marker, item.span) for item in answer.context[:3]]
-        if lines:
-            parts.append("Nearest evidence (context only, not an answer):\n" + "\n".join(f"- {x}" for x in lines))
+        parts = [status, *(["**Warnings**\n\n" + "\n".join(warnings)] if warnings else [])]
+        nearest = [f"{n}. {_source(item.span)}" for n, item in enumerate(answer.context[:NEAREST], 1)]
+        if nearest:
+            parts.append("**Nearest evidence** (context only, not an answer)\n\n" + "\n".join(nearest))
         return "\n\n".join(parts)
-    seen: set[int] = set()
+    order: dict[int, int] = {}  # context marker -> its number in the reply, in the order first cited
     for claim in answer.claims:
         for c in claim.citations:
-            if c.marker in seen:
-                continue
-            seen.add(c.marker)
-            score = "" if c.support.score is None else f", {c.support.score:.2f}"
-            verdict = f" - {VERDICT_WORDS.get(str(c.support.label), str(c.support.label))} ({c.support.stage}{score})"
-            lines.append(source(c.marker, c.span, verdict))
+            order.setdefault(c.marker, len(order) + 1)
+    if answer.lead is not None:
+        order.setdefault(answer.lead.marker, len(order) + 1)
+
+    def renumber(text: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            numbers = [int(n) for n in m.group(1).split(",")]
+            return "[" + ", ".join(str(order[n]) if n in order else f"{n}?" for n in numbers) + "]"
+
+        return MARKER.sub(one, text)
+
+    parts = []
+    if answer.lead is not None:
+        parts.append(f"**{escape(answer.lead.text)}** [{order[answer.lead.marker]}]")
+    if answer.text.strip():
+        parts.append(renumber(answer.text.strip()))
+    parts.append(status)
+    if warnings:
+        parts.append("**Warnings**\n\n" + "\n".join(warnings))
+    cited = {c.marker: c for claim in answer.claims for c in claim.citations}
+    lines = []
+    for marker, n in order.items():
+        c = cited.get(marker)
+        if c is None:
+            continue
+        score = "" if c.support.score is None else f", {c.support.score:.2f}"
+        verdict = VERDICT_WORDS.get(str(c.support.label), str(c.support.label))
+        lines.append(f"{n}. {_source(c.span)}: {verdict} ({c.support.stage}{score})")
     if lines:
-        parts.append("Sources:\n" + "\n".join(f"- {x}" for x in lines))
+        parts.append("**Sources**\n\n" + "\n".join(lines))
     return "\n\n".join(parts)
+
+
+def _source(span: Span) -> str:
+    return f"{escape(span.document)}, version {span.version[:8]}, characters {span.start}-{span.end}: “{escape(span.text)}”"
+
+
+def _first_sentence(text: str) -> str:
+    head = re.split(r"(?<=[.:!?])\s", text, maxsplit=1)[0]
+    return head if head.endswith(".") else head.rstrip(":") + "."

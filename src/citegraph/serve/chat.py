@@ -15,6 +15,7 @@ always send a key, so the key ``public`` reads as a caller without a token does 
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -76,7 +77,7 @@ def conversation_of(messages: list[ChatMessage]) -> tuple[Turn, ...]:
         if message.role == "user" and text:
             turns.append(Turn(text))
         elif message.role == "assistant" and text and turns and not turns[-1].answer:
-            turns[-1] = Turn(turns[-1].question, text.split("\nSources:")[0].strip())
+            turns[-1] = Turn(turns[-1].question, re.split(r"\n(?:\*\*Sources\*\*|Sources:)", text)[0].strip())
     return tuple(turns)
 
 
