@@ -41,8 +41,8 @@ def answer_markdown(answer: Answer) -> str:
         return "\n\n".join(parts)
     order: dict[int, int] = {}  # context marker -> its number in the reply, in the order first cited
     for claim in answer.claims:
-        for c in claim.citations:
-            order.setdefault(c.marker, len(order) + 1)
+        for citation in claim.citations:
+            order.setdefault(citation.marker, len(order) + 1)
     if answer.lead is not None:
         order.setdefault(answer.lead.marker, len(order) + 1)
 
@@ -61,11 +61,11 @@ def answer_markdown(answer: Answer) -> str:
     parts.append(status)
     if warnings:
         parts.append("**Warnings**\n\n" + "\n".join(warnings))
-    cited = {c.marker: c for claim in answer.claims for c in claim.citations}
+    cited = {citation.marker: citation for claim in answer.claims for citation in claim.citations}
     lines = []
     for marker, n in order.items():
         c = cited.get(marker)
-        if c is None:
+        if c is None:  # the lead is inside a cited sentence: never here
             continue
         score = "" if c.support.score is None else f", {c.support.score:.2f}"
         verdict = VERDICT_WORDS.get(str(c.support.label), str(c.support.label))
