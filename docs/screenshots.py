@@ -12,7 +12,10 @@ handbook (the checker verifies; the extractive answerer writes).
     .venv/bin/python docs/screenshots.py --out docs/results/2026-12-04/page-follow-up --answer-only \
         --follow-up "Who approves them?"
 
-Writes ``{desktop,phone}-{light,dark}-{answer,preview,source,routes,documents}.png``. Not a test: the
+    .venv/bin/python docs/screenshots.py --out docs/results/2026-12-04/page-sources \
+        --docs corpora/brightwave/docs --question "What is the hotel limit in London?"
+
+Writes ``{desktop,phone}-{light,dark}-{empty,answer,preview,source,routes,documents}.png``. Not a test: the
 browser tests (tests/test_page_browser.py) check the same flows and write nothing here.
 """
 
@@ -77,10 +80,13 @@ def main() -> None:
                         page.goto(base + "/")
                         page.evaluate("t => sessionStorage.setItem('citegraph-token', t)", token)
                         page.reload()
+                        name = f"{size}-{scheme}"
+                        page.wait_for_selector("#examples:not([hidden])")
+                        page.screenshot(path=str(args.out / f"{name}-empty.png"))
                         page.fill("#question", args.question)
                         page.click("#ask-button")
                         page.wait_for_selector("#status[data-code]")
-                        name = f"{size}-{scheme}"
+                        page.wait_for_function("document.getElementById('sources-box').hidden || document.querySelector('#sources li')")
                         page.screenshot(path=str(args.out / f"{name}-answer.png"), full_page=True)
                         if args.follow_up:
                             page.fill("#question", args.follow_up)

@@ -126,7 +126,12 @@ def test_ask_streams_then_a_chip_previews_and_opens_its_span(server, axe: str, v
         page = browser.new_page(viewport=VIEWS[view], color_scheme=scheme)
         page.goto(base + "/")
         assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
+        # the empty page: how many documents this caller may read, and questions to start with
+        page.wait_for_selector("#examples:not([hidden])")
+        assert "documents you may read" in page.inner_text("#doc-count")
+        assert "What are the main themes of these documents?" in page.inner_text("#example-list")
         assert not _serious(page, axe)  # the empty page
+        page.screenshot(path=str(tmp_path / f"{view}-{scheme}-empty.png"))
         _ask(page, QUESTION)
         seen = page.evaluate("window.seen")
         assert True in seen["disabled"] and seen["disabled"][-1] is False  # the button is off while it answers
@@ -139,6 +144,16 @@ def test_ask_streams_then_a_chip_previews_and_opens_its_span(server, axe: str, v
         assert "conflicting" not in page.inner_text("#result") and "_" not in page.inner_text("#status-note")
         chips = page.locator("#answer .chip")
         assert chips.count() >= 1
+        # chips are numbered 1..n in the order the answer cites its sources; the list under the answer has one line each
+        numbers = page.eval_on_selector_all("#answer .chip", "cs => cs.map((c) => Number(c.textContent))")
+        firsts = list(dict.fromkeys(numbers))
+        assert firsts == list(range(1, len(firsts) + 1)), numbers
+        page.wait_for_selector("#sources li")
+        sources = page.locator("#sources li")
+        assert sources.count() == len(firsts)
+        cited = page.evaluate("() => current.claims[0].citations[0]")
+        assert cited["version"][:8] in sources.first.inner_text() and "public" in sources.first.inner_text()
+        assert any(state in page.inner_text("#sources") for state in ("current", "superseded by", "older version"))
         # a chip previews its sentence on hover (and on focus), then opens it at its version, highlighted
         first = page.evaluate("() => current.claims[0].citations[0]")
         chips.first.hover()
@@ -153,6 +168,8 @@ def test_ask_streams_then_a_chip_previews_and_opens_its_span(server, axe: str, v
         position = page.eval_on_selector("#source", "e => getComputedStyle(e).position")
         assert position == ("fixed" if view == "phone" else "sticky")  # a sheet over the answer on a phone
         assert page.evaluate("document.activeElement.id") == "source-close"
+        note = page.inner_text("#source-note")  # the panel's header: its date, version and whether it is current
+        assert first["version"][:8] in note and any(state in note for state in ("current", "superseded by", "older version"))
         page.screenshot(path=str(tmp_path / f"{view}-{scheme}-source.png"))
         page.keyboard.press("Escape")  # closes it, and the focus goes back to the chip
         assert page.is_hidden("#source") and page.evaluate("document.activeElement.classList.contains('chip')")
@@ -216,10 +233,15 @@ def test_documents_upload_delete_bad_token_and_empty(server, axe: str, view: str
         assert "2025-06-01" in row.inner_text() and "public" in row.inner_text()
         row.locator("button.link").click()
         page.wait_for_selector("#source:not([hidden])")
-        assert "retention-policy.md" in page.inner_text("#source-title") and "Snapshot exports" in page.inner_text("#source-text")
+        # the panel is headed by the document's title, with its file name, date and state beneath
+        assert "retention policy" in page.inner_text("#source-title").lower() and "Snapshot exports" in page.inner_text("#source-text")
+        assert "retention-policy.md" in page.inner_text("#source-note") and "dated 2025-06-01" in page.inner_text("#source-note")
         page.keyboard.press("Escape")
+        # a public reader is not shown an upload form it cannot use; a token brings it
+        assert page.is_hidden("#upload-form") and page.is_visible("#upload-note")
         # upload with a token: per-file progress, then the document is listed
         use(token)
+        assert page.is_visible("#upload-form") and page.is_hidden("#upload-note")
         page.click("#tab-ask")
         page.click("#tab-docs")
         page.set_input_files("#files", str(note))

@@ -4,6 +4,7 @@ the server imports this without ``rich``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from citegraph.models import (
     Claim,
     CommunityReport,
     ContextItem,
+    Document,
     Entity,
     Hop,
     IngestReport,
@@ -25,6 +27,7 @@ from citegraph.models import (
     Relevance,
     Span,
 )
+from citegraph.retrieve.names import title_key
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, StoredDocument
 
 if TYPE_CHECKING:
@@ -259,10 +262,39 @@ def communities_json(reports: Sequence[CommunityReport]) -> list[dict[str, Any]]
     ]
 
 
+def document_title(doc: Document) -> str | None:
+    """What a person would call the document: among its first short lines (a heading, a PDF's or an
+    HTML page's title line), the one sharing most words with its file name ("Information Security
+    Policy" for ``information-security-policy.html``, not the breadcrumb above it), else its first
+    Markdown heading; None when neither is there (the id names it)."""
+    named = {w for w in title_key(doc.id).split() if not w.isdigit()}
+    best: tuple[int, str] | None = None
+    heading = None
+    for line in [x.strip() for x in doc.text[:2000].splitlines() if x.strip() and x.strip() != "---"][:TITLE_LINES]:
+        if (front := _FRONT_MATTER.match(line)) is not None:  # a front matter's "title:" names it; its other keys do not
+            if front.group(1).casefold() == "title" and front.group(2).strip():
+                return front.group(2).strip().strip("\"'")
+            continue
+        text = line.lstrip("#").strip()
+        if not text or len(text) > 100 or text[0].isdigit() or text[0] == "[":  # not a chat line's time
+            continue
+        if heading is None and line.startswith("# "):
+            heading = text
+        shared = len(named & set(title_key(text).split()))
+        if shared and (best is None or shared > best[0]):
+            best = (shared, text)
+    return best[1] if best else heading
+
+
+TITLE_LINES = 6  #: the first lines of a document its title is looked for in
+_FRONT_MATTER = re.compile(r"^([a-z_][\w-]*):\s*(.*)$")  # "title: Brightwave Employee Handbook", "date: 2025-03-06"
+
+
 def documents_json(docs: Sequence[StoredDocument]) -> list[dict[str, Any]]:
     return [
         {
             "id": d.document.id,
+            "title": document_title(d.document),
             "version": d.document.version,
             "label": d.document.label,
             "current": d.document.current,

@@ -5,11 +5,16 @@ const $ = (id) => document.getElementById(id);
 const tokenInput = $("token");
 tokenInput.value = sessionStorage.getItem("citegraph-token") || "";
 function tokenChanged() {
-  sessionStorage.setItem("citegraph-token", tokenInput.value.trim());
-  $("token-state").textContent = tokenInput.value.trim() ? "with a token" : "public";
+  const token = tokenInput.value.trim();
+  sessionStorage.setItem("citegraph-token", token);
+  $("token-state").textContent = token ? "with a token" : "public";
+  // uploading needs a token that may write: a public reader is not shown a form it cannot use
+  $("upload-form").hidden = !token;
+  $("upload-note").hidden = !!token;
+  documentsSeen = null; // another caller reads other documents
+  if (typeof renderEmpty === "function") renderEmpty();
 }
 tokenInput.addEventListener("change", tokenChanged);
-tokenChanged();
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -102,6 +107,18 @@ let current = null; // the answer shown
 let turns = []; // the conversation so far: each earlier answer (its question as read, its claims)
 const MAX_TURNS = 4; // the turns sent with a follow-up (the server reads the last four)
 
+function numberingOf(answer) {
+  // the numbers a reader sees: 1..n in the order the answer first cites its sources (a not-found
+  // answer's nearest evidence: 1..3); the JSON keeps the context's numbers (marker)
+  const order = new Map();
+  if (answer.status === "not_found" || answer.status === "no_evidence") {
+    answer.context.slice(0, 3).forEach((c) => order.set(c.marker, order.size + 1));
+    return order;
+  }
+  for (const claim of answer.claims) for (const c of claim.citations) if (!order.has(c.marker)) order.set(c.marker, order.size + 1);
+  return order;
+}
+
 function turnOf(answer) {
   // what the next question is read from: the question as read, the reader's answer, the claims
   const lead = answer.lead ? answer.lead.text + ". " : "";
@@ -121,9 +138,10 @@ function renderTurns() {
     item.append(head);
     const p = el("p", "", "turn-answer");
     if (!answer.claims.length) p.append(el("span", "No answer in your documents.", "note"));
+    const numbers = numberingOf(answer);
     for (const claim of answer.claims) {
       p.append(el("span", claim.text + " ", "claim"));
-      for (const c of claim.citations) p.append(chip(c, c.support.label));
+      for (const c of claim.citations) p.append(chip(c, c.support.label, numbers));
     }
     item.append(p);
     list.append(item);
@@ -227,31 +245,37 @@ function renderPartial(partial) {
   $("routes").hidden = true;
 }
 
-function renderClaim(parent, claim, index) {
+function renderClaim(parent, claim, index, numbers) {
   const [verdictWords, tone, symbol] = VERDICT[claim.status] || [words(claim.status), "caution", "?"];
-  const span = el("span", claim.text, "claim" + (tone === "bad" ? " bad-claim" : ""));
+  // the claim's last word, its chips and its mark stay on one line (no ✓ alone at a line's start)
+  const cut = claim.text.trimEnd().lastIndexOf(" ");
+  const span = el("span", cut > 0 ? claim.text.slice(0, cut + 1) : "", "claim" + (tone === "bad" ? " bad-claim" : ""));
   span.id = `claim-${index}`;
   parent.append(span);
-  for (const c of claim.citations) parent.append(chip(c, c.support.label));
+  const end = el("span", null, "claim-end");
+  end.append(el("span", cut > 0 ? claim.text.slice(cut + 1) : claim.text, "claim" + (tone === "bad" ? " bad-claim" : "")));
+  for (const c of claim.citations) end.append(chip(c, c.support.label, numbers));
   for (const m of claim.invalid_markers) {
     const bad = el("span", String(m), "chip bad");
     bad.title = `[${m}] points at nothing in the context`;
-    parent.append(bad);
+    end.append(bad);
   }
   const mark = el("button", symbol, "mark " + tone);
   mark.type = "button";
   mark.title = `${verdictWords}: how it was checked`;
   mark.setAttribute("aria-label", `claim ${index + 1}: ${verdictWords}; show how it was checked`);
   mark.addEventListener("click", () => showAudit(index));
-  parent.append(mark, document.createTextNode(" "));
+  end.append(mark);
+  parent.append(end, document.createTextNode(" "));
 }
 
-function chip(c, label) {
+function chip(c, label, numbers) {
   const [verdictWords, verdictTone] = VERDICT[label] || [label ? words(label) : "context", label ? "caution" : "good"];
   const tone = verdictTone === "good" && c.stale ? "caution" : verdictTone; // a stale source is never shown as plainly good
-  const button = el("button", String(c.marker), "chip" + (tone === "good" ? "" : " " + tone));
+  const shown = (numbers && numbers.get(c.marker)) || c.marker;
+  const button = el("button", String(shown), "chip" + (tone === "good" ? "" : " " + tone));
   button.type = "button";
-  button.setAttribute("aria-label", `source ${c.marker}: ${verdictWords}${c.stale ? ", from a stale source" : ""}; open ${c.document}`);
+  button.setAttribute("aria-label", `source ${shown}: ${verdictWords}${c.stale ? ", from a stale source" : ""}; open ${c.document}`);
   button.dataset.marker = c.marker;
   const show = () => showPreview(button, c, label);
   button.addEventListener("mouseenter", show);
@@ -295,6 +319,7 @@ function showAudit(index) {
 
 function renderAnswer(answer) {
   current = answer;
+  const numbers = numberingOf(answer);
   $("result").hidden = false;
   const summary = answer.status === "related" && answer.retrieval && answer.retrieval.summary;
   const themes = (answer.retrieval && answer.retrieval.communities) || [];
@@ -329,7 +354,7 @@ function renderAnswer(answer) {
       const list = el("ul");
       for (const c of answer.context.slice(0, 3)) {
         const item = el("li");
-        item.append(el("span", `“${c.sentence}” `), chip(c, null));
+        item.append(el("span", `“${c.sentence}” `), chip(c, null, numbers));
         list.append(item);
       }
       box.append(list);
@@ -339,17 +364,18 @@ function renderAnswer(answer) {
       // the answer's own words, where the reader found them in a cited sentence (only on a green answer)
       const lead = el("p", "", "lead");
       lead.title = `the reader's words in the sentence [${answer.lead.marker}] cites (P ${answer.lead.probability.toFixed(2)}); ${answer.lead.document}, characters ${answer.lead.start}–${answer.lead.end}`;
-      lead.append(el("strong", answer.lead.text), el("span", ` [${answer.lead.marker}]`, "marker"));
+      lead.append(el("strong", answer.lead.text), el("span", ` [${numbers.get(answer.lead.marker) || answer.lead.marker}]`, "marker"));
       box.append(lead);
     }
     if (themes.length) {
-      box.append(renderThemes(answer, themes));
+      box.append(renderThemes(answer, themes, numbers));
     } else {
       const p = el("p");
-      answer.claims.forEach((claim, i) => renderClaim(p, claim, i));
+      answer.claims.forEach((claim, i) => renderClaim(p, claim, i, numbers));
       box.append(p);
     }
   }
+  renderSources(answer, numbers);
 
   const warnings = $("warnings");
   warnings.textContent = "";
@@ -357,13 +383,13 @@ function renderAnswer(answer) {
     const item = el("li");
     item.title = "warning: " + w.code;
     item.dataset.code = w.code;
-    item.append(el("strong", (WARNING[w.code] || words(w.code)) + ": "), el("span", w.message));
+    item.append(el("strong", (WARNING[w.code] || words(w.code)) + ": "), el("span", renumbered(w.message, numbers)));
     warnings.append(item);
   }
   const r = answer.relevance;
   $("relevance").textContent = answer.status === "not_found" ? "" : RELEVANCE[r.label] || "";
   $("relevance").title = r.label ? "relevance: " + r.label + (r.missing && r.missing.length ? "; not mentioned: " + r.missing.join(", ") : "") : "";
-  renderAudit(answer);
+  renderAudit(answer, numbers);
   drawRoutes(answer);
   const context = $("context");
   context.textContent = "";
@@ -373,12 +399,64 @@ function renderAnswer(answer) {
     link.type = "button";
     link.addEventListener("click", () => openSource(c.document, c.version, c.start, c.end, link));
     item.append(link, el("span", ` “${c.sentence}”`));
+    if (numbers.has(c.marker)) item.append(el("span", ` cited as [${numbers.get(c.marker)}]`, "note"));
     if (c.stale) item.append(el("span", "stale: " + c.stale, "stale"));
     context.append(item);
   }
 }
 
-function renderThemes(answer, themes) {
+// -- the sources an answer cites: one line each, numbered as its chips ------------------------------
+let documentsSeen = null; // GET /documents of this caller, kept until the token changes or a document is added
+function documentsOf() {
+  if (!documentsSeen) documentsSeen = api("/documents").catch(() => []);
+  return documentsSeen;
+}
+
+function stateOf(d) {
+  if (!d) return "";
+  return d.superseded_by ? `superseded by ${d.superseded_by}` : d.current ? "current" : "an older version";
+}
+
+async function renderSources(answer, numbers) {
+  const list = $("sources");
+  list.textContent = "";
+  const cited = new Map();
+  for (const claim of answer.claims) for (const c of claim.citations) if (!cited.has(c.marker)) cited.set(c.marker, c);
+  const shown = answer.status === "not_found" || answer.status === "no_evidence" ? [] : [...numbers.keys()].filter((m) => cited.has(m));
+  $("sources-box").hidden = !shown.length;
+  if (!shown.length) return;
+  const docs = await documentsOf();
+  if (current !== answer) return; // another answer is shown by now
+  for (const marker of shown) {
+    const c = cited.get(marker);
+    const d = docs.find((x) => x.id === c.document && x.version === c.version) || docs.find((x) => x.id === c.document);
+    const item = el("li");
+    item.value = numbers.get(marker);
+    const open = el("button", (d && d.title) || c.document, "link source-name");
+    open.type = "button";
+    open.addEventListener("click", () => openSource(c.document, c.version, c.start, c.end, open));
+    const facts = [];
+    if (d && d.title) facts.push(c.document);
+    if (d && d.dated) facts.push(`dated ${d.dated}`);
+    facts.push(`version ${String(c.version).slice(0, 8)}`);
+    if (d && d.version !== c.version) facts.push("an older version");
+    else if (d) facts.push(stateOf(d));
+    const meta = el("span", null, "source-meta");
+    facts.forEach((fact, i) => meta.append(...(i ? [" · "] : []), el("span", fact, "fact"))); // a line breaks between facts, not inside one
+    for (const a of (d && d.access) || []) meta.append(el("span", a, "label"));
+    item.append(open, meta);
+    if (c.stale) item.append(el("span", "stale: " + renumbered(c.stale, numbers), "stale"));
+    list.append(item);
+  }
+}
+
+function renumbered(text, numbers) {
+  // the server's messages name context items by their numbers: shown as the reader's numbers where
+  // the answer cites them, as "context N" where it does not (the context list says which is which)
+  return String(text).replace(/\[(\d+)\]/g, (whole, n) => (numbers.has(Number(n)) ? `[${numbers.get(Number(n))}]` : `[context ${n}]`));
+}
+
+function renderThemes(answer, themes, numbers) {
   // an answer about the whole corpus: its points grouped by the community (theme) each stands for
   const list = el("ul", null, "themes");
   const groups = new Map(themes.map((t) => [t.id, []]));
@@ -394,14 +472,14 @@ function renderThemes(answer, themes) {
     const name = el("span", titles[id] || "Other points", "theme-name");
     name.title = id ? `community ${id} of the graph (citegraph communities lists its entities and documents)` : "";
     const p = el("p");
-    for (const [claim, i] of claims) renderClaim(p, claim, i);
+    for (const [claim, i] of claims) renderClaim(p, claim, i, numbers);
     item.append(name, p);
     list.append(item);
   }
   return list;
 }
 
-function renderAudit(answer) {
+function renderAudit(answer, numbers) {
   const claims = $("claims");
   claims.textContent = "";
   answer.claims.forEach((claim, i) => {
@@ -412,7 +490,7 @@ function renderAudit(answer) {
     item.append(el("span", claim.text + " "), el("span", verdictWords, "badge " + tone));
     for (const c of claim.citations) {
       const line = el("span", null, "citation");
-      const open = el("button", `[${c.marker}] ${where(c)}`, "link");
+      const open = el("button", `[${numbers.get(c.marker) || c.marker}] ${where(c)}`, "link");
       open.type = "button";
       open.addEventListener("click", () => openSource(c.document, c.version, c.start, c.end, open));
       const s = c.support;
@@ -527,10 +605,14 @@ async function openSource(documentId, version, start, end, from) {
     } else {
       pre.textContent = doc.text;
     }
-    $("source-title").textContent = `${doc.id} · version ${String(doc.version).slice(0, 8)}`;
+    const shownVersion = doc.versions.find((v) => v.version === doc.version);
+    $("source-title").textContent = (shownVersion && shownVersion.title) || doc.id;
     const now = doc.versions.find((v) => v.current);
     const span = mark ? `characters ${start}–${end}` : `${chars.length} characters`;
-    $("source-note").textContent = doc.current ? span : `${span} of a superseded version` + (now ? `; the current one is ${String(now.version).slice(0, 8)}` : "");
+    const facts = [shownVersion && shownVersion.title ? doc.id : null, shownVersion && shownVersion.dated ? `dated ${shownVersion.dated}` : null, `version ${String(doc.version).slice(0, 8)}`];
+    const state = shownVersion && shownVersion.superseded_by ? `superseded by ${shownVersion.superseded_by}`
+      : doc.current ? "current" : "an older version" + (now ? `; the current one is ${String(now.version).slice(0, 8)}` : "");
+    $("source-note").textContent = [...facts.filter(Boolean), state, span].join(" · ");
     opener = from || null;
     $("source").hidden = false;
     $("backdrop").hidden = !window.matchMedia("(max-width: 767px)").matches;
@@ -586,6 +668,7 @@ $("tab-docs").addEventListener("click", () => showTab("docs"));
 
 async function loadDocuments() {
   showError($("docs-error"), "");
+  documentsSeen = null; // an upload or a delete changes what the source list and the empty page read
   const table = $("documents");
   const body = table.querySelector("tbody");
   body.textContent = "";
@@ -611,7 +694,7 @@ async function loadDocuments() {
     const labels = el("td");
     for (const a of d.access) labels.append(el("span", a, "label"));
     const state = d.superseded_by ? `superseded by ${d.superseded_by}` : d.current ? "current" : "older version";
-    row.append(name, el("td", d.dated || "–"), el("td", (d.ingested_at || "").slice(0, 10)), labels, el("td", d.status === "ok" || !d.status ? state : `${state}, ${words(d.status)}`), el("td", d.sentences));
+    row.append(name, el("td", d.dated || "–", "date"), el("td", (d.ingested_at || "").slice(0, 10), "date"), labels, el("td", d.status === "ok" || !d.status ? state : `${state}, ${words(d.status)}`), el("td", d.sentences));
     const cell = el("td");
     if (d.current && tokenInput.value.trim()) { // deleting needs a token
       const remove = el("button", "Delete", "danger");
@@ -697,3 +780,26 @@ $("upload-form").addEventListener("submit", async (event) => {
     submit.disabled = false;
   }
 });
+
+// -- the empty page: how many documents this caller may read, and questions to start with ------------
+async function renderEmpty() {
+  const docs = (await documentsOf()).filter((d) => d.current);
+  $("doc-count").textContent = docs.length === 1 ? "1 document you may read." : `${docs.length} documents you may read.`;
+  const titled = docs.filter((d) => d.title).sort((a, b) => b.sentences - a.sentences).slice(0, 2);
+  const examples = docs.length ? ["What are the main themes of these documents?", ...titled.map((d) => `Summarize ${d.title}.`)] : [];
+  const list = $("example-list");
+  list.textContent = "";
+  for (const question of examples) {
+    const item = el("li");
+    const button = el("button", question, "example");
+    button.type = "button";
+    button.addEventListener("click", () => {
+      $("question").value = question;
+      $("ask-form").requestSubmit();
+    });
+    item.append(button);
+    list.append(item);
+  }
+  $("examples").hidden = !examples.length;
+}
+tokenChanged();
