@@ -56,7 +56,10 @@ def _answer(status: AnswerStatus = AnswerStatus.QUOTED) -> Answer:
         status,
         context,
         claims,
-        (AnswerWarning("stale", "guide.pdf is older than the policy <v2>"),),
+        (
+            AnswerWarning("stale", "guide.pdf is older than the policy <v2>"),
+            AnswerWarning("conflict", "[3] says EUR 160, [2] says EUR 200"),
+        ),
         Retrieval("What can I spend?", (), 2, (), tuple(c.evidence for c in context)),
         (),
         lead=Lead("EUR 160", 3, 0.9, _span("EUR 160", 119)),
@@ -121,16 +124,20 @@ def test_the_status_is_one_sentence_in_words_with_its_code() -> None:
     assert re.fullmatch(r"_Quoted: [^.]+\._ \(`quoted`\)", status)
     assert "- guide.pdf is older than the policy \\<v2\\> (`stale`)" in reply
     assert "&lt;v2&gt;" in RENDER.render(reply)  # the warning's angle brackets shown, not read as a tag
+    # a warning names context items by the reply's numbers: [3] is cited as [1]; [2] is not cited
+    assert "- [1] says EUR 160, [context 2] says EUR 200 (`conflict`)" in reply
 
 
 def test_a_not_found_reply_lists_the_nearest_evidence_as_context_only() -> None:
     reply = answer_markdown(_answer(AnswerStatus.NOT_FOUND))
     parsed = _rendered(reply)
     assert "Nearest evidence" in reply and len(parsed.lists) == 1 and len(parsed.lists[0]) == 3
-    assert "EUR 160" not in reply.split("Nearest evidence")[0]  # no answer is written
+    assert "EUR 160 per night" not in reply.split("Nearest evidence")[0] and "**EUR 160**" not in reply  # no answer is written
 
 
-@pytest.mark.parametrize("text", ["a *b* _c_ `d` [e](f) <g> | # + ! ~ \\", "line\none\r\n  two"])
+@pytest.mark.parametrize("text", ["a *b* _c_ `d` [e](f) <g> | # + ! ~ \\", "line\none\r\n  two", "$150 to $200 [1]"])
 def test_escaped_text_renders_as_itself_on_one_line(text: str) -> None:
     html = RENDER.render(escape(text))
+    assert "\\[" not in escape(text)  # an escaped bracket is display math to a chat front end with KaTeX (Open WebUI)
+    assert "\\$" in escape(text) or "$" not in text  # "$…$" is inline math there
     assert html.startswith("<p>") and html.count("<p>") == 1 and "<em>" not in html and "<code>" not in html and "<a " not in html

@@ -16,13 +16,16 @@ from citegraph.output.records import VERDICT_WORDS
 
 __all__ = ["answer_markdown", "escape"]
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#+!~])")
+# Markdown's formatting characters, and "$" (chat front ends read "$…$" as math). Not "[" and "]":
+# Open WebUI reads an escaped "\[…\]" as display math; a "[text](url)" in a quote is broken with an entity instead.
+_SPECIAL = re.compile(r"([\\`*_{}<>|#+!~$])")
+_LINK = re.compile(r"\[(?=[^\]]*\]\s*[(\[])")
 NEAREST = 3  #: context sentences a not-found reply lists as the nearest evidence
 
 
 def escape(text: str) -> str:
     """``text`` on one line, each character Markdown could read as formatting escaped."""
-    return _SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    return _LINK.sub("&#91;", _SPECIAL.sub(r"\\\1", " ".join(text.split())))
 
 
 def answer_markdown(answer: Answer) -> str:
@@ -32,8 +35,8 @@ def answer_markdown(answer: Answer) -> str:
     so and lists the nearest evidence as context only."""
     term = ANSWER_TERMS[answer.status]
     status = f"_{term.label}: {_first_sentence(term.means)}_ (`{answer.status.value}`)"
-    warnings = [f"- {escape(w.message)} (`{w.code}`)" for w in answer.warnings]
     if answer.status is AnswerStatus.NOT_FOUND:
+        warnings = [f"- {escape(w.message)} (`{w.code}`)" for w in answer.warnings]
         parts = [status, *(["**Warnings**\n\n" + "\n".join(warnings)] if warnings else [])]
         nearest = [f"{n}. {_source(item.span)}" for n, item in enumerate(answer.context[:NEAREST], 1)]
         if nearest:
@@ -46,12 +49,18 @@ def answer_markdown(answer: Answer) -> str:
     if answer.lead is not None:
         order.setdefault(answer.lead.marker, len(order) + 1)
 
-    def renumber(text: str) -> str:
+    def renumber(text: str, other: str = "{}?") -> str:
+        """``[N]`` as the reply numbers it; a number it does not cite as ``other`` (an invalid marker
+        in the answer's text: "3?"; a context item a warning names: "context 3")."""
+
         def one(m: re.Match[str]) -> str:
             numbers = [int(n) for n in m.group(1).split(",")]
-            return "[" + ", ".join(str(order[n]) if n in order else f"{n}?" for n in numbers) + "]"
+            return "[" + ", ".join(str(order[n]) if n in order else other.format(n) for n in numbers) + "]"
 
         return MARKER.sub(one, text)
+
+    # the server's messages name context items by their numbers: renumbered as the reply numbers them
+    warnings = [f"- {escape(renumber(w.message, 'context {}'))} (`{w.code}`)" for w in answer.warnings]
 
     parts = []
     if answer.lead is not None:
