@@ -127,3 +127,30 @@ def test_parse_extraction_accepts_good_shapes(raw: str, entities: list, relation
 def test_parse_extraction_rejects_bad_shapes(raw: str) -> None:
     with pytest.raises(ModelOutputError):
         parse_extraction(raw)
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_a_model_server_streams_its_answer_piece_by_piece(backend: str) -> None:
+    """Ollama's NDJSON stream and an OpenAI-compatible server's server-sent events: the pieces arrive
+    one by one and, joined, are the text the same request gives unstreamed."""
+    text = "Exports stay available for 30 days [1]. Billing stops at once [2]."
+    state = StandIn({"qwen2.5": lambda messages, fmt: text})
+    with serve(state) as url:
+        model = make_chat_model(f"ollama:qwen2.5@{url}" if backend == "ollama" else f"openai:qwen2.5@{url}/v1")
+        pieces = list(model.stream([Message("user", "How long?")], max_tokens=50))
+        whole = model.chat([Message("user", "How long?")], max_tokens=50).text
+        model.close()
+    assert len(pieces) == len(text.split()) and "".join(pieces) == whole == text
+    assert state.streamed == 1 and state.requests[0]["stream"] is True
+
+
+def test_a_stream_that_breaks_is_an_error_not_a_short_answer() -> None:
+    with serve(StandIn({"qwen2.5": lambda m, f: "ok"})) as url:
+        missing = make_chat_model(f"ollama:llama3@{url}")
+        with pytest.raises(ModelUnavailable, match="not found"):
+            list(missing.stream([Message("user", "hi")]))
+        missing.close()
+    down = make_chat_model("openai:qwen@http://127.0.0.1:9/v1")
+    with pytest.raises(BackendUnavailable, match="cannot reach"):
+        list(down.stream([Message("user", "hi")]))
+    down.close()

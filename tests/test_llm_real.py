@@ -183,3 +183,16 @@ def test_the_in_process_model_gives_its_hidden_state_with_the_same_first_token()
     assert all(abs(with_state.first_token_logprobs[k] - v) < 1e-3 for k, v in plain.first_token_logprobs.items())
     assert again.state != with_state.state
     assert repeat.state is not None and max(abs(a - b) for a, b in zip(repeat.state, with_state.state, strict=True)) < 1e-3
+
+
+@pytest.mark.parametrize("route", ["gguf", "openai"])
+def test_the_real_models_stream_token_by_token_the_text_they_give_whole(route: str, request: pytest.FixtureRequest) -> None:
+    """In-process llama.cpp and llama.cpp's OpenAI-compatible server: the answer arrives in several
+    pieces, and joined they are the unstreamed answer to the same prompt (temperature 0)."""
+    _small_model_path()
+    model = make_chat_model(f"gguf:{SMALL}" if route == "gguf" else f"openai:{SMALL}@{request.getfixturevalue('llama_server')}")
+    messages = [Message("user", "Name three colours.")]
+    pieces = list(model.stream(messages, max_tokens=12))
+    whole = model.chat(messages, max_tokens=12).text
+    model.close()
+    assert len(pieces) > 1 and "".join(pieces) == whole

@@ -10,11 +10,12 @@ makes the ones in the docs)."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -355,4 +356,84 @@ def test_a_follow_up_is_read_from_the_conversation_shown_above_it(server, axe: s
         page.click("#source-close")
         page.click("#new-conversation")
         assert page.is_hidden("#conversation") and page.locator("#turns .turn").count() == 0
+        browser.close()
+
+
+@pytest.fixture
+def model_server(tmp_path: Path, splitter, write) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """A server whose answers a scripted language model writes, a word every 40 ms, as a model streams."""
+    import uvicorn
+
+    from citegraph.answer.llm_answerer import LLMAnswerer
+    from citegraph.embed import HashingEmbedder
+    from citegraph.llm.base import FakeChatModel, Message
+    from citegraph.pipeline import CiteGraph
+    from citegraph.serve.app import create_app
+    from citegraph.serve.tokens import TokenStore
+    from citegraph.store import SQLiteStore
+    from citegraph.verify.cascade import CheckingVerifier
+
+    class Slow(FakeChatModel):
+        def stream(self, messages: Sequence[Message], *, max_tokens: int = 512) -> Iterator[str]:
+            for piece in super().stream(messages, max_tokens=max_tokens):
+                time.sleep(0.04)
+                yield piece
+
+    def answer(messages: Sequence[Message]) -> str:
+        line = next(x for x in messages[-1].content.splitlines() if "Exports stay available" in x)
+        n = line.split("]")[0].lstrip("[")
+        return f"Exports stay available for 30 days after cancellation [{n}]. Exports stay available for 90 days [{n}]."
+
+    db = tmp_path / "model.db"
+    policy = write("policy.md", "Exports stay available for 30 days after cancellation. Billing stops at the end of the period.")
+    graph = CiteGraph(
+        SQLiteStore(db), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier(), answerer=LLMAnswerer(Slow(answer))
+    )
+    graph.ingest([policy])
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    served = uvicorn.Server(uvicorn.Config(create_app(graph, TokenStore(db)), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=served.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if served.started:
+            break
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}"
+    served.should_exit = True
+    thread.join(10)
+    graph.close()
+
+
+@pytest.mark.parametrize("view", ["desktop", "phone"])
+def test_a_models_answer_shows_as_it_is_written_marked_unchecked_then_checked_in_place(
+    model_server, axe: str, view: str, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 38, item 2: the model's words appear as it writes them, under "Not yet checked"; each
+    claim's check then replaces the mark; the claim its check contradicted is struck through in place."""
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport=VIEWS[view])
+        page.goto(model_server + "/")
+        page.evaluate("""() => {
+            window.drafts = [];
+            new MutationObserver(() => { const d = document.querySelector('#answer .draft'); if (d) window.drafts.push(d.textContent); })
+                .observe(document.getElementById('answer'), {childList: true, subtree: true, characterData: true});
+        }""")
+        page.fill("#question", "How long do exports stay available after cancellation?")
+        page.click("#ask-button")
+        page.wait_for_selector("#status[data-code]")
+        drafts = page.evaluate("window.drafts")
+        growing = [d for d in drafts if d.startswith("Not yet checked: ")]
+        assert len(set(growing)) >= 5, drafts  # the text grew word by word, marked as not yet checked
+        assert any(len(a) < len(b) for a, b in itertools.pairwise(growing))
+        assert page.locator("#answer .draft").count() == 0  # checked: no draft left
+        struck = page.locator("#answer .bad-claim")
+        assert struck.count() >= 1 and "90 days" in "".join(struck.all_inner_texts())
+        assert page.eval_on_selector("#answer .bad-claim", "e => getComputedStyle(e).textDecorationLine") == "line-through"
+        assert "30 days" in page.inner_text("#answer") and page.locator("#answer .mark.bad").count() == 1
+        page.screenshot(path=str(tmp_path / f"{view}-model.png"))
+        violations = _serious(page, axe)
+        assert not violations, violations
         browser.close()

@@ -8,7 +8,7 @@ entity descriptions; whatever it writes is then resolved and checked by
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from citegraph.models import AnswerWarning, ContextItem
 
@@ -25,10 +25,20 @@ class Answerer(ABC):
     def answer(self, question: str, context: Sequence[ContextItem]) -> str:
         """Answer text whose claims end with ``[N]`` markers into ``context``."""
 
-    def respond(self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False) -> str:
+    def respond(
+        self,
+        question: str,
+        context: Sequence[ContextItem],
+        lead: int | None = None,
+        *,
+        summary: bool = False,
+        on_token: Callable[[str], None] | None = None,
+    ) -> str:
         """What the pipeline calls: :meth:`answer`, unless an answerer uses more of what is known before
         it writes: ``lead``, the marker of the sentence the reader found the answer in, and ``summary``,
-        that the question asks for a document's gist (the context holds a few sentences per section)."""
+        that the question asks for a document's gist (the context holds a few sentences per section).
+        ``on_token(piece)``: told each piece of the text as it is written, by an answerer that writes
+        as it goes (a language model); one that does not is silent and the caller shows its text whole."""
         return self.answer(question, context)
 
     def warnings(

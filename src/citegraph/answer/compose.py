@@ -110,8 +110,9 @@ def compose(
     is superseded say which source is stale; with ``as_of``, the day the context was current on).
 
     ``on_event(kind, payload)``, for a stream, as the answer takes shape: ``("context", items)``,
-    ``("stage", "answering" | "checking" | "comparing")``, ``("draft", text)`` (written, not yet
-    checked) and ``("claim", (i, claim))`` as each claim is checked."""
+    ``("stage", "answering" | "checking" | "comparing")``, ``("token", piece)`` as a language model
+    writes each piece of its text, ``("draft", text)`` (written, not yet checked) and ``("claim", (i,
+    claim))`` as each claim is checked."""
     emit = on_event or (lambda kind, payload: None)
     summary = retrieval.summary
     asked = Question.of(question)
@@ -137,7 +138,9 @@ def compose(
     lead = None
     if answerability is not None and answerability.reading is not None and answerability.reading.probability >= LEAD_AT:
         lead = answerability.reading.marker
-    text = answer_text if answer_text is not None else answerer.respond(question, context, lead, summary=bool(summary))
+    # a language model's text is told piece by piece as it is written (a stream shows it as unchecked)
+    on_token = None if on_event is None else lambda piece: emit("token", piece)
+    text = answer_text if answer_text is not None else answerer.respond(question, context, lead, summary=bool(summary), on_token=on_token)
     emit("draft", text)
     if answer_text is None:
         limits.check_answer(text)  # a generated answer is held to the caps a given one met before retrieval

@@ -10,7 +10,7 @@ marker): nothing is dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -199,7 +199,15 @@ class ExtractiveAnswerer(Answerer):
     def answer(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> str:
         return self._quote(self.select(context, question, lead).quoted)
 
-    def respond(self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False) -> str:
+    def respond(
+        self,
+        question: str,
+        context: Sequence[ContextItem],
+        lead: int | None = None,
+        *,
+        summary: bool = False,
+        on_token: Callable[[str], None] | None = None,
+    ) -> str:
         return self.summarize(context) if summary else self.answer(question, context, lead)
 
     @staticmethod

@@ -9,7 +9,7 @@ back goes through the same citation resolution as any other answer, so a marker 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from citegraph.answer.base import Answerer
 from citegraph.llm.base import ChatModel, Message
@@ -55,7 +55,27 @@ class LLMAnswerer(Answerer):
             Message("user", render("answer_user", question=" ".join(question.split()), evidence=evidence_block(context)).strip()),
         ]
 
-    def answer(self, question: str, context: Sequence[ContextItem]) -> str:
+    def answer(self, question: str, context: Sequence[ContextItem], on_token: Callable[[str], None] | None = None) -> str:
+        """The model's answer; with ``on_token``, streamed: each piece told as the model writes it
+        (:meth:`ChatModel.stream <citegraph.llm.base.ChatModel.stream>`), the whole returned at the end."""
         if not context:
             return ""
-        return self.model.chat(self.messages(question, context), max_tokens=self.max_tokens).text.strip()
+        messages = self.messages(question, context)
+        if on_token is None:
+            return self.model.chat(messages, max_tokens=self.max_tokens).text.strip()
+        pieces = []
+        for piece in self.model.stream(messages, max_tokens=self.max_tokens):
+            pieces.append(piece)
+            on_token(piece)
+        return "".join(pieces).strip()
+
+    def respond(
+        self,
+        question: str,
+        context: Sequence[ContextItem],
+        lead: int | None = None,
+        *,
+        summary: bool = False,
+        on_token: Callable[[str], None] | None = None,
+    ) -> str:
+        return self.answer(question, context, on_token)

@@ -9,8 +9,9 @@ they never return an empty result in place of an error.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,12 @@ class ChatModel(ABC):
     ) -> ChatResult:
         """One completion at temperature 0."""
 
+    def stream(self, messages: Sequence[Message], *, max_tokens: int = 512) -> Iterator[str]:
+        """One completion at temperature 0, as it is generated: its text in pieces (tokens, or what the
+        server sends at once), which joined are :meth:`chat`'s text. The default, for a backend that
+        cannot stream, yields the whole text once."""
+        yield self.chat(messages, max_tokens=max_tokens).text
+
     def first_token(self, messages: Sequence[Message], *, top_logprobs: int = 10, state: bool = False) -> ChatResult:
         """The first answer token's log-probabilities and, with ``state`` where :attr:`exposes_state`, the
         hidden state that predicts it (ModelUnavailable where the backend does not expose it)."""
@@ -88,3 +95,8 @@ class FakeChatModel(ChatModel):
     ) -> ChatResult:
         self.calls.append(list(messages))
         return ChatResult(self.respond(messages), dict(self.logprobs) if top_logprobs else {})
+
+    def stream(self, messages: Sequence[Message], *, max_tokens: int = 512) -> Iterator[str]:
+        """The scripted text word by word (each piece a word and the space after it), as a model streams."""
+        text = self.chat(messages, max_tokens=max_tokens).text
+        yield from re.findall(r"\S+\s*|\s+", text)

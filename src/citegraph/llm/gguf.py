@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -70,6 +70,23 @@ class GGUFChat(ChatModel):
         except ValueError as exc:  # e.g. the prompt is longer than the context window
             raise ModelOutputError(f"{self.name}: {exc}") from exc
         return parse_completion(data, self.name)
+
+    def stream(self, messages: Sequence[Message], *, max_tokens: int = 512) -> Iterator[str]:
+        """llama.cpp's completion token by token (``stream=True``): each chunk's delta."""
+        try:
+            chunks = self.llm.create_chat_completion(
+                messages=wire(messages),  # type: ignore[arg-type]
+                temperature=0.0,
+                max_tokens=max_tokens,
+                seed=0,
+                stream=True,
+            )
+            for chunk in chunks:
+                piece = chunk["choices"][0]["delta"].get("content") or ""  # type: ignore[index,union-attr]
+                if piece:
+                    yield piece
+        except ValueError as exc:  # e.g. the prompt is longer than the context window
+            raise ModelOutputError(f"{self.name}: {exc}") from exc
 
     def first_token(self, messages: Sequence[Message], *, top_logprobs: int = 10, state: bool = False) -> ChatResult:
         return self._first_token(messages, top_logprobs, state=state)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from citegraph.errors import BackendUnavailable, ModelOutputError, ModelUnavailable
 
-__all__ = ["RequestRejected", "post_json"]
+__all__ = ["RequestRejected", "post_json", "stream_lines"]
 
 
 class RequestRejected(BackendUnavailable):
@@ -26,6 +27,32 @@ def post_json(client: httpx.Client, url: str, payload: dict[str, Any], *, backen
         raise BackendUnavailable(f"{backend}: timed out after {client.timeout.read}s at {url}") from exc
     except httpx.HTTPError as exc:
         raise BackendUnavailable(f"{backend}: cannot reach {url} ({type(exc).__name__}: {exc})") from exc
+    _raise_for(response, url, backend=backend, model=model)
+    try:
+        data = response.json()
+    except ValueError as exc:
+        raise ModelOutputError(f"{backend}: response from {url} is not JSON") from exc
+    if not isinstance(data, dict):
+        raise ModelOutputError(f"{backend}: response from {url} is not a JSON object")
+    return data
+
+
+def stream_lines(client: httpx.Client, url: str, payload: dict[str, Any], *, backend: str, model: str) -> Iterator[str]:
+    """POST ``payload`` and yield the response's lines as they arrive (NDJSON, or server-sent events),
+    with the same errors as :func:`post_json`."""
+    try:
+        with client.stream("POST", url, json=payload) as response:
+            if response.status_code >= 400:
+                response.read()
+                _raise_for(response, url, backend=backend, model=model)
+            yield from response.iter_lines()
+    except httpx.TimeoutException as exc:
+        raise BackendUnavailable(f"{backend}: timed out after {client.timeout.read}s at {url}") from exc
+    except httpx.HTTPError as exc:
+        raise BackendUnavailable(f"{backend}: cannot reach {url} ({type(exc).__name__}: {exc})") from exc
+
+
+def _raise_for(response: httpx.Response, url: str, *, backend: str, model: str) -> None:
     if response.status_code >= 400:
         try:
             message = str(response.json().get("error", response.text))
@@ -40,10 +67,3 @@ def post_json(client: httpx.Client, url: str, payload: dict[str, Any], *, backen
         if response.status_code in (400, 422) or "response_format" in message:
             raise RequestRejected(text, response.status_code)
         raise BackendUnavailable(text)
-    try:
-        data = response.json()
-    except ValueError as exc:
-        raise ModelOutputError(f"{backend}: response from {url} is not JSON") from exc
-    if not isinstance(data, dict):
-        raise ModelOutputError(f"{backend}: response from {url} is not a JSON object")
-    return data

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -11,7 +12,7 @@ import numpy as np
 from citegraph.embed.base import Embedder, normalise
 from citegraph.errors import ModelOutputError
 from citegraph.llm.base import ChatModel, ChatResult, Message, wire
-from citegraph.llm.http import post_json
+from citegraph.llm.http import post_json, stream_lines
 
 __all__ = ["OllamaChat", "OllamaEmbedder", "parse_chat_response"]
 
@@ -57,6 +58,29 @@ class OllamaChat(ChatModel):
             payload["logprobs"] = True
             payload["top_logprobs"] = top_logprobs
         return parse_chat_response(post_json(self.client, f"{self.url}/api/chat", payload, backend=self.name, model=self.model))
+
+    def stream(self, messages: Sequence[Message], *, max_tokens: int = 512) -> Iterator[str]:
+        """``/api/chat`` with ``stream: true``: one JSON object per line, each with a piece of the message."""
+        payload = {
+            "model": self.model,
+            "messages": wire(messages),
+            "stream": True,
+            "options": {"temperature": 0, "num_predict": max_tokens, "seed": 0},
+        }
+        for line in stream_lines(self.client, f"{self.url}/api/chat", payload, backend=self.name, model=self.model):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except ValueError as exc:
+                raise ModelOutputError(f"{self.name}: a streamed line is not JSON: {line[:200]!r}") from exc
+            if data.get("error"):
+                raise ModelOutputError(f"{self.name}: {data['error']}")
+            piece = (data.get("message") or {}).get("content") or ""
+            if piece:
+                yield piece
+            if data.get("done"):
+                return
 
 
 class OllamaEmbedder(Embedder):

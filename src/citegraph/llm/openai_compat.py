@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import httpx
 
 from citegraph.errors import ModelOutputError
 from citegraph.llm.base import ChatModel, ChatResult, Message, wire
-from citegraph.llm.http import RequestRejected, post_json
+from citegraph.llm.http import RequestRejected, post_json, stream_lines
 
 __all__ = ["OpenAIChat", "parse_completion"]
 
@@ -28,6 +29,26 @@ def parse_completion(data: dict[str, Any], backend: str = "openai") -> ChatResul
         for alt in content[0].get("top_logprobs") or [content[0]]:
             first[str(alt["token"])] = max(first.get(str(alt["token"]), float("-inf")), float(alt["logprob"]))
     return ChatResult(text, first)
+
+
+def stream_deltas(lines: Iterable[str], backend: str) -> Iterator[str]:
+    """The text pieces of an OpenAI-style stream of server-sent events (``data: {chunk}`` lines, ``data: [DONE]``)."""
+    for line in lines:
+        if not line.startswith("data:"):
+            continue
+        body = line[5:].strip()
+        if body == "[DONE]":
+            return
+        try:
+            chunk = json.loads(body)
+        except ValueError as exc:
+            raise ModelOutputError(f"{backend}: a streamed chunk is not JSON: {body[:200]!r}") from exc
+        if chunk.get("error"):
+            raise ModelOutputError(f"{backend}: {chunk['error']}")
+        choices = chunk.get("choices") or [{}]
+        piece = (choices[0].get("delta") or {}).get("content") or ""
+        if piece:
+            yield piece
 
 
 class OpenAIChat(ChatModel):
@@ -70,6 +91,14 @@ class OpenAIChat(ChatModel):
 
     def close(self) -> None:
         self.client.close()
+
+    def stream(self, messages: Sequence[Message], *, max_tokens: int = 512) -> Iterator[str]:
+        """``/chat/completions`` with ``stream: true``: server-sent events, each ``data:`` a chunk whose
+        ``choices[0].delta.content`` is a piece of the message, until ``data: [DONE]``."""
+        payload = {"model": self.model, "messages": wire(messages), "temperature": 0, "max_tokens": max_tokens, "seed": 0, "stream": True}
+        yield from stream_deltas(
+            stream_lines(self.client, f"{self.base_url}/chat/completions", payload, backend=self.name, model=self.model), self.name
+        )
 
     def _post(self, payload: dict[str, Any]) -> ChatResult:
         data = post_json(self.client, f"{self.base_url}/chat/completions", payload, backend=self.name, model=self.model)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from citegraph.answer.citations import MARKER
-from citegraph.models import ANSWER_TERMS, Answer, AnswerStatus, Span
+from citegraph.models import ANSWER_TERMS, Answer, AnswerStatus, ClaimStatus, Span
 from citegraph.output.records import VERDICT_WORDS
 
 __all__ = ["answer_markdown", "escape"]
@@ -66,7 +66,7 @@ def answer_markdown(answer: Answer) -> str:
     if answer.lead is not None:
         parts.append(f"**{escape(answer.lead.text)}** [{order[answer.lead.marker]}]")
     if answer.text.strip():
-        parts.append(renumber(answer.text.strip()))
+        parts.append(renumber(_struck(answer)))
     parts.append(status)
     if warnings:
         parts.append("**Warnings**\n\n" + "\n".join(warnings))
@@ -82,6 +82,20 @@ def answer_markdown(answer: Answer) -> str:
     if lines:
         parts.append("**Sources**\n\n" + "\n".join(lines))
     return "\n\n".join(parts)
+
+
+#: a claim its check found contradicted or unsupported: struck through where the answer says it
+STRUCK = frozenset({ClaimStatus.CONTRADICTED, ClaimStatus.UNSUPPORTED})
+
+
+def _struck(answer: Answer) -> str:
+    """The answer's text with each claim its check did not support struck through (``~~claim [N]~~``), in place."""
+    text = answer.text.strip()
+    for claim in answer.claims:
+        raw = claim.raw.strip()
+        if claim.status in STRUCK and raw and raw in text:
+            text = text.replace(raw, f"~~{raw}~~", 1)
+    return text
 
 
 def _source(span: Span) -> str:

@@ -294,8 +294,9 @@ def create_app(
     @app.post("/ask/stream")
     async def ask_stream(body: AskRequest, labels: Labels) -> StreamingResponse:
         """``/ask`` as server-sent events, as the answer takes shape: ``stage`` (retrieving, answering,
-        checking, comparing), ``context`` (the numbered evidence), ``draft`` (the answer's text, written,
-        not yet checked), ``claim`` (``{index, claim}``, as each claim is checked), then ``done`` (the
+        checking, comparing), ``context`` (the numbered evidence), ``token`` (a piece of a language
+        model's text, as it writes it: not checked), ``draft`` (the answer's text, written, not yet
+        checked), ``claim`` (``{index, claim}``, as each claim is checked), then ``done`` (the
         ``/ask`` object, final) or ``error`` (``{status, type, message}``)."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()

@@ -4,9 +4,11 @@ a model: ``POST /v1/chat/completions`` (streaming and not) and ``GET /v1/models`
 The last user message is the question; the reply is :func:`citegraph.output.answer_markdown` (the
 answer with its ``[N]`` markers, the status in words, the warnings, a sources block naming each span
 and its verdict), and the whole ``citegraph ask --json`` object rides along in the extension field
-``citegraph``. The answer is checked before any of it is sent: a stream opens at once (the role),
-then carries the checked reply in pieces and, in its last chunk, the ``citegraph`` object. Nothing
-unchecked is ever streamed.
+``citegraph``. A stream opens at once (the role); with a language model as the generator its text
+follows piece by piece as the model writes it, under "Draft, being checked:" (:data:`DRAFT_HEAD`);
+then, under "Checked:", the checked reply, in which a claim its check did not support is struck
+through; the last chunk carries the ``citegraph`` object. The extractive answerer writes nothing to
+stream: its stream is the checked reply alone, as before.
 
 Access is the API's: ``Authorization: Bearer TOKEN`` reads with the token's labels. OpenAI clients
 always send a key, so the key ``public`` reads as a caller without a token does (no more).
@@ -14,6 +16,7 @@ always send a key, so the key ``public`` reads as a caller without a token does 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -36,6 +39,9 @@ from citegraph.serve.auth import chat_caller
 __all__ = ["MODEL_ID", "add_chat_routes"]
 
 MODEL_ID = "citegraph"
+#: above a language model's text while it streams (nothing in it is checked yet), and above the checked reply after it
+DRAFT_HEAD = "_Draft, being checked:_\n\n"
+CHECKED_HEAD = "\n\n---\n\n**Checked:**\n\n"
 Labels = Annotated[tuple[str, ...], Depends(chat_caller)]
 
 
@@ -138,17 +144,42 @@ def add_chat_routes(app: FastAPI, graph: CiteGraph, run: Callable[[Callable[[], 
             }
             return f"data: {json.dumps(event, ensure_ascii=False)}\n\n"
 
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+        def work() -> None:
+            # a language model's pieces are passed on as it writes them; the checked reply follows
+            def told(kind: str, payload: object) -> None:
+                if kind == "token":
+                    loop.call_soon_threadsafe(queue.put_nowait, ("token", payload))
+
+            try:
+                result = run(lambda: graph.ask(question, labels=labels, conversation=conversation, on_event=told))
+                loop.call_soon_threadsafe(queue.put_nowait, ("done", (output.answer_markdown(result), output.answer_json(result))))
+            except Exception as exc:  # the stream is open: the error goes in it, in OpenAI's shape
+                loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
+
         async def events() -> AsyncIterator[str]:
             yield chunk({"role": "assistant", "content": ""})
-            try:
-                reply, data = await run_in_threadpool(answer)
-            except Exception as exc:  # the stream is open: the error goes in it, in OpenAI's shape
+            task = loop.run_in_executor(None, work)
+            drafted = False
+            event, payload = await queue.get()
+            while event == "token":  # shown at once, under a line that says it is not checked yet
+                if not drafted:
+                    drafted = True
+                    yield chunk({"content": DRAFT_HEAD})
+                yield chunk({"content": payload})
+                event, payload = await queue.get()
+            await task
+            if event == "error":
+                exc = payload
                 known = isinstance(exc, CitegraphError)
                 kind = type(exc).__name__ if known else "internal"
                 message = str(exc) if known else f"internal error ({type(exc).__name__}); the server log has the details"
                 yield f"data: {json.dumps({'error': {'message': message, 'type': kind}})}\n\n"
                 return
-            for piece in _pieces(reply):
+            reply, data = payload
+            for piece in _pieces((CHECKED_HEAD if drafted else "") + reply):
                 yield chunk({"content": piece})
             yield chunk({}, "stop", citegraph=data)
             yield "data: [DONE]\n\n"

@@ -206,7 +206,8 @@ $("ask-form").addEventListener("submit", async (event) => {
     for await (const [kind, data] of events(response)) {
       if (kind === "stage") $("progress-text").textContent = STAGES[data] || words(data);
       else if (kind === "context") partial.context = data;
-      else if (kind === "draft") { partial.draft = data; renderPartial(partial); }
+      else if (kind === "token") { partial.draft += data; renderPartial(partial); } // a language model's text as it is written
+      else if (kind === "draft") { partial.draft = data; partial.checking = true; renderPartial(partial); }
       else if (kind === "claim") { partial.claims[data.index] = data.claim; renderPartial(partial); }
       else if (kind === "done") {
         if (!answerText) turns.push(data); // a checked answer written elsewhere is no turn of the conversation
@@ -226,19 +227,24 @@ $("ask-form").addEventListener("submit", async (event) => {
 function renderPartial(partial) {
   // while checking: the checked claims so far, then the rest of the draft, marked as not yet checked
   $("result").hidden = false;
+  const claims = partial.claims.filter(Boolean);
+  const checking = claims.length > 0 || partial.checking; // a model may still be writing: nothing is checked yet
   const status = $("status");
-  status.textContent = "Checking…";
+  status.textContent = checking ? "Checking…" : "Writing…";
   status.className = "badge caution";
   status.title = "";
-  $("status-note").textContent = "claims appear here as they are checked";
+  $("status-note").textContent = checking ? "claims appear here as they are checked" : "the answer as it is written; each claim is checked when it is done";
   const box = $("answer");
   box.textContent = "";
   const p = el("p");
-  const claims = partial.claims.filter(Boolean);
   for (const claim of claims) renderClaim(p, claim, claims.indexOf(claim));
   box.append(p);
-  if (partial.draft && claims.length < partial.draft.split(/(?<=[.!?])\s+/).length) {
-    box.append(el("p", "Draft, not yet checked: " + partial.draft, "draft"));
+  // the draft's sentences no claim has been checked for yet, marked as such until their checks arrive
+  const rest = partial.draft ? partial.draft.split(/(?<=[.!?])\s+/).slice(claims.length).join(" ") : "";
+  if (rest.trim()) {
+    const draft = el("p", null, "draft");
+    draft.append(el("span", "Not yet checked: ", "draft-label"), el("span", rest));
+    box.append(draft);
   }
   for (const id of ["warnings", "claims", "route-list", "context"]) $(id).textContent = "";
   $("relevance").textContent = "";
