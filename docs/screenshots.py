@@ -87,6 +87,11 @@ def main() -> None:
                         page.click("#ask-button")
                         page.wait_for_selector("#status[data-code]")
                         page.wait_for_function("document.getElementById('sources-box').hidden || document.querySelector('#sources li')")
+                        # the graph drawn, where the answer has one to draw and its box is open
+                        page.wait_for_function(
+                            "document.getElementById('graph-box').hidden || !document.getElementById('graph-box').open "
+                            "|| document.getElementById('routes').hidden || document.querySelector('#graph canvas')"
+                        )
                         page.screenshot(path=str(args.out / f"{name}-answer.png"), full_page=True)
                         if args.follow_up:
                             page.fill("#question", args.follow_up)
@@ -106,6 +111,8 @@ def main() -> None:
                         page.screenshot(path=str(args.out / f"{name}-source.png"))
                         page.keyboard.press("Escape")
                         page.check("#all-routes")
+                        if size == "phone":  # the graph waits behind its toggle on a phone
+                            page.click("#graph-box summary")
                         page.wait_for_selector("#graph canvas")
                         page.locator("#routes").screenshot(path=str(args.out / f"{name}-routes.png"))
                         page.click("#tab-docs")

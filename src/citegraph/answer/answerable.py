@@ -155,15 +155,16 @@ def assess(
     note = ""
     if not answerable:
         reasons = []
+        # in words a reader of the page follows; the model's numbers last, in brackets
         if missing:
-            reasons.append("no visible sentence names " + ", ".join(repr(m) for m in missing))
+            reasons.append("no sentence you may read names " + ", ".join(repr(m) for m in missing))
         if values["typed"] == 0.0:
-            reasons.append(f"the question asks for a {asked.expected} and the evidence states none")
+            reasons.append(f"the question asks for a {asked.expected} and the evidence gives none")
         if values["reader"] < 0.5:
-            reasons.append(f"no passage reads as an answer (best {values['reader']:.2f})")
+            reasons.append(f"no sentence reads as its answer (best {values['reader']:.2f})")
         if values["words"] < 1.0:
-            reasons.append(f"it mentions {values['words']:.0%} of the question's words")
-        note = "; ".join([*reasons, f"P(answerable) {p:.2f}, under {threshold:.2f}"])
+            reasons.append(f"the evidence has {values['words']:.0%} of the question's words")
+        note = "; ".join([*reasons, f"answerable at {p:.2f}, under the {threshold:.2f} needed"])
     return Answerability(
         answerable,
         p,

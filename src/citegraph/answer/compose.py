@@ -131,7 +131,11 @@ def compose(
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
-        warning = AnswerWarning("not_found", f"the documents visible to you do not answer this question{why}", (("by", "answerability"),))
+        warning = AnswerWarning(
+            "not_found",
+            f"the documents visible to you do not answer this question{why}",
+            (("by", "answerability"), ("why", answerability.note)),
+        )
         return _not_found(asked.text, retrieval, context, models, answerability, warning)
     if answer_text is None:
         emit("stage", "answering")

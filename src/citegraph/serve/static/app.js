@@ -354,7 +354,7 @@ function renderAnswer(answer) {
     box.append(el("p", "Read with the abbreviations your documents define: " + spelled.map(x => `${x.short} = ${x.long}`).join("; "), "note"));
   }
   if (answer.status === "not_found" || answer.status === "no_evidence") {
-    box.append(el("p", answer.status === "not_found" ? "The documents you may read do not answer this question." : "Nothing you may read matches the question."));
+    // the status says it is not in the documents; said once, with why below in the warnings
     if (answer.context.length) {
       box.append(el("p", "Nearest evidence (context only, not an answer):", "note"));
       const list = el("ul");
@@ -389,7 +389,8 @@ function renderAnswer(answer) {
     const item = el("li");
     item.title = "warning: " + w.code;
     item.dataset.code = w.code;
-    item.append(el("strong", (WARNING[w.code] || words(w.code)) + ": "), el("span", renumbered(w.message, numbers)));
+    if (w.code === "not_found" && w.why) item.append(el("strong", "Why: "), el("span", w.why)); // the status already says it
+    else item.append(el("strong", (WARNING[w.code] || words(w.code)) + ": "), el("span", renumbered(w.message, numbers)));
     warnings.append(item);
   }
   const r = answer.relevance;
@@ -516,6 +517,12 @@ function renderAudit(answer, numbers) {
 const MAX_ROUTES = 15;
 const EDGE_LABELS = 6; // edges named at once, at most
 $("all-routes").addEventListener("change", () => current && drawRoutes(current));
+// on a phone the graph's labels would be too small to read at the screen's width: it waits behind its
+// toggle (the routes in words are below it); opened, it is drawn to fit its box
+$("graph-box").open = !window.matchMedia("(max-width: 767px)").matches;
+$("graph-box").addEventListener("toggle", () => {
+  if ($("graph-box").open && current) drawRoutes(current);
+});
 
 function drawRoutes(answer) {
   const cited = answer.claims.flatMap((claim) => claim.citations.map((c) => c.route)).filter((r) => r && r.length);
@@ -527,7 +534,7 @@ function drawRoutes(answer) {
   list.textContent = "";
   if (window.citegraphGraph) { window.citegraphGraph.destroy(); window.citegraphGraph = null; }
   $("graph").textContent = "";
-  $("graph").hidden = !routes.length;
+  $("graph-box").hidden = !routes.length; // no empty box under its toggle
   $("routes-none").hidden = routes.length > 0;
   if (!routes.length) return;
   const nodes = new Map();
@@ -547,13 +554,16 @@ function drawRoutes(answer) {
   const color = (name) => css.getPropertyValue(name).trim();
   const cy = cytoscape({
     container: $("graph"),
+    // never drawn smaller than 3/4 of its size, so a node's label stays at least 10.5 px; a larger graph is panned
+    minZoom: 0.75,
+    maxZoom: 2,
     elements: [...nodes.values(), ...edges.values()],
     layout: { name: "breadthfirst", directed: true, spacingFactor: 1.6, padding: 24, boundingBox: layoutBox(nodes, edges) },
     style: [
-      { selector: "node", style: { label: "data(label)", "font-size": 12, color: color("--text"), "background-color": color("--accent"), width: 14, height: 14, "text-valign": "bottom", "text-margin-y": 6, "text-background-color": color("--surface"), "text-background-opacity": 0.9, "text-background-padding": 2, "text-wrap": "wrap", "text-max-width": 120 } },
+      { selector: "node", style: { label: "data(label)", "font-size": 14, color: color("--text"), "background-color": color("--accent"), width: 14, height: 14, "text-valign": "bottom", "text-margin-y": 6, "text-background-color": color("--surface"), "text-background-opacity": 0.9, "text-background-padding": 2, "text-wrap": "wrap", "text-max-width": 140 } },
       // with a few edges every relation is named; with more, an edge names its relation when pointed at
       // (the list below names them all), so no label is drawn over another
-      { selector: "edge", style: { label: edges.size <= EDGE_LABELS ? "data(label)" : "", "font-size": 10, color: color("--muted"), "curve-style": "bezier", "target-arrow-shape": "triangle", width: 1.5, "line-color": color("--line"), "target-arrow-color": color("--muted"), "text-rotation": "autorotate", "text-background-color": color("--surface"), "text-background-opacity": 1, "text-background-padding": 2 } },
+      { selector: "edge", style: { label: edges.size <= EDGE_LABELS ? "data(label)" : "", "font-size": 12, color: color("--muted"), "curve-style": "bezier", "target-arrow-shape": "triangle", width: 1.5, "line-color": color("--line"), "target-arrow-color": color("--muted"), "text-rotation": "autorotate", "text-background-color": color("--surface"), "text-background-opacity": 1, "text-background-padding": 2 } },
       { selector: "edge.named", style: { label: "data(label)", "z-index": 10 } },
     ],
   });
@@ -588,7 +598,7 @@ function layoutBox(nodes, edges) {
   const rows = new Map();
   for (const k of nodes.keys()) rows.set(depth.get(k) || 0, (rows.get(depth.get(k) || 0) || 0) + 1);
   const widest = Math.max(...rows.values());
-  const label = Math.max(...[...nodes.keys()].map((k) => Math.min(String(k).length, 20))) * 7 + 24;
+  const label = Math.max(...[...nodes.keys()].map((k) => Math.min(String(k).length, 20))) * 8 + 24; // about 8 px a character at 14 px
   return { x1: 0, y1: 0, w: Math.max(box.clientWidth, widest * label), h: Math.max(box.clientHeight, rows.size * 90) };
 }
 
