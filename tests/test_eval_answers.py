@@ -185,3 +185,22 @@ def test_a_corpus_plants_its_own_conflict_pairs_read_as_ingest_reads_them() -> N
     result, text = corpus_report("tiny", [pair], 0.0)
     assert pair["rule"] == "number" and result["shipped"]["recall"] == 1.0
     assert "| shipped | 1.000 | 1.000 | 1 | 1 | 1 |" in text
+
+
+def test_eval_answers_asks_a_corpuss_conversations_turn_by_turn_and_says_who_read_the_follow_ups(tmp_path: Path) -> None:
+    import shutil
+
+    corpus = tmp_path / "corpus_tiny"
+    shutil.copytree(CORPUS, corpus)
+    turns = ["How much paid leave do full-time staff get?", "And part-time staff?"]  # elided: read from the turn before
+    conversations = {"conversations": [{"id": "c-1", "turns": turns, "standalone": "t-1"}]}
+    (corpus / "conversations.json").write_text(json.dumps(conversations), encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["eval", "answers", "--data", str(corpus), "--embedder", "hashing", "--baseline", "none", "--out", str(out), "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / "answers-corpus_tiny.json").read_text(encoding="utf-8"))
+    (row,) = record["follow_ups"]
+    assert row["asked"] == "And part-time staff?" and row["read_as"] != row["asked"] and "part-time staff" in row["read_as"]
+    assert record["result"]["follow_ups"]["read_by"] == "rules only" and record["result"]["follow_ups"]["dev"]["n"] == 1
+    assert "Follow-ups read by rules only." in (out / "answers-corpus_tiny.md").read_text(encoding="utf-8")

@@ -196,3 +196,23 @@ def test_the_real_models_stream_token_by_token_the_text_they_give_whole(route: s
     whole = model.chat(messages, max_tokens=12).text
     model.close()
     assert len(pieces) > 1 and "".join(pieces) == whole
+
+
+def test_a_real_model_writes_out_a_follow_up_or_its_rewrite_is_refused_with_the_reason() -> None:
+    """The rewrite path with a real backend: the few-shot prompt renders and the model answers; what it
+    wrote is used only if faithful (a 135M model often is not: then the rules' reading stands, with why)."""
+    pytest.importorskip("spacy")
+    from citegraph.conversation import Turn, resolve
+
+    _small_model_path()
+    model = make_chat_model(f"gguf:{SMALL}")
+    try:
+        history = [Turn("Where is the chess club held?", "Hillside. The chess club meets at Hillside hall.")]
+        read = resolve("Which town is that in?", history, model=model)
+    finally:
+        model.close()
+    assert read.unread == ("that",) and read.asked == "Which town is that in?"
+    if read.by == model.name:
+        assert read.question != read.asked and read.question.endswith("?") and "town" in read.question and not read.refused
+    else:
+        assert read.question == read.asked and read.refused.startswith("The language model's rewrite was not used: ")

@@ -23,6 +23,13 @@ checks and the person all read the same question:
   kind (a place for a place, a name for a name, a phrase with the same preposition for its like),
   or added at its end.
 
+A word the rules see pointing back but cannot read ("it" with nothing before it to stand for, "that"
+alone, "that day", an elided follow-up with no words of its kind to replace) is left as written, or,
+when a language model is configured (the generator's, :attr:`CiteGraph.rewriter
+<citegraph.pipeline.CiteGraph.rewriter>`), the model writes the question out (:func:`rewrite`) and its
+rewrite is used only if it keeps every content word of the follow-up, reads every such word and
+names nothing the conversation does not: the answer shows the rewrite and which model wrote it.
+
 An earlier answer is read only for the names it gives: only documents' spans are ever evidence. A
 question that needs none of this, or the first of a conversation, is returned as it is. Without a
 spaCy model, an elided follow-up is added to the end of the previous question and pronouns are left
@@ -32,16 +39,20 @@ as written. The rules were written with the conversations of ``corpora/*/convers
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citegraph.errors import BackendUnavailable, ModelOutputError
+from citegraph.llm.base import ChatModel, Message
 from citegraph.models import Answer, AnswerWarning
+from citegraph.prompts import load_prompt, render
 from citegraph.question import parse
 from citegraph.verify.text import DAYS, MONTHS
 
-__all__ = ["Resolved", "Turn", "resolve"]
+__all__ = ["Resolved", "Turn", "resolve", "rewrite"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,10 @@ class Resolved:
     question: str  #: the question as read
     asked: str  #: the follow-up as the person wrote it
     readings: tuple[tuple[str, str], ...] = ()  #: (the words written, what they were read as)
+    #: the words that point back which the rules could not read ("it", "that", an elided follow-up added at the end)
+    unread: tuple[str, ...] = ()
+    by: str = "rules"  #: who wrote it out: "rules", or the model that rewrote it
+    refused: str = ""  #: a model's rewrite that was not used, and why ("" when none was tried or it was used)
 
     @property
     def changed(self) -> bool:
@@ -76,14 +91,19 @@ class Resolved:
 
     def note(self) -> str:
         """What was understood, in words: "Reading 'she' as 'Priya Nair'."; "" when nothing was."""
-        return " ".join(f"Reading {w!r} as {r!r}." for w, r in self.readings) if self.changed else ""
+        said = " ".join(f"Reading {w!r} as {r!r}." for w, r in self.readings) if self.changed else ""
+        if self.by != "rules":
+            said += f" Written out by the language model {self.by} (the rules could not read {', '.join(map(repr, self.unread))})."
+        if self.refused:
+            said += f" {self.refused}"
+        return said.strip()
 
     def warning(self) -> AnswerWarning:
         """The answer's note that its question was read as a follow-up, and as what."""
         return AnswerWarning(
             "follow_up",
             f"read as a follow-up of the conversation: {self.asked!r} as {self.question!r}. {self.note()}",
-            (("asked", self.asked), ("read_as", self.question)),
+            (("asked", self.asked), ("read_as", self.question), ("by", self.by)),
         )
 
 
@@ -104,12 +124,20 @@ PLACES = frozenset({"GPE", "LOC", "FAC"})
 NOT_THINGS = frozenset({"PERSON", "DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY"})
 
 
-def resolve(question: str, history: Sequence[Turn]) -> Resolved:
-    """``question`` written out from ``history`` (oldest first); unchanged when it needs nothing."""
+def resolve(question: str, history: Sequence[Turn], *, model: ChatModel | None = None) -> Resolved:
+    """``question`` written out from ``history`` (oldest first); unchanged when it needs nothing. With
+    ``model``, a follow-up the rules leave a word of unread is rewritten by the model (:func:`rewrite`)."""
     asked = " ".join(question.split())
     if not history or not asked:
         return Resolved(asked, asked)
-    return _resolve(asked, _understood(history[-MAX_TURNS:]))
+    understood = _understood(history[-MAX_TURNS:])
+    ruled = _resolve(asked, understood)
+    if model is None or not ruled.unread:
+        return ruled
+    written, why = rewrite(asked, understood, model, ruled.unread)
+    if written is None:
+        return dataclasses.replace(ruled, refused=f"The language model's rewrite was not used: {why}.")
+    return Resolved(written, asked, ((asked, written),), ruled.unread, by=model.name)
 
 
 def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
@@ -120,13 +148,16 @@ def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
     if _OPENS.match(asked) and (doc is None or not any(t.pos_ in ("VERB", "AUX") for t in doc)):
         rest = (m.group("rest") if (m := _ELIDED.match(asked)) else "").strip()
         if rest:
-            written = _substitute(previous.question, rest)
-            if written is not None:
-                return Resolved(written, asked, ((asked, written),))
+            substituted = _substitute(previous.question, rest)
+            if substituted is not None:
+                written, put_in = substituted
+                # added at the end, with nothing of its kind to replace: the rules' guess, read as unread
+                return Resolved(written, asked, ((asked, written),), () if put_in else (asked,))
     if doc is None:
         return Resolved(asked, asked)
     out = asked
     readings: list[tuple[str, str]] = []
+    unread: list[str] = []
     seen: set[str] = set()
     for token in doc:
         word = token.lower_
@@ -146,23 +177,131 @@ def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
             tail = "'s" if token.tag_ == "PRP$" or tail else ""  # "her role": a possessive, as the tagger reads it
             out = re.sub(rf"(?<![\w'’]){re.escape(token.text)}(?![\w'’])", by + tail, out, count=1)
             readings.append((token.text, by))
+        else:
+            unread.append(token.text)
+    unread += _pointing(doc)  # "Which branch is that in?", "that day": no rule reads them
     demonstrative = _DEMONSTRATIVE.search(out)
-    place = _place(previous, history) if demonstrative or _THERE.search(out) else ""
+    there = _THERE.search(out)
+    if there is not None and re.search(r"\b(?:is|are|was|were) there\b|\bthere(?:'s| is| are| was| were| be)\b", out, re.IGNORECASE):
+        there = None  # "Is there parking?": no place is meant
+    place = _place(previous, history) if demonstrative or there else ""
+    if not place and (m := demonstrative or there) is not None:
+        unread.append(m.group(0))
     if place:
         if (m := demonstrative) is not None:
             noun = m.group(1)
             by = place if noun.casefold() in place.casefold() else f"the {place} {noun}"
             out = out[: m.start()] + by + out[m.end() :]
             readings.append((m.group(0), by))
-        elif (m := _THERE.search(out)) is not None and not re.search(r"\bthere (?:is|are|was|were|be)\b", out, re.IGNORECASE):
+        elif (m := there) is not None:
             spoken = out[max(0, m.start() - 4) : m.start()].strip().casefold()
             by = place if spoken in ("in", "at", "to", "from") else f"at {place}"
             out = out[: m.start()] + by + out[m.end() :]
             readings.append((m.group(0), place))
-    return Resolved(out, asked, tuple(readings))
+    return Resolved(out, asked, tuple(readings), tuple(dict.fromkeys(unread)))
+
+
+def _pointing(doc: Any) -> list[str]:
+    """Words that point back which no rule reads: "that" standing alone ("Which branch is that in?")
+    and "that" before a noun that is no place ("that day", "that project")."""
+    out = []
+    for t in doc:
+        if t.lower_ != "that" or t.tag_ == "WDT":  # not "the team that handles …"
+            continue
+        if t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj", "attr"):  # not "true that …" (a mark)
+            out.append(t.text)
+        elif t.dep_ == "det" and t.head.pos_ == "NOUN" and not re.fullmatch(_PLACE_NOUNS, t.head.lower_):
+            out.append(f"{t.text} {t.head.text}")
+    return out
 
 
 MAX_TURNS = 4  #: the turns a follow-up is read from (the last ones)
+ANSWER_CHARS = 300  #: of each earlier answer, what the model is shown (the reader's answer comes first)
+_BLOCK = re.compile(r"</?\s*conversation\s*>", re.IGNORECASE)
+_LEAD = re.compile(r"^\W*(?:rewritten(?: question)?|question|standalone(?: question)?)\s*:\s*", re.IGNORECASE)
+_SKIP_WORDS = frozenset("and but so ok okay what about how be do have get".split())
+#: worked examples the model sees before the follow-up (made up; no corpus of this project's): a person
+#: from the answer, a date from the question, a place for "that", an elided question
+_EXAMPLES = (
+    (
+        "Q: Who leads the data migration?\nA: Lena Ortiz. Lena Ortiz leads the data migration.",
+        "Which team is she on?",
+        "Which team is Lena Ortiz on?",
+    ),
+    (
+        "Q: Who opened the warehouse on 3 May?\nA: Omar Said. Omar Said opened the warehouse on 3 May.",
+        "When did it close that day?",
+        "When did the warehouse close on 3 May?",
+    ),
+    (
+        "Q: Where is the chess club held?\nA: Hillside. The chess club meets at Hillside hall.",
+        "Which town is that in?",
+        "Which town is Hillside hall in?",
+    ),
+    (
+        "Q: How many days of leave do staff in Oslo get?\nA: 25 days.",
+        "And the contractors?",
+        "How many days of leave do contractors in Oslo get?",
+    ),
+)
+
+
+def rewrite(asked: str, history: Sequence[Turn], model: ChatModel, unread: Sequence[str] = ()) -> tuple[str | None, str]:
+    """``asked`` written out by ``model`` from ``history`` (the turns as understood, oldest first):
+    ``(rewrite, "")``, or ``(None, why)`` when the model fails or its rewrite is not faithful: it must
+    keep every content word of ``asked``, leave none of its pronouns that point back (``unread``), and
+    name nothing that neither the follow-up nor the conversation names (a model that answers, or
+    guesses a name, is caught here). The conversation goes to the model inside a block its text
+    cannot close, as evidence does."""
+    turns = "\n".join(
+        f"Q: {_BLOCK.sub('(conversation)', ' '.join(t.question.split()))}\n"
+        f"A: {_BLOCK.sub('(conversation)', ' '.join(t.answer.split())[:ANSWER_CHARS]) or '(no answer)'}"
+        for t in history
+    )
+    messages = [Message("system", load_prompt("follow_up_system").strip())]
+    for conversation, follow_up, written in _EXAMPLES:  # shown as earlier exchanges: a small model copies the form
+        messages += [
+            Message("user", render("follow_up_user", conversation=conversation, question=follow_up).strip()),
+            Message("assistant", written),
+        ]
+    messages.append(Message("user", render("follow_up_user", conversation=turns, question=asked).strip()))
+    try:
+        text = model.chat(messages, max_tokens=80).text
+    except (BackendUnavailable, ModelOutputError) as error:
+        return None, f"the model failed ({error})"
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    written = " ".join(_LEAD.sub("", lines[0]).strip().strip("\"'“”‘’`").split()) if lines else ""
+    why = _unfaithful(written, asked, history, unread)
+    return (None, why) if why else (written, "")
+
+
+def _unfaithful(written: str, asked: str, history: Sequence[Turn], unread: Sequence[str]) -> str:
+    """Why ``written`` is no faithful rewrite of ``asked``; "" when it is."""
+    if not written:
+        return "it wrote nothing"
+    if written.casefold() == asked.casefold():
+        return "it left the follow-up as it was"
+    if len(written) > max(3 * len(asked), len(asked) + 150) or re.search(r"[.!?]\s+\S", written):
+        return "it wrote more than a question"
+    if asked.endswith("?") and not written.endswith("?"):
+        return "it wrote no question (an answer, perhaps)"
+    words = {w.casefold() for w in re.findall(r"[\w'’]+", written)}
+    left = [w for w in unread if w.casefold() in _PRONOUNS and w.casefold() in words]
+    if left:
+        return f"it left {left[0]!r} unread"
+    known = " ".join([asked, *(f"{t.question} {t.answer}" for t in history)]).casefold()
+    new = [name for name in _capitalised(written) if name.casefold() not in known]
+    if new:
+        return f"it named {new[0]!r}, which neither the follow-up nor the conversation names"
+    doc, kept = _doc(asked), _doc(written)
+    if doc is not None and kept is not None:
+        have = {t.lemma_.casefold() for t in kept} | words
+        replaced = {w.casefold() for phrase in unread if phrase != asked for w in phrase.split()}  # "that service" may become its name
+        for t in doc:
+            content = t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM") and not t.is_stop and t.lower_ not in _SKIP_WORDS | replaced
+            if content and t.lemma_.casefold() not in have and t.lower_ not in have:
+                return f"it dropped {t.text!r} from the follow-up"
+    return ""
 
 
 def _understood(history: Sequence[Turn]) -> list[Turn]:
@@ -310,9 +449,10 @@ def _place(previous: Turn, history: Sequence[Turn]) -> str:
     return _last(history, PLACES | {"ORG"}, answer_first=False)
 
 
-def _substitute(previous: str, rest: str) -> str | None:
+def _substitute(previous: str, rest: str) -> tuple[str, bool] | None:
     """The previous question with ``rest`` ("in Toronto", "the Lisbon team", "for a team manager",
-    "Northgate") put in place of its words of the same kind, or at its end; None without one.
+    "Northgate") put in place of its words of the same kind, or at its end; None without one; with
+    whether it was put in place (False: added at the end).
     In order: a phrase with the same head noun ("the Lisbon team" for "the Leeds team"); a name of
     the same kind ("Toronto" for "Leeds"; "the UK" as a whole); a phrase with the same preposition,
     the last ("for a team manager" for "for most roles"); a name for the first name ("Northgate"
@@ -323,8 +463,8 @@ def _substitute(previous: str, rest: str) -> str | None:
         return None
     new_doc, old_doc = _doc(rest), _doc(body)
 
-    def put(start: int, end: int, text: str) -> str:
-        return body[:start] + text + body[end:] + "?"
+    def put(start: int, end: int, text: str) -> tuple[str, bool]:
+        return body[:start] + text + body[end:] + "?", True
 
     first = rest.split()[0].casefold()
     if new_doc is not None and old_doc is not None:
@@ -350,4 +490,4 @@ def _substitute(previous: str, rest: str) -> str | None:
     if names and old_names and " ".join(names) == rest.removeprefix("the ").strip():
         at = body.find(old_names[0])
         return put(at, at + len(old_names[0]), rest)
-    return f"{body} {rest}?"
+    return f"{body} {rest}?", False

@@ -34,6 +34,7 @@ from citegraph.ingest.base import IngestOptions
 from citegraph.ingest.indexer import Indexer, TextInput, content_version
 from citegraph.ingest.ingester import Ingester, Progress, access_labels
 from citegraph.ingest.loaders import parse_date
+from citegraph.llm.base import ChatModel
 from citegraph.models import Answer, IngestReport
 from citegraph.question import Question
 from citegraph.retrieve.retriever import Retriever
@@ -61,6 +62,7 @@ class CiteGraph(Reads, Lifecycle):
         answerer: Answerer | None = None,
         verifier: Verifier | None = None,
         settings: GraphSpec | None = None,
+        rewriter: ChatModel | None = None,
         **overrides: Any,
     ) -> None:
         # A GraphSpec's numbers are checked when it is made; ``overrides`` (hops=2, ...) are its fields too.
@@ -72,6 +74,7 @@ class CiteGraph(Reads, Lifecycle):
         extractor = extractor or SpacyExtractor(self.splitter)
         self.answerer = answerer or ExtractiveAnswerer()
         self.verifier = verifier or UncheckedVerifier()
+        self.rewriter = rewriter or self.answerer.model  #: writes out follow-ups the rules cannot read (one given: the caller's to close)
         indexer = Indexer(self.splitter, extractor, embedder, dangling=settings.dangling, graph=store, nlp_of=self.splitter)
         check_store_embedder(store.embedder_name(), embedder.name)
         self.ingester = Ingester(store, indexer, max_file_mb=settings.max_file_mb, max_text_mb=settings.max_text_mb)
@@ -198,11 +201,11 @@ class CiteGraph(Reads, Lifecycle):
         on_event: Callable[[str, object], None] | None = None,
         conversation: Sequence[Turn] = (),
     ) -> Answer:
-        """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations.
-        ``as_of`` (``YYYY-MM-DD``): from the documents current on that day. ``scope``: see
-        :meth:`Retriever.retrieve <citegraph.retrieve.retriever.Retriever.retrieve>`. ``on_event``: told
-        ``("stage", "retrieving")``, then what :func:`~citegraph.answer.compose.compose` tells (the page streams it).
-        ``conversation``: the turns before, oldest first; the question is read as their follow-up (:func:`resolve`)."""
+        """Retrieve, answer (or take ``answer_text`` written elsewhere), resolve and check citations. ``as_of``
+        (``YYYY-MM-DD``): from the documents current on that day. ``scope``: see :meth:`Retriever.retrieve
+        <citegraph.retrieve.retriever.Retriever.retrieve>`. ``on_event``: told ``("stage", "retrieving")``, then what
+        :func:`~citegraph.answer.compose.compose` tells (the page streams it). ``conversation``: the turns before,
+        oldest first; the question is read as their follow-up (:func:`resolve`, with :attr:`rewriter`)."""
         self.limits.check_question(question)
         for name, value in (("hops", hops), ("top-k", top_k)):
             if value is not None:
@@ -212,7 +215,7 @@ class CiteGraph(Reads, Lifecycle):
         day = None if as_of is None else parse_date(as_of, "as-of")
         if on_event is not None:
             on_event("stage", "retrieving")
-        follow_up = resolve(question, conversation)  # "Which office is she in?" written out from the turns before
+        follow_up = resolve(question, conversation, model=self.rewriter)  # "Which office is she in?" written out from the turns before
         asked = Question.read(follow_up.question)  # parsed once: retrieval links its names, the checks read its type and terms
         retrieval = self.retriever.retrieve(
             asked, labels, hops=hops, top_k=top_k, include_superseded=include_superseded, as_of=day, scope=scope

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
+from citegraph.llm.base import ChatModel
 from citegraph.models import AnswerWarning, ContextItem
 
 __all__ = ["Answerer"]
@@ -17,6 +18,7 @@ __all__ = ["Answerer"]
 
 class Answerer(ABC):
     name: str
+    model: ChatModel | None = None  #: the language model that writes its answers, if one does
 
     def close(self) -> None:
         """Release what the answerer holds (a model connection); a no-op by default."""

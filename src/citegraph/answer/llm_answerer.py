@@ -41,6 +41,8 @@ def evidence_block(context: Sequence[ContextItem]) -> str:
 
 
 class LLMAnswerer(Answerer):
+    model: ChatModel
+
     def __init__(self, model: ChatModel, *, max_tokens: int = 300) -> None:
         self.model = model
         self.max_tokens = max_tokens

@@ -185,6 +185,11 @@ def eval_retrieval(
     help="a corpus's questions are asked again with this retrieval mode, the same answerer, in the same run ('none': not)",
 )
 @option(setting("context-size"))
+@click.option(
+    "--rewriter",
+    help="a language model spec that writes out the follow-ups of a corpus's conversations the rules cannot read "
+    "(default: the generator's model, when it is one)",
+)
 @click.option("--limit", type=int, help="only the first N questions of each data set")
 @_OUT
 @json_option
@@ -195,6 +200,7 @@ def eval_answers(
     verifier: str,
     baseline: str,
     context_size: int,
+    rewriter: str | None,
     limit: int | None,
     out: Path,
     as_json: bool,
@@ -205,15 +211,20 @@ def eval_answers(
 
     The documents are ingested into OUT/answers-NAME.db (reused when present); a corpus says each
     question's split, a multi-hop set's dev and test are its halves."""
+    from citegraph.components import make_chat_model
     from citegraph.eval import report_name
     from citegraph.eval.answers import run
     from citegraph.eval.corpus import is_corpus
     from citegraph.eval.corpus import run as run_corpus
 
+    rewrites = None if rewriter is None else make_chat_model(rewriter)
+
     def open_graph(db: Path, retrieval: str | None = None) -> CiteGraph:
-        if retrieval is None:
-            return CiteGraph.open(db, embedder, generator=generator, verifier=verifier, context_size=context_size)
-        return CiteGraph.open(db, embedder, generator=generator, verifier=verifier, retrieval=retrieval, context_size=context_size)
+        chosen: dict[str, Any] = {} if retrieval is None else {"retrieval": retrieval}
+        graph = CiteGraph.open(db, embedder, generator=generator, verifier=verifier, context_size=context_size, **chosen)
+        if rewrites is not None:
+            graph.rewriter = rewrites
+        return graph
 
     corpora = [path for path in data if is_corpus(path)]
     sets = [path for path in data if not is_corpus(path)]
@@ -226,6 +237,8 @@ def eval_answers(
         summaries.append({"name": name, **{split: result["product"][split]["all"] for split in ("dev", "test")}})
     if sets:
         summaries += run(sets, open_graph, out=out, limit=limit, bars=_bars, each=_show(as_json))
+    if rewrites is not None:
+        rewrites.close()
     if as_json:
         print_json(summaries)
 

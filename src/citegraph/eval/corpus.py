@@ -286,15 +286,15 @@ def follow_ups(graph: Any, corpus: Corpus, advance: Callable[..., None] = lambda
     return rows
 
 
-def _follow_up_lines(rows: Sequence[dict[str, Any]], product: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+def _follow_up_lines(rows: Sequence[dict[str, Any]], product: Sequence[dict[str, Any]], read_by: str) -> tuple[dict[str, Any], list[str]]:
     alone = {r["id"]: r for r in product}
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {"read_by": read_by}
     lines = [
         "",
         "## Follow-ups",
         "",
         "Each conversation asked turn by turn (`conversations.json`); its last turn, a follow-up, judged against the corpus "
-        "question it stands for, and beside it that question asked on its own in the run above.",
+        f"question it stands for, and beside it that question asked on its own in the run above. Follow-ups read by {read_by}.",
         "",
         "| split | n | follow-up right | the same questions asked alone, right | difference | follow-up confidently wrong |",
         "|---|---|---|---|---|---|",
@@ -414,9 +414,11 @@ def run(
         retrieval = graph.spec.retrieval
         context_size = graph.spec.context_size
     conversations: list[dict[str, Any]] = []
+    rewriter = "rules only"
     if corpus.conversations:
         with open_graph(db) as graph, bars(f"{name}: follow-ups") as advance:
             conversations = follow_ups(graph, corpus, advance)
+            rewriter = "rules, then " + graph.rewriter.name if graph.rewriter is not None else rewriter
     if baseline:
         with open_graph(db, retrieval=baseline) as graph, bars(f"{name}: ask ({baseline})") as advance:
             runs[baseline] = evaluate(graph, corpus, advance)
@@ -434,7 +436,7 @@ def run(
     }
     result, text = report(name, runs, setup)
     if conversations:
-        result["follow_ups"], more = _follow_up_lines(conversations, runs["product"])
+        result["follow_ups"], more = _follow_up_lines(conversations, runs["product"], rewriter)
         text += "\n".join(more) + "\n"
     md = out / f"answers-{name}.md"
     md.write_text(text, encoding="utf-8")
