@@ -292,3 +292,63 @@ def test_an_elided_follow_up_the_rules_only_add_to_the_end_is_rewritten_keeping_
     assert kept.by == "fake-rewriter"
     dropped = resolve("And the other parent?", history, model=_model("Who signs off a refund over £500?"))
     assert dropped.by == "rules" and "dropped 'parent'" in dropped.refused
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "reply", "why"),
+    [
+        ("Which branch is that in?", "Which branch is that group in?", "left 'that' unread"),  # the pointing word kept
+        ("When did it close that day?", "When did the warehouse close on 3 May?", "named '3'"),  # a day made up (the example's)
+        ("Which branch is that in?", "Which branch is Lee in?", "named 'Lee'"),  # "Lee" is not in "Leeds"
+        ("And what about contractors", "Contractors get 20 days of leave", "no question"),  # an answer, with no "?" to go by
+    ],
+)
+def test_a_rewrite_keeps_no_pointing_word_and_makes_up_no_name_day_or_number(follow_up: str, reply: str, why: str) -> None:
+    history = [Turn("Who opened the Leeds warehouse?", "Omar Said. Omar Said opened the Leeds warehouse.")]
+    read = resolve(follow_up, history, model=_model(reply))
+    assert read.by == "rules" and why in read.refused, read
+
+
+def test_a_pronoun_the_rules_read_cannot_come_back_in_a_rewrite() -> None:
+    history = [Turn("Who opened the warehouse on 3 May?", "Omar Said. Omar Said opened the warehouse on 3 May.")]
+    read = resolve("What did he do that day?", history, model=_model("What did he do on 3 May?"))
+    assert read.by == "rules" and "left 'he' unread" in read.refused
+    assert resolve("What did he do that day?", history, model=_model("What did Omar Said do on 3 May?")).by == "fake-rewriter"
+
+
+def test_a_follow_up_asked_as_written_says_so_and_why_no_rewrite_was_used(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from citegraph import CiteGraph, TextInput
+
+    with CiteGraph.open(tmp_path / "a.db", "hashing") as graph:
+        graph.ingest_texts([TextInput("groups.txt", "The Tuesday reading group meets at Northgate library.")])
+        history = [Turn("Where is the Tuesday reading group held?", "")]
+        plain = graph.ask("Which branch is that in?", conversation=history)  # no model: rules only
+        (warning,) = [w for w in plain.warnings if w.code == "follow_up"]
+        assert warning.message.startswith("asked as written: the conversation does not say what 'that' stands for")
+        graph.rewriter = _model("Which branch is that in?")
+        refused = graph.ask("Which branch is that in?", conversation=history)
+        (warning,) = [w for w in refused.warnings if w.code == "follow_up"]
+        assert "rewrite was not used: it left the follow-up as it was" in warning.message
+
+
+def test_an_earlier_chat_reply_is_read_only_for_its_checked_answer() -> None:
+    """A reply's draft, its struck claims, its warnings and a not-found reply's nearest evidence give no
+    names to the next turn: only what the reply answered, as checked."""
+    from citegraph.serve.chat import CHECKED_HEAD, DRAFT_HEAD, ChatMessage, conversation_of
+
+    def turn(reply: str) -> Turn:
+        (only,) = conversation_of(
+            [
+                ChatMessage(role="user", content="Who is the DPO?"),
+                ChatMessage(role="assistant", content=reply),
+                ChatMessage(role="user", content="What is her email?"),
+            ]
+        )
+        return only
+
+    not_found = "_Not in your documents: …_ (`not_found`)\n\n**Nearest evidence** (context only, not an answer)\n\n1. a.md: “Henrik Dahl leads privacy training”"
+    assert turn(not_found).answer == ""
+    streamed = DRAFT_HEAD + "Tom Ashby is the DPO [1]. Priya Nair is the DPO [2]." + CHECKED_HEAD
+    streamed += "~~Tom Ashby is the DPO [1].~~ Priya Nair is the DPO &#40;since May) [2].\n\n_Checked: …_ (`verified`)\n\n**Warnings**\n\n- Tom Ashby"
+    assert turn(streamed).answer == "Priya Nair is the DPO (since May) [2]."
+    assert turn(DRAFT_HEAD + "Tom Ashby is the DPO [1].").answer == ""  # a draft whose check never came

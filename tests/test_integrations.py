@@ -24,6 +24,7 @@ from citegraph.verify.cascade import CheckingVerifier
 pytest.importorskip("langchain_core")
 pytest.importorskip("llama_index.core")
 
+from citegraph.integrations import evidence
 from citegraph.integrations import langchain as lc
 from citegraph.integrations import llamaindex as li
 
@@ -110,3 +111,20 @@ def test_without_the_extra_importing_an_integration_names_its_install(
     monkeypatch.setitem(sys.modules, hidden, None)  # importing it now raises ImportError
     with pytest.raises(MissingExtra, match=rf"needs {needs}, which is not installed: pip install 'citegraph\[integrations\]'"):
         importlib.import_module(f"citegraph.integrations.{module}")
+
+
+def test_the_tools_check_against_the_evidence_a_retriever_with_the_same_options_returns(acme: CiteGraph) -> None:
+    """Built with the retriever's options, a tool numbers the same evidence: [N] means the same sentence."""
+    options: dict[str, Any] = {"top_k": 1, "include_superseded": True}
+    for tool, retrieved in (
+        (
+            lambda q, a: lc.citation_check_tool(acme, **options).invoke({"question": q, "answer": a}),
+            lc.CiteGraphRetriever(graph=acme, **options),
+        ),
+        (lambda q, a: li.citation_check_tool(acme, **options).call(question=q, answer=a).raw_output, None),
+    ):
+        first = evidence.passages(acme, QUESTION, **options)[0]
+        if retrieved is not None:
+            assert retrieved.invoke(QUESTION)[0].page_content == first.text
+        checked = tool(QUESTION, f"{first.text} [{first.metadata['marker']}]")
+        assert checked["claims"][0]["citations"][0]["sentence"] == first.text

@@ -154,3 +154,25 @@ def test_a_stream_that_breaks_is_an_error_not_a_short_answer() -> None:
     with pytest.raises(BackendUnavailable, match="cannot reach"):
         list(down.stream([Message("user", "hi")]))
     down.close()
+
+
+def test_a_stream_cut_short_or_of_the_wrong_shape_is_an_error_not_a_short_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from citegraph.llm import ollama
+    from citegraph.llm.openai_compat import stream_deltas
+
+    piece = 'data: {"choices": [{"delta": {"content": "Exports stay"}}]}'
+    with pytest.raises(ModelOutputError, match="ended before the model finished"):
+        list(stream_deltas([piece], "openai:x"))
+    with pytest.raises(ModelOutputError, match="not a JSON object"):
+        list(stream_deltas(["data: [1]"], "openai:x"))
+    last = 'data: {"choices": [{"delta": {"content": " 30 days."}, "finish_reason": "stop"}]}'
+    assert "".join(stream_deltas([piece, last], "openai:x")) == "Exports stay 30 days."  # a finish_reason ends it
+    assert "".join(stream_deltas([piece, "data: [DONE]"], "openai:x")) == "Exports stay"
+    lines = ['{"message": {"content": "Exports stay"}, "done": false}']
+    monkeypatch.setattr(ollama, "stream_lines", lambda *a, **k: iter(lines))
+    model = ollama.OllamaChat("qwen2.5", "http://127.0.0.1:9")
+    with pytest.raises(ModelOutputError, match="ended before the model finished"):
+        list(model.stream([Message("user", "How long?")]))
+    lines.append('{"message": {"content": ""}, "done": true}')
+    assert "".join(model.stream([Message("user", "How long?")])) == "Exports stay"
+    model.close()

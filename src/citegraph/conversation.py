@@ -30,6 +30,11 @@ when a language model is configured (the generator's, :attr:`CiteGraph.rewriter
 rewrite is used only if it keeps every content word of the follow-up, reads every such word and
 names nothing the conversation does not: the answer shows the rewrite and which model wrote it.
 
+Why this file is long: it is one stage, reading a follow-up, and its two halves share their readers:
+the check of a model's rewrite (:func:`_unfaithful`) uses the rules' own finders of names, pointing
+words and days (:func:`_capitalised`, :data:`_PRONOUNS`, :data:`_CALENDAR`), so that a rewrite is held
+to what the rules would see.
+
 An earlier answer is read only for the names it gives: only documents' spans are ever evidence. A
 question that needs none of this, or the first of a conversation, is returned as it is. Without a
 spaCy model, an elided follow-up is added to the end of the previous question and pronouns are left
@@ -89,6 +94,12 @@ class Resolved:
     def changed(self) -> bool:
         return self.question != self.asked
 
+    @property
+    def told(self) -> bool:
+        """Whether the answer says how its question was read: it was written out, or a word that points
+        back was left unread (and why no model's rewrite was used, if one was tried)."""
+        return self.changed or bool(self.unread or self.refused)
+
     def note(self) -> str:
         """What was understood, in words: "Reading 'she' as 'Priya Nair'."; "" when nothing was."""
         said = " ".join(f"Reading {w!r} as {r!r}." for w, r in self.readings) if self.changed else ""
@@ -99,12 +110,13 @@ class Resolved:
         return said.strip()
 
     def warning(self) -> AnswerWarning:
-        """The answer's note that its question was read as a follow-up, and as what."""
-        return AnswerWarning(
-            "follow_up",
-            f"read as a follow-up of the conversation: {self.asked!r} as {self.question!r}. {self.note()}",
-            (("asked", self.asked), ("read_as", self.question), ("by", self.by)),
-        )
+        """The answer's note that its question was read as a follow-up, and as what; or that it was
+        asked as written because what it points back to could not be read (and why no model's rewrite was used)."""
+        if self.changed:
+            said = f"read as a follow-up of the conversation: {self.asked!r} as {self.question!r}. {self.note()}"
+        else:
+            said = f"asked as written: the conversation does not say what {', '.join(map(repr, self.unread))} stands for. {self.refused}"
+        return AnswerWarning("follow_up", said.strip(), (("asked", self.asked), ("read_as", self.question), ("by", self.by)))
 
 
 _PERSON_WORDS = {"he": "", "she": "", "him": "", "her": "", "his": "'s", "hers": "'s"}
@@ -276,31 +288,40 @@ def rewrite(asked: str, history: Sequence[Turn], model: ChatModel, unread: Seque
 
 
 def _unfaithful(written: str, asked: str, history: Sequence[Turn], unread: Sequence[str]) -> str:
-    """Why ``written`` is no faithful rewrite of ``asked``; "" when it is."""
+    """Why ``written`` is no faithful rewrite of ``asked``; "" when it is. Without a spaCy model nothing
+    but its shape could be checked: no rewrite is used then."""
     if not written:
         return "it wrote nothing"
     if written.casefold() == asked.casefold():
         return "it left the follow-up as it was"
     if len(written) > max(3 * len(asked), len(asked) + 150) or re.search(r"[.!?]\s+\S", written):
         return "it wrote more than a question"
-    if asked.endswith("?") and not written.endswith("?"):
+    if not written.endswith("?"):
         return "it wrote no question (an answer, perhaps)"
+    doc, kept = _doc(asked), _doc(written)
+    if doc is None or kept is None:
+        return "no spaCy model to check it with"
     words = {w.casefold() for w in re.findall(r"[\w'’]+", written)}
-    left = [w for w in unread if w.casefold() in _PRONOUNS and w.casefold() in words]
+    # a word that points back, left in: the follow-up's pronouns (the rules' readings too), "that", "there"
+    pointing = [t.text for t in doc if t.lower_ in _PRONOUNS] + [w for w in unread if w != asked]
+    left = [w for w in pointing if re.search(rf"(?<![\w'’]){re.escape(w)}(?![\w'’])", written, re.IGNORECASE)]
     if left:
         return f"it left {left[0]!r} unread"
-    known = " ".join([asked, *(f"{t.question} {t.answer}" for t in history)]).casefold()
-    new = [name for name in _capitalised(written) if name.casefold() not in known]
+    known = " ".join([asked, *(f"{t.question} {t.answer}" for t in history)])
+
+    def said(name: str) -> bool:  # on word boundaries: "Lee" is not in "Leeds"
+        return re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w'’])", known, re.IGNORECASE) is not None
+
+    new = [name for name in _capitalised(written) if not said(name)]
+    new += [t.text for t in kept if (t.like_num or t.lower_ in _CALENDAR) and not said(t.text)]  # a day or a number made up
     if new:
         return f"it named {new[0]!r}, which neither the follow-up nor the conversation names"
-    doc, kept = _doc(asked), _doc(written)
-    if doc is not None and kept is not None:
-        have = {t.lemma_.casefold() for t in kept} | words
-        replaced = {w.casefold() for phrase in unread if phrase != asked for w in phrase.split()}  # "that service" may become its name
-        for t in doc:
-            content = t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM") and not t.is_stop and t.lower_ not in _SKIP_WORDS | replaced
-            if content and t.lemma_.casefold() not in have and t.lower_ not in have:
-                return f"it dropped {t.text!r} from the follow-up"
+    have = {t.lemma_.casefold() for t in kept} | words
+    replaced = {w.casefold() for phrase in unread if phrase != asked for w in phrase.split()}  # "that service" may become its name
+    for t in doc:
+        content = t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM") and not t.is_stop and t.lower_ not in _SKIP_WORDS | replaced
+        if content and t.lemma_.casefold() not in have and t.lower_ not in have:
+            return f"it dropped {t.text!r} from the follow-up"
     return ""
 
 

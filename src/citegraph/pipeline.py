@@ -234,7 +234,7 @@ class CiteGraph(Reads, Lifecycle):
             as_of=day,
             on_event=on_event,
         )
-        return replace(answer, warnings=(follow_up.warning(), *answer.warnings)) if follow_up.changed else answer
+        return replace(answer, warnings=(follow_up.warning(), *answer.warnings)) if follow_up.told else answer
 
     def models(self, *, generator: str | None = None) -> tuple[tuple[str, str], ...]:
         """``(role, model name)`` of the extractor, embedder, generator (or ``generator``: what wrote

@@ -18,7 +18,7 @@ from citegraph.cli import views
 from citegraph.cli.base import db_options, json_option, labels_option, main, open_graph, option, print_json, stdout
 from citegraph.components import GraphSpec
 from citegraph.conversation import MAX_TURNS, Turn
-from citegraph.errors import UserError
+from citegraph.errors import CitegraphError
 from citegraph.retrieve.modes import MODES
 from citegraph.settings import setting
 
@@ -67,11 +67,11 @@ def chat(
                 continue
             try:
                 answer = graph.ask(question, labels=labels, as_of=as_of, conversation=tuple(turns))
-            except UserError as exc:  # one bad line (too long, a bad date) does not end the session
+            except CitegraphError as exc:  # one bad line (too long, a bad date) or a model that failed does not end the session
                 if as_json:
                     print_json({"question": question[:200], "error": str(exc)}, compact=True)
                 else:
-                    stdout.print(f"error: {exc}")
+                    stdout.print(f"error: {exc}", markup=False)
                 continue
             turns = [*turns, Turn.of(answer)][-MAX_TURNS:]
             if as_json:

@@ -226,19 +226,21 @@ def eval_answers(
             graph.rewriter = rewrites
         return graph
 
-    corpora = [path for path in data if is_corpus(path)]
-    sets = [path for path in data if not is_corpus(path)]
-    summaries: list[dict[str, object]] = []
-    taken: set[str] = set()
-    for folder in corpora:
-        name = report_name(folder.name, taken, folder)
-        result, md = run_corpus(folder, open_graph, out=out, name=name, baseline=None if baseline == "none" else baseline, bars=_bars)
-        _show(as_json)(md)
-        summaries.append({"name": name, **{split: result["product"][split]["all"] for split in ("dev", "test")}})
-    if sets:
-        summaries += run(sets, open_graph, out=out, limit=limit, bars=_bars, each=_show(as_json))
-    if rewrites is not None:
-        rewrites.close()
+    try:
+        corpora = [path for path in data if is_corpus(path)]
+        sets = [path for path in data if not is_corpus(path)]
+        summaries: list[dict[str, object]] = []
+        taken: set[str] = set()
+        for folder in corpora:
+            name = report_name(folder.name, taken, folder)
+            result, md = run_corpus(folder, open_graph, out=out, name=name, baseline=None if baseline == "none" else baseline, bars=_bars)
+            _show(as_json)(md)
+            summaries.append({"name": name, **{split: result["product"][split]["all"] for split in ("dev", "test")}})
+        if sets:
+            summaries += run(sets, open_graph, out=out, limit=limit, bars=_bars, each=_show(as_json))
+    finally:
+        if rewrites is not None:
+            rewrites.close()
     if as_json:
         print_json(summaries)
 

@@ -68,10 +68,19 @@ def passages(
     return out
 
 
-def check_answer(graph: CiteGraph, question: str, answer: str, *, labels: Collection[str] = ("public",)) -> dict[str, Any]:
+def check_answer(
+    graph: CiteGraph,
+    question: str,
+    answer: str,
+    *,
+    labels: Collection[str] = ("public",),
+    top_k: int | None = None,
+    as_of: str | None = None,
+    include_superseded: bool = False,
+) -> dict[str, Any]:
     """Check ``answer`` (written by any model) whose ``[N]`` markers number the evidence
-    :func:`passages` gives for ``question``: each claim resolved to its span and checked for support;
-    a marker that resolves to nothing is reported, never dropped. The answer JSON of ``citegraph ask
-    --json`` with a ``reply`` in Markdown."""
-    checked = graph.ask(question, labels=labels, answer_text=answer)
+    :func:`passages` gives for ``question`` with the same options: each claim resolved to its span and
+    checked for support; a marker that resolves to nothing is reported, never dropped. The answer JSON
+    of ``citegraph ask --json`` with a ``reply`` in Markdown."""
+    checked = graph.ask(question, labels=labels, answer_text=answer, top_k=top_k, as_of=as_of, include_superseded=include_superseded)
     return {"reply": answer_markdown(checked), **records.answer_json(checked)}

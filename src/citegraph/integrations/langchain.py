@@ -54,13 +54,21 @@ class CiteGraphRetriever(BaseRetriever):
         return [Document(page_content=p.text, metadata={**p.metadata, "score": p.score}, id=p.metadata["where"]) for p in found]
 
 
-def citation_check_tool(graph: CiteGraph, labels: tuple[str, ...] = ("public",)) -> StructuredTool:
+def citation_check_tool(
+    graph: CiteGraph,
+    labels: tuple[str, ...] = ("public",),
+    *,
+    top_k: int | None = None,
+    as_of: str | None = None,
+    include_superseded: bool = False,
+) -> StructuredTool:
     """A tool that checks an answer written by any model against the sources: its ``[N]`` markers
-    number the documents :class:`CiteGraphRetriever` returns for the same question (``metadata["marker"]``).
+    number the documents :class:`CiteGraphRetriever` returns for the same question (``metadata["marker"]``)
+    when built with the same options (``labels``, ``top_k``, ``as_of``, ``include_superseded``).
     Returns the answer's status, each claim's verdict with its span, and a Markdown ``reply``."""
 
     def check_citations(question: str, answer: str) -> dict[str, Any]:
-        return check_answer(graph, question, answer, labels=labels)
+        return check_answer(graph, question, answer, labels=labels, top_k=top_k, as_of=as_of, include_superseded=include_superseded)
 
     return StructuredTool.from_function(
         func=check_citations,

@@ -78,14 +78,22 @@ class CiteGraphRetriever(BaseRetriever):
         ]
 
 
-def citation_check_tool(graph: CiteGraph, labels: Sequence[str] = ("public",)) -> FunctionTool:
+def citation_check_tool(
+    graph: CiteGraph,
+    labels: Sequence[str] = ("public",),
+    *,
+    top_k: int | None = None,
+    as_of: str | None = None,
+    include_superseded: bool = False,
+) -> FunctionTool:
     """A tool that checks an answer written by any model against the sources: its ``[N]`` markers
-    number the nodes :class:`CiteGraphRetriever` returns for the same question (``metadata["marker"]``)."""
+    number the nodes :class:`CiteGraphRetriever` returns for the same question (``metadata["marker"]``) when
+    built with the same options (``labels``, ``top_k``, ``as_of``, ``include_superseded``)."""
     held = tuple(labels)
 
     def check_citations(question: str, answer: str) -> dict[str, Any]:
         """Check that each claim of an answer is supported by the source sentence its [N] marker cites
         (markers number the retriever's nodes for the same question). Returns a status per claim."""
-        return check_answer(graph, question, answer, labels=held)
+        return check_answer(graph, question, answer, labels=held, top_k=top_k, as_of=as_of, include_superseded=include_superseded)
 
     return FunctionTool.from_defaults(fn=check_citations, name="check_citations")

@@ -74,6 +74,8 @@ class OllamaChat(ChatModel):
                 data = json.loads(line)
             except ValueError as exc:
                 raise ModelOutputError(f"{self.name}: a streamed line is not JSON: {line[:200]!r}") from exc
+            if not isinstance(data, dict):
+                raise ModelOutputError(f"{self.name}: a streamed line is not a JSON object: {line[:200]!r}")
             if data.get("error"):
                 raise ModelOutputError(f"{self.name}: {data['error']}")
             piece = (data.get("message") or {}).get("content") or ""
@@ -81,6 +83,7 @@ class OllamaChat(ChatModel):
                 yield piece
             if data.get("done"):
                 return
+        raise ModelOutputError(f"{self.name}: the stream ended before the model finished (no line with done: true)")
 
 
 class OllamaEmbedder(Embedder):

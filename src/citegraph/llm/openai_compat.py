@@ -33,6 +33,7 @@ def parse_completion(data: dict[str, Any], backend: str = "openai") -> ChatResul
 
 def stream_deltas(lines: Iterable[str], backend: str) -> Iterator[str]:
     """The text pieces of an OpenAI-style stream of server-sent events (``data: {chunk}`` lines, ``data: [DONE]``)."""
+    finished = False  # a choice's finish_reason, or [DONE]: a stream that ends without either was cut short
     for line in lines:
         if not line.startswith("data:"):
             continue
@@ -43,12 +44,18 @@ def stream_deltas(lines: Iterable[str], backend: str) -> Iterator[str]:
             chunk = json.loads(body)
         except ValueError as exc:
             raise ModelOutputError(f"{backend}: a streamed chunk is not JSON: {body[:200]!r}") from exc
+        if not isinstance(chunk, dict):
+            raise ModelOutputError(f"{backend}: a streamed chunk is not a JSON object: {body[:200]!r}")
         if chunk.get("error"):
             raise ModelOutputError(f"{backend}: {chunk['error']}")
         choices = chunk.get("choices") or [{}]
-        piece = (choices[0].get("delta") or {}).get("content") or ""
+        choice = choices[0] if isinstance(choices[0], dict) else {}
+        piece = (choice.get("delta") or {}).get("content") or ""
         if piece:
             yield piece
+        finished = finished or bool(choice.get("finish_reason"))
+    if not finished:
+        raise ModelOutputError(f"{backend}: the stream ended before the model finished (no finish_reason, no [DONE])")
 
 
 class OpenAIChat(ChatModel):

@@ -4,7 +4,7 @@ shapes) and an answer as Markdown (:mod:`.markdown`). The terminal views are the
 
 from __future__ import annotations
 
-from citegraph.output.markdown import answer_markdown
+from citegraph.output.markdown import answer_markdown, defuse
 from citegraph.output.records import (
     ANSWER_NODES,
     STATUS_WORDS,
@@ -46,6 +46,7 @@ __all__ = [
     "claim_json",
     "communities_json",
     "context_json",
+    "defuse",
     "demo_json",
     "documents_json",
     "entity_json",

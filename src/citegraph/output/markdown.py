@@ -14,7 +14,7 @@ from citegraph.answer.citations import MARKER
 from citegraph.models import ANSWER_TERMS, Answer, AnswerStatus, ClaimStatus, Span
 from citegraph.output.records import VERDICT_WORDS
 
-__all__ = ["answer_markdown", "escape"]
+__all__ = ["answer_markdown", "defuse", "escape"]
 
 # Markdown's formatting characters, and "$" (chat front ends read "$…$" as math). Not "[" and "]":
 # Open WebUI reads an escaped "\[…\]" as display math; a "[text](url)" in a quote is broken with an entity instead.
@@ -25,7 +25,15 @@ NEAREST = 3  #: context sentences a not-found reply lists as the nearest evidenc
 
 def escape(text: str) -> str:
     """``text`` on one line, each character Markdown could read as formatting escaped."""
-    return _LINK.sub("&#91;", _SPECIAL.sub(r"\\\1", " ".join(text.split())))
+    return _LINK.sub("&#91;", _SPECIAL.sub(r"\\\1", " ".join(text.split()))).replace("(", "&#40;")  # "[a [b] c](url)" too
+
+
+def defuse(text: str) -> str:
+    """``text`` (a model's, or a document's) with no link, image or HTML a chat front end would follow or
+    fetch: every "(" and "<" written as its entity, so "[x](url)" and "![x](url)" stay text however their
+    brackets nest, and a piece of a stream is safe alone; a reference definition "[x]: url" is broken too."""
+    text = text.replace("(", "&#40;").replace("<", "&lt;")
+    return re.sub(r"(?m)^(\s*)\[(?=[^\]\n]*\]:)", r"\1&#91;", text)
 
 
 def answer_markdown(answer: Answer) -> str:
@@ -60,13 +68,16 @@ def answer_markdown(answer: Answer) -> str:
         return MARKER.sub(one, text)
 
     # the server's messages name context items by their numbers: renumbered as the reply numbers them
-    warnings = [f"- {escape(renumber(w.message, 'context {}'))} (`{w.code}`)" for w in answer.warnings]
+    warnings = [
+        f"- {escape(renumber(w.message, 'context {}').replace('context item [context ', '[context '))} (`{w.code}`)"
+        for w in answer.warnings
+    ]
 
     parts = []
     if answer.lead is not None:
         parts.append(f"**{escape(answer.lead.text)}** [{order[answer.lead.marker]}]")
-    if answer.text.strip():
-        parts.append(renumber(_struck(answer)))
+    if answer.text.strip():  # the model's own text: no link or image of its writing is followed
+        parts.append(defuse(renumber(_struck(answer))))
     parts.append(status)
     if warnings:
         parts.append("**Warnings**\n\n" + "\n".join(warnings))

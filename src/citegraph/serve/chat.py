@@ -17,6 +17,7 @@ always send a key, so the key ``public`` reads as a caller without a token does 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 import time
@@ -83,8 +84,24 @@ def conversation_of(messages: list[ChatMessage]) -> tuple[Turn, ...]:
         if message.role == "user" and text:
             turns.append(Turn(text))
         elif message.role == "assistant" and text and turns and not turns[-1].answer:
-            turns[-1] = Turn(turns[-1].question, re.split(r"\n(?:\*\*Sources\*\*|Sources:)", text)[0].strip())
+            turns[-1] = Turn(turns[-1].question, _answered(text))
     return tuple(turns)
+
+
+#: where a reply's answer ends: its status line (``_Label: …_ (`code`)``), its warnings, nearest evidence or sources
+_ANSWER_ENDS = re.compile(r"\n\s*(?:_[^_\n]+_ \(`\w+`\)|\*\*(?:Warnings|Nearest evidence|Sources)\*\*|Sources:)")
+
+
+def _answered(reply: str) -> str:
+    """What an earlier reply answered, for the names it gives: its checked part (after a streamed draft),
+    before its status line, warnings and sources, with the claims its check struck through left out; a
+    reply that says the documents do not answer (its status line first) gives nothing."""
+    if CHECKED_HEAD.strip() in reply:
+        reply = reply.split(CHECKED_HEAD.strip(), 1)[1]
+    elif DRAFT_HEAD.strip() in reply:  # a draft whose check never came: nothing in it was checked
+        return ""
+    reply = _ANSWER_ENDS.split("\n" + reply.strip(), maxsplit=1)[0]
+    return html.unescape(re.sub(r"~~.*?~~", "", reply, flags=re.DOTALL)).strip()  # "&#40;" read as "("
 
 
 def _pieces(text: str, size: int = 80) -> Iterator[str]:
@@ -168,7 +185,7 @@ def add_chat_routes(app: FastAPI, graph: CiteGraph, run: Callable[[Callable[[], 
                 if not drafted:
                     drafted = True
                     yield chunk({"content": DRAFT_HEAD})
-                yield chunk({"content": payload})
+                yield chunk({"content": output.defuse(payload)})
                 event, payload = await queue.get()
             await task
             if event == "error":

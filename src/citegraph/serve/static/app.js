@@ -347,7 +347,7 @@ function renderAnswer(answer) {
   const followUp = (answer.warnings || []).find((w) => w.code === "follow_up");
   if (followUp) {
     // a follow-up, written out from the turns before it: say how it was read
-    box.append(el("p", `Read as a follow-up: “${followUp.read_as}”`, "note"));
+    box.append(el("p", followUp.read_as !== followUp.asked ? `Read as a follow-up: “${followUp.read_as}”` : "Asked as written: the earlier turns do not say what it refers to.", "note"));
   }
   if (spelled.length) {
     // the question was read with the abbreviations the documents define spelled out
@@ -460,7 +460,11 @@ async function renderSources(answer, numbers) {
 function renumbered(text, numbers) {
   // the server's messages name context items by their numbers: shown as the reader's numbers where
   // the answer cites them, as "context N" where it does not (the context list says which is which)
-  return String(text).replace(/\[(\d+)\]/g, (whole, n) => (numbers.has(Number(n)) ? `[${numbers.get(Number(n))}]` : `[context ${n}]`));
+  // "[2, 3]" as the Markdown reply reads it too; "context item [context 3]" said once
+  const one = (n) => (numbers.has(Number(n)) ? String(numbers.get(Number(n))) : `context ${n}`);
+  return String(text)
+    .replace(/\[(\d+(?:\s*,\s*\d+)*)\]/g, (whole, list) => `[${list.split(",").map((n) => one(n.trim())).join(", ")}]`)
+    .replace(/context item \[context /g, "[context ");
 }
 
 function renderThemes(answer, themes, numbers) {
