@@ -204,3 +204,31 @@ def test_eval_answers_asks_a_corpuss_conversations_turn_by_turn_and_says_who_rea
     assert row["asked"] == "And part-time staff?" and row["read_as"] != row["asked"] and "part-time staff" in row["read_as"]
     assert record["result"]["follow_ups"]["read_by"] == "rules only" and record["result"]["follow_ups"]["dev"]["n"] == 1
     assert "Follow-ups read by rules only." in (out / "answers-corpus_tiny.md").read_text(encoding="utf-8")
+
+
+def test_eval_answers_with_a_rewriter_reads_what_the_rules_cannot_with_that_model(tmp_path: Path) -> None:
+    """`--rewriter` puts a model server behind the follow-ups the rules leave unread; the report names it."""
+    import shutil
+
+    from tests.ollama_standin import StandIn, serve
+
+    corpus = tmp_path / "corpus_tiny"
+    shutil.copytree(CORPUS, corpus)
+    # "that pager" is no place and no rule reads it: the model is asked
+    conversations = {
+        "conversations": [
+            {"id": "c-1", "turns": ["How much paid leave do full-time staff get?", "Who has that pager?"], "standalone": "t-2"}
+        ]
+    }
+    (corpus / "conversations.json").write_text(json.dumps(conversations), encoding="utf-8")
+    state = StandIn({"qwen2.5": lambda messages, fmt: "Who has the pager until Sunday?"})
+    out = tmp_path / "out"
+    with serve(state) as url:
+        args = ["eval", "answers", "--data", str(corpus), "--embedder", "hashing", "--baseline", "none", "--out", str(out)]
+        result = CliRunner().invoke(main, [*args, "--rewriter", f"ollama:qwen2.5@{url}", "--json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / "answers-corpus_tiny.json").read_text(encoding="utf-8"))
+    (row,) = record["follow_ups"]
+    assert record["result"]["follow_ups"]["read_by"] == f"rules, then ollama:qwen2.5@{url}"
+    # the model's rewrite names "Sunday", which the conversation never did: refused, the rules' reading stands
+    assert row["read_as"] == "Who has that pager?" and len(state.requests) == 1
