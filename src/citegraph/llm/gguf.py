@@ -60,13 +60,7 @@ class GGUFChat(ChatModel):
             # case citegraph needs them, a one-token answer, is served by _first_token instead.
             raise ModelOutputError(f"{self.name}: token logprobs are only available for one-token answers in-process")
         try:
-            data = self.llm.create_chat_completion(
-                messages=wire(messages),  # type: ignore[arg-type]
-                temperature=0.0,
-                max_tokens=max_tokens,
-                seed=0,
-                **kwargs,
-            )
+            data = self._complete(messages, max_tokens, **kwargs)
         except ValueError as exc:  # e.g. the prompt is longer than the context window
             raise ModelOutputError(f"{self.name}: {exc}") from exc
         return parse_completion(data, self.name)
@@ -74,19 +68,22 @@ class GGUFChat(ChatModel):
     def stream(self, messages: Sequence[Message], *, max_tokens: int = 512) -> Iterator[str]:
         """llama.cpp's completion token by token (``stream=True``): each chunk's delta."""
         try:
-            chunks = self.llm.create_chat_completion(
-                messages=wire(messages),  # type: ignore[arg-type]
-                temperature=0.0,
-                max_tokens=max_tokens,
-                seed=0,
-                stream=True,
-            )
-            for chunk in chunks:
+            for chunk in self._complete(messages, max_tokens, stream=True):
                 piece = chunk["choices"][0]["delta"].get("content") or ""  # type: ignore[index,union-attr]
                 if piece:
                     yield piece
         except ValueError as exc:  # e.g. the prompt is longer than the context window
             raise ModelOutputError(f"{self.name}: {exc}") from exc
+
+    def _complete(self, messages: Sequence[Message], max_tokens: int, **extra: Any) -> Any:
+        """llama.cpp's chat completion at temperature 0 with a fixed seed (whole, or ``stream=True``)."""
+        return self.llm.create_chat_completion(
+            messages=wire(messages),  # type: ignore[arg-type]
+            temperature=0.0,
+            max_tokens=max_tokens,
+            seed=0,
+            **extra,
+        )
 
     def first_token(self, messages: Sequence[Message], *, top_logprobs: int = 10, state: bool = False) -> ChatResult:
         return self._first_token(messages, top_logprobs, state=state)

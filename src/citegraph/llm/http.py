@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,7 +10,7 @@ import httpx
 
 from citegraph.errors import BackendUnavailable, ModelOutputError, ModelUnavailable
 
-__all__ = ["RequestRejected", "post_json", "stream_lines"]
+__all__ = ["RequestRejected", "post_json", "stream_json", "stream_lines"]
 
 
 class RequestRejected(BackendUnavailable):
@@ -67,3 +68,17 @@ def _raise_for(response: httpx.Response, url: str, *, backend: str, model: str) 
         if response.status_code in (400, 422) or "response_format" in message:
             raise RequestRejected(text, response.status_code)
         raise BackendUnavailable(text)
+
+
+def stream_json(text: str, backend: str) -> dict[str, Any]:
+    """One piece of a model server's stream (an Ollama line, an OpenAI event's data) as the JSON object
+    it must be; ModelOutputError for anything else, and for a piece that reports an error."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ModelOutputError(f"{backend}: a streamed piece is not JSON: {text[:200]!r}") from exc
+    if not isinstance(data, dict):
+        raise ModelOutputError(f"{backend}: a streamed piece is not a JSON object: {text[:200]!r}")
+    if data.get("error"):
+        raise ModelOutputError(f"{backend}: {data['error']}")
+    return data

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -12,7 +11,7 @@ import numpy as np
 from citegraph.embed.base import Embedder, normalise
 from citegraph.errors import ModelOutputError
 from citegraph.llm.base import ChatModel, ChatResult, Message, wire
-from citegraph.llm.http import post_json, stream_lines
+from citegraph.llm.http import post_json, stream_json, stream_lines
 
 __all__ = ["OllamaChat", "OllamaEmbedder", "parse_chat_response"]
 
@@ -70,14 +69,7 @@ class OllamaChat(ChatModel):
         for line in stream_lines(self.client, f"{self.url}/api/chat", payload, backend=self.name, model=self.model):
             if not line.strip():
                 continue
-            try:
-                data = json.loads(line)
-            except ValueError as exc:
-                raise ModelOutputError(f"{self.name}: a streamed line is not JSON: {line[:200]!r}") from exc
-            if not isinstance(data, dict):
-                raise ModelOutputError(f"{self.name}: a streamed line is not a JSON object: {line[:200]!r}")
-            if data.get("error"):
-                raise ModelOutputError(f"{self.name}: {data['error']}")
+            data = stream_json(line, self.name)
             piece = (data.get("message") or {}).get("content") or ""
             if piece:
                 yield piece

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -11,7 +10,7 @@ import httpx
 
 from citegraph.errors import ModelOutputError
 from citegraph.llm.base import ChatModel, ChatResult, Message, wire
-from citegraph.llm.http import RequestRejected, post_json, stream_lines
+from citegraph.llm.http import RequestRejected, post_json, stream_json, stream_lines
 
 __all__ = ["OpenAIChat", "parse_completion"]
 
@@ -40,14 +39,7 @@ def stream_deltas(lines: Iterable[str], backend: str) -> Iterator[str]:
         body = line[5:].strip()
         if body == "[DONE]":
             return
-        try:
-            chunk = json.loads(body)
-        except ValueError as exc:
-            raise ModelOutputError(f"{backend}: a streamed chunk is not JSON: {body[:200]!r}") from exc
-        if not isinstance(chunk, dict):
-            raise ModelOutputError(f"{backend}: a streamed chunk is not a JSON object: {body[:200]!r}")
-        if chunk.get("error"):
-            raise ModelOutputError(f"{backend}: {chunk['error']}")
+        chunk = stream_json(body, backend)
         choices = chunk.get("choices") or [{}]
         choice = choices[0] if isinstance(choices[0], dict) else {}
         piece = (choice.get("delta") or {}).get("content") or ""
