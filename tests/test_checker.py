@@ -195,3 +195,35 @@ def test_a_conflict_names_what_found_it() -> None:
     for by in ("checker", "judge"):
         (conflict,) = find_conflicts(claims, Answering(by)).conflicts
         assert conflict.kind == by and conflict.detail.startswith(f"the {by} finds them contradictory")
+
+
+def test_two_rows_about_different_things_are_never_put_to_the_judge() -> None:
+    """Rows of one table, two offices: each names what the other does not, so their different values
+    are no disagreement, whatever a model would say of them (issue 35, item 5)."""
+    from collections.abc import Sequence
+
+    from citegraph.models import Support
+    from citegraph.verify.base import PairCheck, Verifier
+    from citegraph.verify.conflicts import find_conflicts
+
+    class Contradicting(Verifier):
+        name = "contradicting"
+
+        def __init__(self) -> None:
+            self.asked: list[tuple[str, str]] = []
+
+        def verify(self, claim: str, spans: Sequence[Span]) -> Support:
+            raise AssertionError("not asked")
+
+        def contradictions(self, pairs: Sequence[tuple[str, str]], *, fast: bool = False) -> list[PairCheck]:
+            self.asked.extend(pairs)
+            return [PairCheck(0.99, by="checker") for _ in pairs]
+
+    rows = [
+        "Office: Leeds; Room: Kelp; Seats: 4; Video conferencing: No.",
+        "Office: Leeds; Room: Shoal; Seats: 14; Video conferencing: Yes.",
+    ]
+    judge = Contradicting()
+    assert find_conflicts(rows, judge).conflicts == () and judge.asked == []
+    same = ["The Kelp room in Leeds seats 4 people.", "The Kelp room in Leeds has seats for 6 people and a screen."]
+    assert find_conflicts(same, judge).conflicts  # the same room: a disagreement, by rule or judge

@@ -127,10 +127,89 @@ def test_a_table_row_is_one_unit_with_its_cells_in_html_and_markdown() -> None:
         b"<tr><td>Customer workspace data after the customer cancels</td><td>Deleted 30 days after cancellation</td></tr></table>"
     )
     text, _meta = read_html("policy.html", html)
-    assert "Customer workspace data after the customer cancels | Deleted 30 days after cancellation" in text.splitlines()
+    row = "Data: Customer workspace data after the customer cancels; Retention period: Deleted 30 days after cancellation."
+    assert row in text.splitlines() and "Data | Retention period" not in text  # each cell after its column's heading
+    assert [s.span.text for s in SentenceSplitter().split("policy.html", "v", text, "text/html")][-1] == row
+    headless = b"<table><tr><td>Backups</td><td>35 days</td><td>Platform</td></tr></table>"
+    # no header row: the cells as Markdown writes them
+    assert "Backups | 35 days | Platform" in read_html("policy.html", headless)[0].splitlines()
     markdown = "Bands:\n\n| Role | Leeds |\n|---|---|\n| Support Engineer | £32,000–£40,000 |\n| Software Engineer | £48,000–£60,000 |\n"
     blocks = [markdown[s:e] for s, e in split_blocks(markdown, "text/markdown")]
     assert blocks == ["Bands:", "| Role | Leeds |", "| Support Engineer | £32,000–£40,000 |", "| Software Engineer | £48,000–£60,000 |"]
     spans = [s.span.text for s in SentenceSplitter().split("bands.md", "v", markdown, "text/markdown")]
     assert "| Support Engineer | £32,000–£40,000 |" in spans
     assert not is_heading("| Role | Leeds |")  # a row gives values: never a title kept from evidence
+
+
+def _pdf_pages(pages: list[str]) -> bytes:
+    """A PDF of the given pages, each a content stream (Helvetica as /F1, Helvetica-Bold as /F2),
+    with a correct cross-reference table."""
+    count = len(pages)
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(count))
+    fonts = 3 + 2 * count
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode()]
+    for i, stream in enumerate(pages):
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+            f"/Resources << /Font << /F1 {fonts} 0 R /F2 {fonts + 1} 0 R >> >> >>".encode()
+        )
+        data = stream.encode("latin-1")
+        objects.append(b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream")
+    objects += [b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def _text(x: float, y: float, text: str, font: str = "F1") -> str:
+    return f"BT /{font} 10 Tf {x} {y} Td ({text}) Tj ET\n"
+
+
+def _ruled_table(rows: list[list[str]], top: float, widths: tuple[float, ...] = (120, 90, 90)) -> str:
+    """A table drawn as a PDF writer draws one: every cell's border stroked, the first row bold."""
+    ops = []
+    for r, row in enumerate(rows):
+        y = top - 20 * (r + 1)
+        x = 72.0
+        for cell, width in zip(row, widths, strict=True):
+            ops.append(f"{x} {y} {width} 20 re S\n")
+            ops.append(_text(x + 4, y + 6, cell, "F2" if r == 0 else "F1"))
+            x += width
+    return "".join(ops)
+
+
+def test_a_pdf_table_is_read_row_by_row_under_its_header_and_the_running_footer_is_left_out(splitter: SentenceSplitter) -> None:
+    from citegraph.ingest.loaders import read_pdf
+
+    footer = _text(72, 40, "Acme - Office Guide, April 2025 Page {}")
+    rooms = [["Office", "Room", "Seats"], ["Leeds", "Kelp", "4"], ["Lisbon", "Onda", "10"]]
+    first = _text(72, 720, "Meeting rooms") + _text(72, 700, "Book rooms through the shared calendars.") + _ruled_table(rooms, 680)
+    second = _text(72, 720, "Fire safety") + _text(72, 700, "Leave by the nearest exit and do not use the lifts.")
+    text, _meta = read_pdf("guide.pdf", _pdf_pages([first + footer.format(1), second + footer.format(2)]))
+    lines = text.splitlines()
+    assert "Office: Leeds; Room: Kelp; Seats: 4." in lines and "Office: Lisbon; Room: Onda; Seats: 10." in lines
+    assert (
+        lines.index("Book rooms through the shared calendars.")
+        < lines.index("Office: Leeds; Room: Kelp; Seats: 4.")
+        < lines.index("Fire safety")
+    )
+    assert "Office Room Seats" not in text and "Leeds Kelp 4" not in text  # the cells are not read again as plain text
+    assert "Page 1" not in text and "Page 2" not in text  # the footer every page repeats is not evidence
+    units = [s.span.text for s in splitter.split("guide.pdf", "v", text, "application/pdf")]
+    assert "Office: Leeds; Room: Kelp; Seats: 4." in units  # a row is one unit, never glued to the next
+    one_page, _meta = read_pdf("guide.pdf", _pdf_pages([first + footer.format(1)]))
+    assert "Acme - Office Guide, April 2025 Page 1" in one_page  # one page: nothing repeats, nothing is left out
+
+
+def test_a_two_column_table_without_a_bold_header_reads_as_key_and_value() -> None:
+    from citegraph.ingest.loaders import table_rows
+
+    assert table_rows(None, [["Owner", "Priya Raman"], ["Updated", "7 April 2025"]]) == ["Owner: Priya Raman.", "Updated: 7 April 2025."]
+    assert table_rows(["Office", "Seats"], [["Leeds", ""], ["", ""]]) == ["Office: Leeds."]  # an empty cell is left out

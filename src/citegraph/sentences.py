@@ -61,7 +61,8 @@ def is_line_document(text: str) -> bool:
     evidence, never joined with the next and never cut into sentences: a message keeps its speaker."""
     sample = text[front_matter_end(text) :][:_SAMPLE_CHARS]
     lines = [line for line in sample.splitlines() if line.strip()]
-    return len(lines) >= 3 and sum(1 for line in lines if _ENTRY.match(line.strip())) >= 0.6 * len(lines)
+    entries = sum(1 for line in lines if _ENTRY.match(line.strip()) and not WRITTEN_ROW.fullmatch(line.strip()))
+    return len(lines) >= 3 and entries >= 0.6 * len(lines)
 
 
 #: What a chat message says besides its content: greetings, thanks, agreement, sign-offs
@@ -236,6 +237,9 @@ _NUMBER_ONLY = re.compile(r"\(?\d{1,3}(?:\.\d{1,3}){0,3}[.)]?")  # "4.", "2.1", 
 _MD_FENCE = re.compile(r"[ \t]*(```|~~~)")
 _MD_RULE = re.compile(r"[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$")
 _MD_TABLE_ROW = re.compile(r"[ \t]*\|")
+#: a table row as the PDF and HTML loaders write it, each cell after its column's heading
+#: ("Office: Leeds; Room: Kelp; Seats: 4."): a block and a unit of its own, never cut by the parser
+WRITTEN_ROW = re.compile(r"[^\n:;]{1,80}: [^\n]*; [^\n:;]{1,80}: [^\n]*[.!?]")
 _MD_TABLE_RULE = re.compile(r"[ \t]*\|[-:| \t]*$")  # the row under a table's header: no text
 
 
@@ -318,7 +322,8 @@ def _pdf_breaks(text: str) -> set[int]:
     text comes as printed lines, a page's paragraphs and headings one after another. A heading (a line
     of at most 70 characters, not ending as a sentence or clause does, after a line that ended a
     sentence, or numbered: "4. Hotels and meals") is a block of its own, so it is never glued to the
-    sentence after it; a line that ends a sentence well short of the page's width ends its paragraph."""
+    sentence after it; a line that ends a sentence well short of the page's width ends its paragraph;
+    a table's row as the loader writes it (:data:`WRITTEN_ROW`) is a block of its own."""
     lines = []
     pos = 0
     for line in text.splitlines(keepends=True):
@@ -329,6 +334,12 @@ def _pdf_breaks(text: str) -> set[int]:
     ended = True  # the previous line ended a sentence (or there was none)
     for i, (offset, content) in enumerate(lines):
         if not content:
+            ended = True
+            continue
+        if WRITTEN_ROW.fullmatch(content):  # a table's row, written by the loader: a block of its own
+            breaks.add(offset)
+            if i + 1 < len(lines):
+                breaks.add(lines[i + 1][0])
             ended = True
             continue
         short = len(content) <= _PDF_HEADING_CHARS and not content.endswith((*_ENDS_SENTENCE, ",", ";"))
@@ -454,7 +465,8 @@ class SentenceSplitter:
         units = [is_line_document(text) for _, _, text, _ in items]
         for (i, offset), doc in zip(jobs, self.nlp.pipe(texts, batch_size=self.batch_size), strict=True):
             document, version, text, _ = items[i]
-            if units[i] and len(doc.text) <= MAX_SENTENCE_CHARS:  # a message is one unit, its speaker with it
+            whole = units[i] or WRITTEN_ROW.fullmatch(doc.text) is not None  # a message, with its speaker; a table's row
+            if whole and len(doc.text) <= MAX_SENTENCE_CHARS:  # one unit
                 start, end = _trim(text, offset, offset + len(doc.text))
                 if start < end:
                     out[i].append(Sentence(Span(document, version, start, end, text[start:end]), doc[:], offset))

@@ -24,6 +24,7 @@ __all__ = [
     "read_html",
     "read_pdf",
     "read_text",
+    "table_rows",
 ]
 
 # A byte order mark names its encoding. UTF-32 first: its little-endian mark begins with UTF-16's.
@@ -131,11 +132,24 @@ def read_html(path: str, data: bytes) -> tuple[str, Metadata]:
     for tag in soup.find_all("pre"):
         tag.insert_before("\n\n```\n")
         tag.insert_after("\n```\n\n")
-    # A table row is one line, its cells joined by " | " as a Markdown table writes them: a cell
-    # alone ("Deleted 30 days after cancellation") loses what it is about.
-    for row in soup.find_all("tr"):
-        for cell in row.find_all(["td", "th"], recursive=False)[1:]:
-            cell.insert_before(" | ")
+    # A table row is one line: under a header row of <th> cells, each cell after its column's heading
+    # (table_rows, as a PDF's tables are written); without one, its cells joined by " | " as a
+    # Markdown table writes them. A cell alone ("Deleted 30 days after cancellation") loses what it
+    # is about.
+    for table in soup.find_all("table"):
+        rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+        cells = [row.find_all(["td", "th"], recursive=False) for row in rows]
+        if len(rows) > 1 and cells[0] and all(cell.name == "th" for cell in cells[0]):
+            header = [" ".join(cell.get_text(" ").split()) for cell in cells[0]]
+            rows[0].decompose()
+            for row, row_cells in zip(rows[1:], cells[1:], strict=True):
+                written = table_rows(header, [[" ".join(cell.get_text(" ").split()) for cell in row_cells]])
+                row.clear()
+                row.append(written[0] if written else "")
+            continue
+        for row_cells in cells:
+            for cell in row_cells[1:]:
+                cell.insert_before(" | ")
     for tag in soup.find_all(_BLOCK_TAGS):
         tag.insert_before("\n\n")
         tag.insert_after("\n\n")
@@ -149,31 +163,138 @@ def read_html(path: str, data: bytes) -> tuple[str, Metadata]:
 
 
 def load_pdf(path: str, data: bytes) -> str:
-    """Text of each page, pages separated by a blank line. pypdf's own warnings (a repaired cross-
-    reference table, a missing font width) are silenced: they are about the file's syntax, not
-    something the user can act on, and a PDF it cannot read is reported as this file's reason."""
+    """Text of each page, pages separated by a blank line (:func:`read_pdf`)."""
     return read_pdf(path, data)[0]
 
 
 def read_pdf(path: str, data: bytes) -> tuple[str, Metadata]:
-    """:func:`load_pdf`'s text and the PDF's modification (or creation) date, from one reader."""
+    """A PDF's text and its modification (or creation) date. The text is pdfplumber's, line by line
+    in reading order, with each ruled table written row by row as its header reads it ("Office:
+    Leeds; Room: Kelp; Seats: 4; Video conferencing: No.", :func:`table_rows`) and the running
+    header and footer every page repeats left out (:func:`_running_lines`); a page pdfplumber
+    cannot read falls back to pypdf's plain text. The readers' own warnings (a repaired
+    cross-reference table, a missing font width) are silenced: they are about the file's syntax,
+    not something the user can act on, and a PDF neither can read is reported as this file's reason."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
-    logger = logging.getLogger("pypdf")
-    level = logger.level
+    loggers = [logging.getLogger(name) for name in ("pypdf", "pdfminer", "pdfplumber")]
+    levels = [logger.level for logger in loggers]
     try:
-        logger.setLevel(logging.ERROR)
+        for logger in loggers:
+            logger.setLevel(logging.ERROR)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             reader = PdfReader(io.BytesIO(data))
-            pages = [page.extract_text() or "" for page in reader.pages]
             dated = _pdf_date(reader)
+            pages = _pdfplumber_pages(data)
+            if pages is None:
+                pages = [(page.extract_text() or "").splitlines() for page in reader.pages]
     except (PdfReadError, ValueError, KeyError) as exc:
         raise InputFileError(path, f"cannot read PDF: {exc}", "check that the file is a valid PDF") from exc
     finally:
-        logger.setLevel(level)
-    return "\n\n".join(p.strip() for p in pages if p.strip()) + "\n", Metadata(dated)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+    running = _running_lines(pages)
+    texts = ["\n".join(line for i, line in enumerate(lines) if (i, _shape(line)) not in running).strip() for lines in pages]
+    return "\n\n".join(t for t in texts if t) + "\n", Metadata(dated)
+
+
+def _pdfplumber_pages(data: bytes) -> list[list[str]] | None:
+    """Each page's lines (pdfplumber), tables written by :func:`table_rows` where they stand; None
+    when pdfplumber is not installed or cannot read the file (pypdf's text is used then)."""
+    try:
+        import pdfplumber
+    except ImportError:
+        return None
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            return [_page_lines(page) for page in pdf.pages]
+    except Exception:  # pdfminer fails in many ways (syntax, encodings, broken streams): pypdf reads it then
+        return None
+
+
+def _page_lines(page: Any) -> list[str]:
+    """A page's lines top to bottom: text outside its ruled tables as pdfplumber lays it out, each
+    table's rows at the table's place."""
+    tables = page.find_tables()
+    boxes = [table.bbox for table in tables]
+
+    def outside(obj: dict[str, Any]) -> bool:
+        if obj.get("object_type") != "char":
+            return True
+        x, y = (obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2
+        return not any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
+
+    placed: list[tuple[float, int, str]] = []
+    for line in page.filter(outside).extract_text_lines(return_chars=False) if boxes else page.extract_text_lines(return_chars=False):
+        placed.append((line["top"], 0, line["text"]))
+    for table in tables:
+        rows = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
+        rows = [row for row in rows if any(row)]
+        header = rows[0] if len(rows) > 1 and _bold_first_row(page, table) else None
+        for i, text in enumerate(table_rows(header, rows[1:] if header else rows)):
+            placed.append((table.bbox[1], i + 1, text))
+    return [text for _, _, text in sorted(placed, key=lambda p: (p[0], p[1]))]
+
+
+def _bold_first_row(page: Any, table: Any) -> bool:
+    """The table's first row is its header: printed in a bold face, or it has three or more columns
+    and no cell of it is a number (a two-column table without a bold header reads as key and value)."""
+    first = table.rows[0]
+    if first.bbox is not None:
+        chars = page.crop(first.bbox).chars
+        if chars and all(re.search(r"bold|black|heavy|semibold", c.get("fontname", ""), re.IGNORECASE) for c in chars if c["text"].strip()):
+            return True
+    cells = [" ".join((c or "").split()) for c in table.extract()[0]]
+    return len(cells) >= 3 and all(cells) and not any(re.fullmatch(r"[\d.,%+-]+", c) for c in cells)
+
+
+def table_rows(header: list[str] | None, rows: list[list[str]]) -> list[str]:
+    """A table's rows as sentences a reader and the embedder take whole: each cell after its
+    column's heading ("Office: Leeds; Room: Kelp; Seats: 4."), or the cells joined by "; " when the
+    table has no header row (a two-column table then reads as "Key: value"). An empty cell is left
+    out; a row ends as a sentence does."""
+    out = []
+    for row in rows:
+        if header is not None and len(header) == len(row):
+            parts = [f"{h}: {c}" if h else c for h, c in zip(header, row, strict=True) if c]
+        elif len(row) == 2 and all(row):
+            parts = [f"{row[0]}: {row[1]}"]
+        else:
+            parts = [c for c in row if c]
+        text = "; ".join(parts)
+        if text:
+            out.append(text if text.endswith((".", "!", "?")) else text + ".")
+    return out
+
+
+_PAGE_NUMBER = re.compile(r"(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?", re.IGNORECASE)
+
+
+def _shape(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.split()).lower())
+
+
+def _running_lines(pages: list[list[str]]) -> set[tuple[int, str]]:
+    """(position, shape) of the lines that are a running header or footer: among the first two and
+    last two lines of a page, a line whose shape (digits as #) stands at the same place on at least
+    two pages and half of them, or a bare page number ("12", "Page 3 of 9")."""
+    seen: dict[tuple[int, str], int] = {}
+    for lines in pages:
+        n = len(lines)
+        for i in {0, 1, n - 2, n - 1} & set(range(n)):
+            key = (i - n if i >= n - 2 else i, _shape(lines[i]))
+            seen[key] = seen.get(key, 0) + 1
+    repeated = {key for key, count in seen.items() if count >= max(2, (len(pages) + 1) // 2)}
+    out: set[tuple[int, str]] = set()
+    for lines in pages:
+        n = len(lines)
+        for i in {0, 1, n - 2, n - 1} & set(range(n)):
+            shape = _shape(lines[i])
+            if (i - n if i >= n - 2 else i, shape) in repeated or _PAGE_NUMBER.fullmatch(" ".join(lines[i].split())):
+                out.add((i, shape))
+    return out
 
 
 # -- chat exports as JSON: one line per message, "YYYY-MM-DD HH:MM Name: text" -----------------------

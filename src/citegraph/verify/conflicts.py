@@ -236,7 +236,9 @@ def find_conflicts(
     among: Sequence[bool] | None = None,
     threshold: float = 0.5,
 ) -> ConflictCheck:
-    """Pairs of ``claims`` that conflict, by rule, then by the verifier's judge for related pairs.
+    """Pairs of ``claims`` that conflict, by rule, then by the verifier's judge for related pairs
+    that do not each name something the other does not (two rows of a table, two offices: different
+    things, whatever the model makes of their values).
 
     ``judge[i]`` says whether claim ``i`` may be put to the judge (the caller passes the claims the
     answer stands on); by default every claim may. With ``sources`` (each text's document), only
@@ -261,7 +263,11 @@ def find_conflicts(
             found = rule_conflict(compared[i], compared[j])
             if found:
                 conflicts.append(Conflict(i, j, *found))
-            elif _related(words[i], words[j]) and (judge is None or (judge[i] and judge[j])):
+            elif (
+                _related(words[i], words[j])
+                and not _different_things(compared[i], compared[j])
+                and (judge is None or (judge[i] and judge[j]))
+            ):
                 to_judge.append((i, j))
     if len(to_judge) > MAX_JUDGED_PAIRS:
         incomplete.append(f"only {MAX_JUDGED_PAIRS} of {len(to_judge)} related claim pairs were put to the judge")
