@@ -357,7 +357,7 @@ def _pdf_breaks(text: str) -> set[int]:
 def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, int]]:
     """Paragraph-like blocks as trimmed ``(start, end)`` ranges; no sentence crosses a block. In a
     line document (:func:`is_line_document`) every line is a block; in Markdown each table row is one
-    (the rule under the header none); in a PDF's text a heading line is one, and a short line that
+    (the header row and the rule under it none); in a PDF's text a heading line is one, and a short line that
     ends a sentence ends its block (:func:`_pdf_breaks`)."""
     markdown = media_type == "text/markdown"
     lines = media_type in {"text/plain", "text/markdown"} and is_line_document(text)
@@ -375,7 +375,8 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
         block_start = None
 
     pos = front_matter_end(text) if media_type in {"text/markdown", "text/plain"} else 0
-    for line in text[pos:].splitlines(keepends=True):
+    all_lines = text[pos:].splitlines(keepends=True)
+    for n, line in enumerate(all_lines):
         line_start, pos = pos, pos + len(line)
         content = line.rstrip("\r\n")
         if not content.strip():
@@ -393,6 +394,8 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
                 continue
             if _MD_TABLE_ROW.match(content):  # a table row is a unit of its own: its cells read together
                 close()
+                if n + 1 < len(all_lines) and _MD_TABLE_RULE.match(all_lines[n + 1].rstrip("\r\n")):
+                    continue  # the header row ("| Action | Owner | Due |"): names the columns, states nothing
                 block_start, block_end = line_start, line_start + len(content)
                 close()
                 continue
