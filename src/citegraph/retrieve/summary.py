@@ -10,7 +10,7 @@ its file name, its title, a section's heading), and the evidence is read off its
 states its point: the lead), sections in document order, at most :data:`SUMMARY_SECTIONS`; a document
 of fewer sections gives each section up to :data:`PER_SECTION` sentences, the lead and then those
 nearest the section's centroid (the sentences most like the section as a whole, MEAD's centroid
-choice, Radev et al. 2004, with an earlier sentence a little ahead: :data:`POSITION`). Lead first
+choice, Radev et al. 2004; in an article, an earlier sentence a little ahead: :data:`POSITION`). Lead first
 was chosen on the development corpora's eight dev summary questions: the mean share of their required points quoted went from 0.381 (centroid first) to 0.525.
 A line of the document's record-keeping ("Version 3.0 · Owner: …", "Last reviewed …", a bare date
 range: :func:`front_matter`) is never a point; choosing each section's first sentence with a figure
@@ -34,16 +34,19 @@ import numpy as np
 from citegraph.models import Evidence
 from citegraph.retrieve.names import title_key
 from citegraph.retrieve.view import GraphView
+from citegraph.sentences import is_line_document
 from citegraph.verify.assertion import instruction_frame
 
 __all__ = ["NAMED_AT", "PER_SECTION", "SUMMARY_SECTIONS", "Request", "Target", "find_target", "summary_evidence", "summary_request"]
 
 SUMMARY_SECTIONS = 12  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
 PER_SECTION = 3  #: the most sentences of one section, when the document has fewer sections than :data:`SUMMARY_SECTIONS`
-#: after a section's lead, its sentences by likeness to its centroid plus ``POSITION`` x (1 - place / length):
+#: in a document of one section that is no chat log or transcript (an article: written lead first),
+#: after the lead its sentences by likeness to its centroid plus ``POSITION`` x (1 - place / length):
 #: an earlier sentence a little ahead of an equally central later one (chosen on the dev split of
 #: HaluEval's news, mean of ROUGE-L and reference sentences supported: 0, 0.1, 0.2, 0.3 gave 0.214,
-#: 0.244, 0.249, 0.248; the corpora's summary questions unchanged: docs/results/2026-12-04/summary-position/)
+#: 0.244, 0.249, 0.248; applied to every section it cost chat logs, whose conversations run in time
+#: order, a third of the sections their summary covered: docs/results/2026-12-04/summary-position/)
 POSITION = 0.2
 #: the share of the named phrase's words a document's or section's name must hold (a word only its body holds counts half)
 NAMED_AT = 0.6
@@ -269,9 +272,13 @@ def summary_evidence(
     else:
         centroids = [vectors[spans].mean(axis=0) for spans in sections]
         ranked = []  # per section, its lead, then its sentences nearest its centroid
+        # a text of one section that is no log: an article, written lead first
+        lead_first = len(sections) == 1 and not is_line_document("\n".join(texts[s] for s in sections[0][:40]))
         for spans, centroid in zip(sections, centroids, strict=True):
             n = len(spans)
-            near = vectors[spans] @ centroid + POSITION * (1.0 - np.arange(n) / n)  # earlier sentences a little ahead
+            near = vectors[spans] @ centroid
+            if lead_first:
+                near = near + POSITION * (1.0 - np.arange(n) / n)  # earlier sentences a little ahead
             ranked.append([spans[0], *(spans[j] for j in sorted(range(1, n), key=lambda j: (-near[j], rank[spans[j]])))])
         if len(ranked) > limit:  # the sections most like the whole document
             whole = vectors[every].mean(axis=0)
