@@ -138,3 +138,55 @@ def test_minutes_their_own_name_names_are_summarised_whole_not_by_a_heading_that
     answer = g.ask("What did the Board decide at its January 2025 meeting?")
     assert answer.retrieval.summary == "board-2025-01-22.md"  # the whole minutes, not the section "Date of next meeting"
     assert "budget" in answer.text and "Sundays" in answer.text
+
+
+def test_a_chat_log_is_summed_up_one_line_per_conversation(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    """A chat log's structure is its conversations (its passages): its summary quotes one line of
+    each, from the first to the last, not three lines of its opening (issue 37, measurement c)."""
+    topics = ["the release rollout", "the sync latency", "the database index", "the on-call handover"]
+    lines = [
+        f"2025-03-{day:02d} 09:{minute:02d} {name}: update {minute} on {topics[(day - 3) % 4]}, nothing else changed since the last message."
+        for day in range(3, 7)
+        for minute, name in zip(range(10, 19), ["Tom Ashby", "Sofia Almeida", "Nadia Petrova"] * 3, strict=True)
+    ]
+    log = "\n".join(lines) + "\n"
+    write("incidents.txt", log)
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([write("readme.md", "Nothing to see here.").parent])
+    answer = g.ask("Summarize incidents.txt.")
+    assert answer.retrieval.summary == "incidents.txt"
+    starts = sorted(c.citations[0].span.start for c in answer.claims)
+    assert starts[0] < len(log) / 4 and starts[-1] > len(log) * 2 / 3  # from its first conversation to its last
+    assert len(answer.claims) <= len(lines) // 4  # one line a conversation, not a transcript
+    assert all(c.status.value == "supported" for c in answer.claims)
+
+
+def test_two_messages_said_at_different_times_are_no_disagreement() -> None:
+    """ "still 1.9s" at 17:05 and "back to 0.5s" the next morning are a log's history, not two sources
+    that disagree, whatever a model makes of them."""
+    from citegraph.verify.conflicts import find_conflicts
+
+    class Contradicting(CheckingVerifier):
+        def contradictions(self, pairs, *, fast=False):  # type: ignore[no-untyped-def]
+            from citegraph.verify.base import PairCheck
+
+            return [PairCheck(0.99, by="checker") for _ in pairs]
+
+    log = ["2025-03-03 17:05 Tom Ashby: p95 sync latency is still 1.9s.", "2025-03-04 10:58 Tom Ashby: p95 sync latency back to 0.5s."]
+    assert find_conflicts(log, Contradicting()).conflicts == ()
+    same_time = ["2025-03-03 17:05 Tom Ashby: p95 sync latency is 1.9s.", "2025-03-03 17:05 Tom Ashby: p95 sync latency is 0.5s."]
+    assert find_conflicts(same_time, Contradicting()).conflicts  # said at one moment: compared
+
+
+def test_a_sentence_of_a_chat_message_that_opens_in_lower_case_is_a_quote() -> None:
+    """The answer cuts a message into its sentences as pysbd reads them; the quote stage finds each
+    among the cited message's sentences, lower-case openings included, so a verbatim quote is never
+    left to the checker (which called "p95 sync latency back to 0.5s." contradicted by its own message)."""
+    from citegraph.models import Span
+    from citegraph.verify.guards import is_whole_quote
+
+    message = "2025-03-04 10:58 Tom Ashby: 4.12.0 on all nodes. p95 sync latency back to 0.5s."
+    assert is_whole_quote("p95 sync latency back to 0.5s.", message)
+    assert not is_whole_quote("p95 sync latency back to 0.9s.", message)
+    support = CheckingVerifier().verify("p95 sync latency back to 0.5s.", [Span("log.txt", "v1", 0, len(message), message)])
+    assert support.label.value == "supported" and support.stage == "quote"

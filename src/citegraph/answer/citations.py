@@ -24,7 +24,7 @@ from typing import Any
 from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span, Support
 from citegraph.verify.base import Verifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
-from citegraph.verify.text import content_words
+from citegraph.verify.text import content_words, written_sentences
 
 SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreements bear on any answer
 
@@ -62,7 +62,7 @@ def claim_sentences(text: str) -> list[str]:
     """The pieces :func:`split_claims` reads ``text`` (one line, no markers) as: a writer that cites
     each of them reads back as it wrote (a chat message of two sentences is two claims, each with its
     marker, not an uncited first sentence and a cited second)."""
-    return [piece for seg in _segmenter().segment(" ".join(text.split())) if (piece := seg.sent.strip())]
+    return list(written_sentences(text))
 
 
 def split_claims(text: str) -> list[str]:

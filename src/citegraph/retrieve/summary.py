@@ -6,8 +6,8 @@ Ranking sentences by their likeness to such a question finds the sentences that 
 (its title, "This policy sets out…"), not what it says. Here the question is recognised by its form
 (:func:`summary_request`), the document or section it names is found by its name (:func:`find_target`:
 its file name, its title, a section's heading), and the evidence is read off its structure
-(:func:`summary_evidence`): one sentence per section, its first (where a policy, a list or a note
-states its point: the lead), sections in document order, at most :data:`SUMMARY_SECTIONS`; a document
+(:func:`summary_evidence`): one sentence per section (in a chat log, per conversation), its first
+(where a policy, a list or a note states its point: the lead), sections in document order, at most :data:`SUMMARY_SECTIONS`; a document
 of fewer sections gives each section up to :data:`PER_SECTION` sentences, the lead and then those
 nearest the section's centroid (the sentences most like the section as a whole, MEAD's centroid
 choice, Radev et al. 2004; in an article, an earlier sentence a little ahead: :data:`POSITION`). Lead first
@@ -254,11 +254,13 @@ def summary_evidence(
             and not front_matter(texts[s])
         )
 
-    # sections: a passage with a heading and the passages that continue it
+    # sections: a passage with a heading and the passages that continue it; in a chat log or a
+    # transcript, each passage (a conversation, or a window of its lines) is one
+    passages = [sorted(view.spans_in(d).tolist(), key=rank.__getitem__) for d in target.passages]
+    log = is_line_document("\n".join(texts[s] for spans in passages[:3] for s in spans[:20]))
     sections: list[list[int]] = []
-    for d in target.passages:
-        spans = sorted(view.spans_in(d).tolist(), key=rank.__getitem__)
-        if not sections or any(view.heading[s] for s in spans):
+    for spans in passages:
+        if not sections or log or any(view.heading[s] for s in spans):
             sections.append([])
         sections[-1].extend(s for s in spans if quotable(s))
     sections = [s for s in sections if s]
@@ -272,8 +274,7 @@ def summary_evidence(
     else:
         centroids = [vectors[spans].mean(axis=0) for spans in sections]
         ranked = []  # per section, its lead, then its sentences nearest its centroid
-        # a text of one section that is no log: an article, written lead first
-        lead_first = len(sections) == 1 and not is_line_document("\n".join(texts[s] for s in sections[0][:40]))
+        lead_first = len(sections) == 1 and not log  # a text of one section that is no log: an article, written lead first
         for spans, centroid in zip(sections, centroids, strict=True):
             n = len(spans)
             near = vectors[spans] @ centroid
@@ -284,7 +285,7 @@ def summary_evidence(
             whole = vectors[every].mean(axis=0)
             keep = sorted(range(len(ranked)), key=lambda k: -float(centroids[k] @ whole))[:limit]
             ranked = [ranked[k] for k in sorted(keep)]
-        per = max(1, min(PER_SECTION, limit // len(ranked)))
+        per = 1 if log else max(1, min(PER_SECTION, limit // len(ranked)))  # a log: one line per conversation
         chosen = [s for spans in ranked for s in spans[:per]]
     chosen.sort(key=rank.__getitem__)
     n = len(chosen)

@@ -110,6 +110,20 @@ def _different_things(a: str, b: str) -> bool:
     return bool(na - nb) and bool(nb - na)
 
 
+#: a chat message's time and speaker at its head ("2025-03-03 17:05 Tom Ashby: ", "[14/05/2025, 21:07] Joana: ")
+_STAMPED = re.compile(
+    r"\s*(\[[^\]\n]{4,32}\]|\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?"
+    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4},?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?\s*-)\s*[^:\n]{1,40}:\s"
+)
+
+
+def _said_apart(a: str, b: str) -> bool:
+    """Both are messages of a log stamped with different times: what was said at two moments ("still
+    1.9s" at 17:05, "back to 0.5s" the next morning), not two sources that disagree."""
+    ma, mb = _STAMPED.match(a), _STAMPED.match(b)
+    return bool(ma and mb and ma.group(1) != mb.group(1))
+
+
 def _obligation(words: set[str]) -> str | None:
     may, must = bool(words & _MAY), bool(words & _MUST)
     return "optional" if may and not must else "mandatory" if must and not may else None
@@ -238,7 +252,8 @@ def find_conflicts(
 ) -> ConflictCheck:
     """Pairs of ``claims`` that conflict, by rule, then by the verifier's judge for related pairs
     that do not each name something the other does not (two rows of a table, two offices: different
-    things, whatever the model makes of their values).
+    things, whatever the model makes of their values). Two messages of a log stamped with different
+    times are never compared: each says what held when it was written.
 
     ``judge[i]`` says whether claim ``i`` may be put to the judge (the caller passes the claims the
     answer stands on); by default every claim may. With ``sources`` (each text's document), only
@@ -259,6 +274,8 @@ def find_conflicts(
             if len(words[i] & words[j]) < 2 or (sources is not None and sources[i] == sources[j]):
                 continue
             if among is not None and not (among[i] or among[j]):
+                continue
+            if _said_apart(compared[i], compared[j]):
                 continue
             found = rule_conflict(compared[i], compared[j])
             if found:

@@ -71,6 +71,7 @@ from citegraph.verify.text import (
     singular,
     spelled_number,
     tokenize,
+    written_sentences,
 )
 
 __all__ = [
@@ -393,7 +394,11 @@ def is_whole_quote(claim: str, premise: str) -> bool:
     word for word (case and punctuation aside): what its document states as it stands, however the
     parser reads it."""
     words = _words(claim)
-    return bool(words) and (_words(premise) == words or bool(quoted_sentences(claim, premise_sentences(premise))))
+    return bool(words) and (
+        _words(premise) == words
+        or bool(quoted_sentences(claim, premise_sentences(premise)))
+        or bool(quoted_sentences(claim, list(written_sentences(premise))))  # a sentence opening in lower case, a chat's
+    )
 
 
 #: the verbs of an attribution ("the report said", "police reported")
