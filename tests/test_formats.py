@@ -13,6 +13,7 @@ from citegraph.errors import InputFileError, UnsupportedFile
 from citegraph.ingest.loaders import read_chat_json
 from citegraph.pipeline import CiteGraph
 from citegraph.sentences import SentenceSplitter, is_line_document, split_blocks
+from tests.pdfs import pdf_pages
 
 CHATS = {
     "plain.txt": "2025-03-04 10:12 Rhea Lind: Who takes the pager after Tomas this week?\n"
@@ -142,33 +143,6 @@ def test_a_table_row_is_one_unit_with_its_cells_in_html_and_markdown() -> None:
     assert not is_heading("| Role | Leeds |")  # a row gives values: never a title kept from evidence
 
 
-def _pdf_pages(pages: list[str]) -> bytes:
-    """A PDF of the given pages, each a content stream (Helvetica as /F1, Helvetica-Bold as /F2),
-    with a correct cross-reference table."""
-    count = len(pages)
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(count))
-    fonts = 3 + 2 * count
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode()]
-    for i, stream in enumerate(pages):
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
-            f"/Resources << /Font << /F1 {fonts} 0 R /F2 {fonts + 1} 0 R >> >> >>".encode()
-        )
-        data = stream.encode("latin-1")
-        objects.append(b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream")
-    objects += [b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
 def _text(x: float, y: float, text: str, font: str = "F1") -> str:
     return f"BT /{font} 10 Tf {x} {y} Td ({text}) Tj ET\n"
 
@@ -193,7 +167,7 @@ def test_a_pdf_table_is_read_row_by_row_under_its_header_and_the_running_footer_
     rooms = [["Office", "Room", "Seats"], ["Leeds", "Kelp", "4"], ["Lisbon", "Onda", "10"]]
     first = _text(72, 720, "Meeting rooms") + _text(72, 700, "Book rooms through the shared calendars.") + _ruled_table(rooms, 680)
     second = _text(72, 720, "Fire safety") + _text(72, 700, "Leave by the nearest exit and do not use the lifts.")
-    text, _meta = read_pdf("guide.pdf", _pdf_pages([first + footer.format(1), second + footer.format(2)]))
+    text, _meta = read_pdf("guide.pdf", pdf_pages([first + footer.format(1), second + footer.format(2)]))
     lines = text.splitlines()
     assert "Office: Leeds; Room: Kelp; Seats: 4." in lines and "Office: Lisbon; Room: Onda; Seats: 10." in lines
     assert (
@@ -205,7 +179,7 @@ def test_a_pdf_table_is_read_row_by_row_under_its_header_and_the_running_footer_
     assert "Page 1" not in text and "Page 2" not in text  # the footer every page repeats is not evidence
     units = [s.span.text for s in splitter.split("guide.pdf", "v", text, "application/pdf")]
     assert "Office: Leeds; Room: Kelp; Seats: 4." in units  # a row is one unit, never glued to the next
-    one_page, _meta = read_pdf("guide.pdf", _pdf_pages([first + footer.format(1)]))
+    one_page, _meta = read_pdf("guide.pdf", pdf_pages([first + footer.format(1)]))
     assert "Acme - Office Guide, April 2025 Page 1" in one_page  # one page: nothing repeats, nothing is left out
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from citegraph.models import AnswerStatus, DocumentStatus
 from citegraph.pipeline import CiteGraph, TextInput
+from tests.pdfs import pdf_pages
 
 
 def _statuses(report) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -128,25 +129,8 @@ def test_html_and_pdf_are_read(graph: CiteGraph, write) -> None:  # type: ignore
 
 
 def _pdf(text: str) -> bytes:
-    """A minimal one-page PDF with ``text`` in Helvetica, with a correct xref table."""
-    stream = f"BT /F1 12 Tf 72 712 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    """A minimal one-page PDF with ``text`` in Helvetica."""
+    return pdf_pages([f"BT /F1 12 Tf 72 712 Td ({text}) Tj ET"])
 
 
 def test_no_evidence_is_a_result_not_an_error(graph: CiteGraph) -> None:

@@ -171,8 +171,8 @@ def read_pdf(path: str, data: bytes) -> tuple[str, Metadata]:
     """A PDF's text and its modification (or creation) date. The text is pdfplumber's, line by line
     in reading order, with each ruled table written row by row as its header reads it ("Office:
     Leeds; Room: Kelp; Seats: 4; Video conferencing: No.", :func:`table_rows`) and the running
-    header and footer every page repeats left out (:func:`_running_lines`); a page pdfplumber
-    cannot read falls back to pypdf's plain text. The readers' own warnings (a repaired
+    header and footer every page repeats left out (:func:`_running_lines`); a file pdfplumber
+    cannot read is read by pypdf, as plain text. The readers' own warnings (a repaired
     cross-reference table, a missing font width) are silenced: they are about the file's syntax,
     not something the user can act on, and a PDF neither can read is reported as this file's reason."""
     from pypdf import PdfReader
@@ -196,7 +196,7 @@ def read_pdf(path: str, data: bytes) -> tuple[str, Metadata]:
         for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
     running = _running_lines(pages)
-    texts = ["\n".join(line for i, line in enumerate(lines) if (i, _shape(line)) not in running).strip() for lines in pages]
+    texts = ["\n".join(line for i, line in enumerate(lines) if i not in drop).strip() for lines, drop in zip(pages, running, strict=True)]
     return "\n\n".join(t for t in texts if t) + "\n", Metadata(dated)
 
 
@@ -232,21 +232,20 @@ def _page_lines(page: Any) -> list[str]:
     for table in tables:
         rows = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
         rows = [row for row in rows if any(row)]
-        header = rows[0] if len(rows) > 1 and _bold_first_row(page, table) else None
+        header = rows[0] if len(rows) > 1 and _header_row(page, table, rows[0]) else None
         for i, text in enumerate(table_rows(header, rows[1:] if header else rows)):
             placed.append((table.bbox[1], i + 1, text))
     return [text for _, _, text in sorted(placed, key=lambda p: (p[0], p[1]))]
 
 
-def _bold_first_row(page: Any, table: Any) -> bool:
-    """The table's first row is its header: printed in a bold face, or it has three or more columns
-    and no cell of it is a number (a two-column table without a bold header reads as key and value)."""
+def _header_row(page: Any, table: Any, cells: list[str]) -> bool:
+    """The table's first row (``cells``) is its header: printed in a bold face, or it has three or more
+    columns and no cell of it is a number (a two-column table without a bold header reads as key and value)."""
     first = table.rows[0]
     if first.bbox is not None:
         chars = page.crop(first.bbox).chars
         if chars and all(re.search(r"bold|black|heavy|semibold", c.get("fontname", ""), re.IGNORECASE) for c in chars if c["text"].strip()):
             return True
-    cells = [" ".join((c or "").split()) for c in table.extract()[0]]
     return len(cells) >= 3 and all(cells) and not any(re.fullmatch(r"[\d.,%+-]+", c) for c in cells)
 
 
@@ -276,25 +275,21 @@ def _shape(line: str) -> str:
     return re.sub(r"\d+", "#", " ".join(line.split()).lower())
 
 
-def _running_lines(pages: list[list[str]]) -> set[tuple[int, str]]:
-    """(position, shape) of the lines that are a running header or footer: among the first two and
-    last two lines of a page, a line whose shape (digits as #) stands at the same place on at least
-    two pages and half of them, or a bare page number ("12", "Page 3 of 9")."""
+def _running_lines(pages: list[list[str]]) -> list[set[int]]:
+    """Per page, the positions of its lines that are a running header or footer: among its first two
+    and last two lines, one whose shape (digits as #) stands at the same place (from the top, or
+    from the bottom) on at least two pages and half of them, or a bare page number ("12", "Page 3 of 9")."""
+
+    def ends(lines: list[str]) -> list[tuple[int, tuple[int, str]]]:
+        n = len(lines)
+        return [(i, (i - n if i >= n - 2 else i, _shape(lines[i]))) for i in sorted({0, 1, n - 2, n - 1} & set(range(n)))]
+
     seen: dict[tuple[int, str], int] = {}
     for lines in pages:
-        n = len(lines)
-        for i in {0, 1, n - 2, n - 1} & set(range(n)):
-            key = (i - n if i >= n - 2 else i, _shape(lines[i]))
+        for _i, key in ends(lines):
             seen[key] = seen.get(key, 0) + 1
     repeated = {key for key, count in seen.items() if count >= max(2, (len(pages) + 1) // 2)}
-    out: set[tuple[int, str]] = set()
-    for lines in pages:
-        n = len(lines)
-        for i in {0, 1, n - 2, n - 1} & set(range(n)):
-            shape = _shape(lines[i])
-            if (i - n if i >= n - 2 else i, shape) in repeated or _PAGE_NUMBER.fullmatch(" ".join(lines[i].split())):
-                out.add((i, shape))
-    return out
+    return [{i for i, key in ends(lines) if key in repeated or _PAGE_NUMBER.fullmatch(" ".join(lines[i].split()))} for lines in pages]
 
 
 # -- chat exports as JSON: one line per message, "YYYY-MM-DD HH:MM Name: text" -----------------------
