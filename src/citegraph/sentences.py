@@ -34,6 +34,7 @@ __all__ = [
     "is_heading",
     "leans_on_previous",
     "load_spacy",
+    "message_stamp",
     "passage_text",
     "section_texts",
     "sections",
@@ -52,7 +53,14 @@ _TIME_PREFIX = (
 #: "Name: message", "Time: 20260506_12:00", "Q: ...", a time before the name: one entry per line, as
 #: chat logs, transcripts and notes are kept
 _ENTRY = re.compile(rf"(?:{_TIME_PREFIX})?[^\s:\[][^:\n]{{0,40}}:[ \t]+\S")
+_STAMPED_ENTRY = re.compile(rf"({_TIME_PREFIX})[^\s:\[][^:\n]{{0,40}}:[ \t]+\S")
 _SAMPLE_CHARS = 4000
+
+
+def message_stamp(text: str) -> str | None:
+    """The time a chat message opens with before its speaker ("2025-03-03 17:05"), or None when it has none."""
+    found = _STAMPED_ENTRY.match(text.strip())
+    return found.group(1).strip() if found else None
 
 
 def is_line_document(text: str) -> bool:
@@ -237,8 +245,7 @@ _NUMBER_ONLY = re.compile(r"\(?\d{1,3}(?:\.\d{1,3}){0,3}[.)]?")  # "4.", "2.1", 
 _MD_FENCE = re.compile(r"[ \t]*(```|~~~)")
 _MD_RULE = re.compile(r"[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$")
 _MD_TABLE_ROW = re.compile(r"[ \t]*\|")
-#: a table row as the PDF and HTML loaders write it, each cell after its column's heading
-#: ("Office: Leeds; Room: Kelp; Seats: 4."): a block and a unit of its own, never cut by the parser
+#: a table row as the PDF and HTML loaders write it ("Office: Leeds; Room: Kelp; Seats: 4."): a block and a unit, never cut
 WRITTEN_ROW = re.compile(r"[^\n:;]{1,80}: [^\n]*; [^\n:;]{1,80}: [^\n]*[.!?]")
 _MD_TABLE_RULE = re.compile(r"[ \t]*\|[-:| \t]*$")  # the row under a table's header: no text
 

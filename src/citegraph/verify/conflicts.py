@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from citegraph.sentences import message_stamp
 from citegraph.verify.assertion import parse
 from citegraph.verify.base import Verifier
 from citegraph.verify.guards import moment_conflict
@@ -110,18 +111,11 @@ def _different_things(a: str, b: str) -> bool:
     return bool(na - nb) and bool(nb - na)
 
 
-#: a chat message's time and speaker at its head ("2025-03-03 17:05 Tom Ashby: ", "[14/05/2025, 21:07] Joana: ")
-_STAMPED = re.compile(
-    r"\s*(\[[^\]\n]{4,32}\]|\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?"
-    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4},?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?\s*-)\s*[^:\n]{1,40}:\s"
-)
-
-
 def _said_apart(a: str, b: str) -> bool:
     """Both are messages of a log stamped with different times: what was said at two moments ("still
     1.9s" at 17:05, "back to 0.5s" the next morning), not two sources that disagree."""
-    ma, mb = _STAMPED.match(a), _STAMPED.match(b)
-    return bool(ma and mb and ma.group(1) != mb.group(1))
+    ta, tb = message_stamp(a), message_stamp(b)
+    return ta is not None and tb is not None and ta != tb
 
 
 def _obligation(words: set[str]) -> str | None:
