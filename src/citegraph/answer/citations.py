@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span, Support
 from citegraph.verify.base import Verifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
-from citegraph.verify.text import content_words, written_sentences
+from citegraph.verify.text import content_words, segmenter, written_sentences
 
 SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreements bear on any answer
 
@@ -51,13 +50,6 @@ _SUPPORT_TO_STATUS = {
 }
 
 
-@lru_cache(maxsize=1)
-def _segmenter():  # type: ignore[no-untyped-def]
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False, char_span=True)
-
-
 def claim_sentences(text: str) -> list[str]:
     """The pieces :func:`split_claims` reads ``text`` (one line, no markers) as: a writer that cites
     each of them reads back as it wrote (a chat message of two sentences is two claims, each with its
@@ -72,7 +64,7 @@ def split_claims(text: str) -> list[str]:
         line = _BULLET.sub("", line).strip()
         if not line:
             continue
-        for seg in _segmenter().segment(line):
+        for seg in segmenter().segment(line):
             piece = seg.sent.strip()
             lead = _LEADING_MARKERS.match(piece)
             if lead and claims:

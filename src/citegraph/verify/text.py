@@ -36,6 +36,7 @@ __all__ = [
     "said_numbers",
     "said_values",
     "same_value",
+    "segmenter",
     "shared_values",
     "show_moment",
     "singular",
@@ -229,7 +230,8 @@ def premise_sentences(premise: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _segmenter() -> Any:
+def segmenter() -> Any:
+    """pysbd's English sentence segmenter (character spans kept, text not cleaned), made once."""
     import pysbd
 
     return pysbd.Segmenter(language="en", clean=False, char_span=True)
@@ -241,7 +243,7 @@ def written_sentences(text: str) -> tuple[str, ...]:
     (:func:`citegraph.answer.citations.claim_sentences`), so a claim quoting one sentence of a cited
     unit is found among them. Unlike :func:`premise_sentences`, a sentence may open in lower case,
     as a chat message's do ("4.12.0 on all nodes. p95 sync latency back to 0.5s.": two)."""
-    return tuple(piece for seg in _segmenter().segment(" ".join(text.split())) if (piece := seg.sent.strip()))
+    return tuple(piece for seg in segmenter().segment(" ".join(text.split())) if (piece := seg.sent.strip()))
 
 
 def sentences_quoting(claim: str, sentences: list[str]) -> list[str]:
