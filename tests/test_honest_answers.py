@@ -460,6 +460,34 @@ def test_a_line_that_asks_brings_the_reply_after_it(splitter: SentenceSplitter, 
     assert context[0].startswith("[14/05/2025, 21:09] Priya Raman") and context[1].startswith("[14/05/2025, 21:15] Joana Ferreira")
 
 
+def test_a_quoted_message_that_asks_brings_its_reply() -> None:
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    asked = "2025-04-08 13:03 Tomas Brennan: Who's ordering the new hold-shelf labels? The ones at Northgate are peeling off."
+    reply = "2025-04-08 13:19 Helen Okafor: I'll add them to Central's stationery order on Friday."
+    ask = Span("managers.json", "v1", 0, len(asked), asked)
+    answer = Span("managers.json", "v1", ask.end + 1, ask.end + 1 + len(reply), reply)
+    context = [ContextItem(1, Evidence(ask, 0.73, 0.73, "passage")), ContextItem(2, Evidence(answer, 0.33, 0.33, "passage"))]
+    question = "Who said they would get new labels for the holds shelves?"
+    selection = ExtractiveAnswerer().select(context, question)
+    # the reply's score is far under the question line's, yet it is where the answer is
+    assert [item.marker for item in selection.quoted] == [1, 2]
+    # a message that asks nothing brings no neighbour, nor does a reply that asks in turn
+    stated = "2025-04-08 13:03 Tomas Brennan: The ones at Northgate are peeling off."
+    context[0] = ContextItem(1, Evidence(Span("managers.json", "v1", 0, len(stated), stated), 0.73, 0.73, "passage"))
+    context[1] = ContextItem(
+        2, Evidence(Span("managers.json", "v1", len(stated) + 1, len(stated) + 1 + len(reply), reply), 0.33, 0.33, "passage")
+    )
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
+    again = "2025-04-08 13:19 Helen Okafor: Which ones, the red ones?"
+    context = [
+        ContextItem(1, Evidence(ask, 0.73, 0.73, "passage")),
+        ContextItem(2, Evidence(Span("managers.json", "v1", ask.end + 1, ask.end + 1 + len(again), again), 0.33, 0.33, "passage")),
+    ]
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
+
+
 def test_a_message_of_several_sentences_is_quoted_with_each_sentence_cited() -> None:
     from citegraph.answer.citations import parse_markers, split_claims
     from citegraph.answer.extractive import ExtractiveAnswerer

@@ -57,3 +57,22 @@ def test_a_question_reads_its_type_and_terms_from_its_one_parse() -> None:
     assert Question.read("Who designed it?").expected == AGENT
     assert Question.read("How many days of vacation do we get?").expected == NUMBER
     assert Question.read("Is the store open on Sundays?").expected is None
+
+
+@pytest.mark.parametrize(
+    ("asked", "named", "framing"),
+    [
+        ("Our charity wants to use a meeting room for an afternoon. What's the hourly rate?", (), ("afternoon", "hourly")),
+        ("Who is organising the restaurant for the Thursday evening at the offsite?", ("thursday",), ("evening",)),
+        ("Who was primary on-call over the weekend after the incident?", (), ("weekend",)),
+        ("What was the annual revenue in 2023?", ("2023",), ("annual",)),
+    ],
+)
+def test_a_vague_time_is_a_word_to_find_not_a_name_the_evidence_must_give(
+    asked: str, named: tuple[str, ...], framing: tuple[str, ...]
+) -> None:
+    # "an afternoon" frames the question; a date with a number or a day's name ("2023", "Thursday") is
+    # still a name the evidence has to give for the question to be answered
+    entities, words = Question.read(asked).terms
+    assert entities == named
+    assert all(w in words for w in framing)

@@ -148,6 +148,21 @@ def test_a_section_number_stays_with_its_heading_and_a_release_heading_is_a_head
         assert not is_heading(cell), cell
 
 
+def test_a_short_label_stays_with_what_it_labels_and_a_bold_label_line_is_its_own_unit(splitter: SentenceSplitter) -> None:
+    timeline = "## Timeline\n\n- 4 March, 10:31: Rollback to 4.12.0 decided.\n- Owner: Sofia Almeida will own it.\n"
+    assert [s.span.text for s in splitter.split("d", "v", timeline, "text/markdown")] == [
+        "Timeline",
+        "4 March, 10:31: Rollback to 4.12.0 decided.",  # not "4 March, 10:31:" and a sentence without its time
+        "Owner: Sofia Almeida will own it.",
+    ]
+    header = "**Meeting:** Thursday 6 March 2025, video call\n**Facilitator:** Sofia Almeida\n**Attendees:** Tom Ashby, Mateus Costa\n"
+    assert [s.span.text for s in splitter.split("d", "v", header, "text/markdown")] == [
+        "**Meeting:** Thursday 6 March 2025, video call",
+        "**Facilitator:** Sofia Almeida",
+        "**Attendees:** Tom Ashby, Mateus Costa",
+    ]
+
+
 def test_a_task_list_box_is_left_out_like_a_list_marker(splitter: SentenceSplitter) -> None:
     text = "# Checklist\n\n- [ ] Order the laptop two weeks ahead.\n- [x] Lunch with the team.\n"
     assert [s.span.text for s in splitter.split("d", "v", text, "text/markdown")] == [

@@ -127,6 +127,8 @@ def question_terms(question: Any, expected: str | None) -> tuple[list[str], list
     for ent in question.ents:
         if ent.label_ in {"DATE", "TIME", "CARDINAL", "ORDINAL"} and expected in {DATE, NUMBER}:
             continue
+        if ent.label_ in {"DATE", "TIME"} and not any(t.like_num or t.text[:1].isupper() for t in ent):
+            continue  # "an afternoon", "the weekend", "hourly": the question's framing, words to find, not a name to be named
         entities.append(ent.text.casefold().removesuffix("'s").strip())
         inside.update(range(ent.start, ent.end))
     type_words = {w for w, kind in WHAT_NOUN.items() if kind == expected}

@@ -9,6 +9,10 @@ kept so the default extractor does not parse the same text twice.
 Hostile or odd text is bounded: a block longer than ``MAX_BLOCK_CHARS`` is cut at whitespace before
 the parser sees it, and a "sentence" longer than ``MAX_SENTENCE_CHARS`` (a page with no full stop)
 is cut at whitespace into pieces, each flagged ``cut`` so the ingest report can say so.
+
+Why this file is long: it is the one place that knows how each kind of text marks its units (Markdown's
+headings, lists, tables and bold labels, a PDF's lines, a chat log's messages), and the sentence rules
+read those blocks; divided, each half would need the other's conventions.
 """
 
 from __future__ import annotations
@@ -241,10 +245,12 @@ MAX_BLOCK_CHARS = 20_000  # longer blocks are cut at whitespace: spaCy's cost gr
 MAX_SENTENCE_CHARS = 2_000
 
 _MD_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?|\[[ xX]\][ \t]+)+")  # "[ ]": a task-list box
-_NUMBER_ONLY = re.compile(r"\(?\d{1,3}(?:\.\d{1,3}){0,3}[.)]?")  # "4.", "2.1", "(3)": a number, not a sentence
+#: "4.", "2.1", "(3)": a number, not a sentence; "4 March, 10:31:", "Owner:": a short label, what follows it says
+_LEAD_IN = re.compile(r"\(?\d{1,3}(?:\.\d{1,3}){0,3}[.)]?|[^.!?:\n][^.!?\n]{0,39}:")
 _MD_FENCE = re.compile(r"[ \t]*(```|~~~)")
 _MD_RULE = re.compile(r"[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$")
 _MD_TABLE_ROW = re.compile(r"[ \t]*\|")
+_MD_LABEL = re.compile(r"[ \t]*(\*\*|__)[^*_\n]{1,40}(?::\1|\1:)")  # "**Facilitator:** Sofia Almeida": a line of its own
 #: a table row as the PDF and HTML loaders write it ("Office: Leeds; Room: Kelp; Seats: 4."): a block and a unit, never cut
 WRITTEN_ROW = re.compile(r"[^\n:;]{1,80}: [^\n]*; [^\n:;]{1,80}: [^\n]*[.!?]")
 _MD_TABLE_RULE = re.compile(r"[ \t]*\|[-:| \t]*$")  # the row under a table's header: no text
@@ -414,6 +420,8 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
                     block_start, block_end = start, line_start + len(content)
                     close()  # a heading is a block of its own
                     continue
+            elif _MD_LABEL.match(content):
+                close()  # "**Attendees:** ..." under "**Facilitator:** ...": each labelled line says its own thing
         if block_start is None:
             block_start = start
         block_end = line_start + len(content)
@@ -481,9 +489,9 @@ class SentenceSplitter:
                 if start < end:
                     out[i].append(Sentence(Span(document, version, start, end, text[start:end]), doc[:], offset))
                 continue
-            number = None  # a list or section number spaCy ends a sentence after ("4." of "4. Devices"): kept with what it numbers
+            number = None  # a number or label spaCy ends a sentence after ("4." of "4. Devices"): kept with what follows
             for sent in doc.sents:
-                if _NUMBER_ONLY.fullmatch(sent.text.strip()) and sent.end < len(doc):
+                if _LEAD_IN.fullmatch(sent.text.strip()) and sent.end < len(doc):
                     number = sent if number is None else number
                     continue
                 if number is not None:

@@ -44,6 +44,11 @@ def unquotable(item: ContextItem) -> Frame | None:
     return found[0] if all(found) else None
 
 
+def _asks(item: ContextItem) -> bool:
+    """A sentence of ``item`` asks a question."""
+    return any((frame := instruction_frame(p)) is not None and frame.kind == FrameKind.QUESTION for p in _pieces(item.span.text))
+
+
 def statements(item: ContextItem) -> list[str]:
     """The sentences of ``item`` an answer quotes (each its own claim): all of a one-sentence unit, and
     of a unit of several, those that neither ask nor instruct."""
@@ -131,7 +136,7 @@ class ExtractiveAnswerer(Answerer):
         led = next((c for c in context if c.marker == lead), None)
         if led is not None and led not in quoted and unquotable(led) is None:
             quoted = [led, *quoted][: self.max_claims]
-        for item in [*self.hops(quoted, context, question), *self.antecedents(quoted, context)]:
+        for item in [*self.replies(quoted, context), *self.hops(quoted, context, question), *self.antecedents(quoted, context)]:
             if len(quoted) > self.max_claims:
                 break
             if unquotable(item) is None and item not in quoted:
@@ -167,6 +172,29 @@ class ExtractiveAnswerer(Answerer):
                 if partner is not None and partner.marker not in have:
                     out.append(partner)
                     have.add(partner.marker)
+        return out
+
+    @staticmethod
+    def replies(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+        """For a quoted chat message that asks something ("Who's ordering the new hold-shelf labels? The
+        ones at Northgate are peeling off."), the message right after it in its log, where the context
+        holds it and it asks nothing itself: the reply, where the answer to the question is (a question
+        is never the claim; only its other sentences are quoted)."""
+        have = {item.marker for item in quoted}
+        out: list[ContextItem] = []
+        for item in quoted:
+            if not _asks(item):
+                continue
+            s = item.span
+            after = [
+                c
+                for c in context
+                if c.marker not in have and c.span.document == s.document and c.span.version == s.version and 0 <= c.span.start - s.end <= 2
+            ]
+            for c in after[:1]:
+                if not _asks(c):
+                    out.append(c)
+                    have.add(c.marker)
         return out
 
     @staticmethod
