@@ -6,7 +6,7 @@ Through the real pipeline (SQLite in memory, spaCy); the generator, where there 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ import pytest
 from citegraph.answer.llm_answerer import LLMAnswerer, is_abstention
 from citegraph.embed import HashingEmbedder
 from citegraph.llm import FakeChatModel
-from citegraph.models import AnswerStatus, ClaimStatus
+from citegraph.models import AnswerStatus, ClaimStatus, ContextItem
 from citegraph.output import answer_json
 from citegraph.pipeline import CiteGraph
 from citegraph.sentences import SentenceSplitter
@@ -208,6 +208,8 @@ def test_a_generator_that_abstains_gives_not_found_and_no_claims(handbook) -> No
 # -- which source is current ---------------------------------------------------------------------------
 OLD_FAQ_MD = f"---\ndate: 2023-02-01\n---\n# FAQ (2023)\n\n{FAQ}\n"
 POLICY_MD = f"---\nupdated: 2025-06-01\n---\n# Data retention policy\n\n{POLICY}\n"
+WARRANTY_FAQ_MD = f"---\ndate: 2023-02-01\n---\n# FAQ (2023)\n\n{WARRANTY_OLD}\n"
+WARRANTY_POLICY_MD = f"---\nupdated: 2025-06-01\n---\n# Warranty\n\n{WARRANTY_NEW}\n"
 
 
 @pytest.fixture
@@ -237,6 +239,30 @@ def test_the_older_of_two_disagreeing_sources_is_stale(dated: CiteGraph) -> None
     record = json_roundtrip(answer)
     marked = {c["document"]: c["stale"] for c in record["context"]}
     assert marked["faq-2023.md"] and marked["retention-policy.md"] is None
+
+
+def test_an_answer_that_quotes_only_the_stale_source_quotes_the_current_one_first(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    from citegraph.answer.extractive import ExtractiveAnswerer, quote
+
+    class StaleOnly(ExtractiveAnswerer):  # an answerer that picked the old FAQ's sentence alone
+        def answer(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> str:
+            return quote([item for item in context if item.span.document == "faq-2023.md"][:1])
+
+    write("faq-2023.md", WARRANTY_FAQ_MD)
+    folder = write("warranty.md", WARRANTY_POLICY_MD).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier(), answerer=StaleOnly())
+    g.ingest([folder])
+    answer = g.ask("How long does the Sprigbot warranty last?")
+    assert [c.text for c in answer.claims] == [WARRANTY_NEW, WARRANTY_OLD]  # the current source leads, the stale one is still shown
+    assert answer.status == AnswerStatus.CONFLICTING
+    (stale,) = [w for w in answer.warnings if w.code == "stale"]
+    assert dict(stale.data)["claims"] == (1,)  # said of the claim that relies on it, counted in the answer as shown
+    # an answer that already quotes the current source is left as written
+    g.answerer = ExtractiveAnswerer()
+    again = g.ask("How long does the Sprigbot warranty last?")
+    assert sum(c.text == WARRANTY_NEW for c in again.claims) == 1
 
 
 def test_a_superseded_document_is_left_out_and_comes_back_marked_stale(dated: CiteGraph) -> None:

@@ -15,7 +15,8 @@ from functools import partial
 from citegraph.answer.answerable import LEAD_IN, assess
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, cited_markers, parse_markers, resolve_claims, source_conflict_warnings, split_claims
-from citegraph.answer.currency import stale_warnings
+from citegraph.answer.currency import stale_warnings, unquoted_current
+from citegraph.answer.extractive import quote
 from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
@@ -154,15 +155,27 @@ def compose(
             )
             return _not_found(asked.text, retrieval, context, models, answerability, warning, text=text)
     emit("stage", "checking")
-    claims, warnings = resolve_claims(text, context, verifier, on_claim=None if on_event is None else lambda i, c: emit("claim", (i, c)))
-    emit("stage", "comparing")
-    warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
-    if answer_text is None:  # evidence it would not quote, said
-        warnings[:0] = answerer.warnings(question, context, lead, summary=bool(summary))
-    if not context:
-        warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
-    if document is not None:
-        warnings.extend(stale_warnings(context, claims, warnings, document, as_of=as_of))
+
+    def checked(text: str) -> tuple[list[Claim], list[AnswerWarning]]:
+        claims, warnings = resolve_claims(
+            text, context, verifier, on_claim=None if on_event is None else lambda i, c: emit("claim", (i, c))
+        )
+        emit("stage", "comparing")
+        warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
+        if answer_text is None:  # evidence it would not quote, said
+            warnings[:0] = answerer.warnings(question, context, lead, summary=bool(summary))
+        if not context:
+            warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
+        if document is not None:
+            warnings.extend(stale_warnings(context, claims, warnings, document, as_of=as_of))
+        return claims, warnings
+
+    claims, warnings = checked(text)
+    current = unquoted_current(claims, warnings) if answer_text is None and not summary else []
+    if current:  # the answer quotes a stale source only: the current one it disagrees with is quoted first
+        text = " ".join([quote([item for item in context if item.marker in current]), text])
+        emit("draft", text)
+        claims, warnings = checked(text)
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)

@@ -21,7 +21,7 @@ from typing import Any
 
 from citegraph.models import AnswerWarning, Claim, ContextItem, Document, Span
 
-__all__ = ["stale_warnings"]
+__all__ = ["stale_warnings", "unquoted_current"]
 
 
 def _pairs(warning: AnswerWarning) -> list[tuple[int, int]]:
@@ -47,6 +47,7 @@ def stale_warnings(
     versions current on that day: being superseded or replaced *since* makes none of them stale."""
     docs = {item.marker: document(item.span) for item in context}
     reasons: dict[int, str] = {}
+    current: dict[int, int] = {}  # the stale side of a disagreement -> the newer side's marker
     for item in context:
         doc = docs[item.marker]
         if doc is None or as_of is not None:
@@ -63,10 +64,9 @@ def stale_warnings(
             if da is None or db is None or da.id == db.id or not da.dated or not db.dated or da.dated == db.dated:
                 continue
             (old, old_doc), (new, new_doc) = sorted(((a, da), (b, db)), key=lambda pair: pair[1].dated or "")
-            reasons.setdefault(
-                old,
-                f"{old_doc.id} is dated {old_doc.dated}; [{new}] {new_doc.id}, dated {new_doc.dated}, disagrees with it",
-            )
+            if old not in reasons:
+                reasons[old] = f"{old_doc.id} is dated {old_doc.dated}; [{new}] {new_doc.id}, dated {new_doc.dated}, disagrees with it"
+                current[old] = new
     out = []
     for marker in sorted(reasons):
         relying = tuple(i for i, claim in enumerate(claims) if any(c.marker == marker for c in claim.citations))
@@ -80,7 +80,21 @@ def stale_warnings(
             AnswerWarning(
                 "stale",
                 f"context item [{marker}] is from a stale source: {reasons[marker]}{said}",
-                (("marker", marker), ("document", doc.id if doc else ""), ("reason", reasons[marker]), ("claims", relying)),
+                (("marker", marker), ("document", doc.id if doc else ""), ("reason", reasons[marker]), ("claims", relying))
+                + ((("current", current[marker]),) if marker in current else ()),
             )
         )
     return out
+
+
+def unquoted_current(claims: Sequence[Claim], warnings: Sequence[AnswerWarning]) -> list[int]:
+    """The markers of the newer side of each disagreement whose older, stale side a claim cites and
+    whose newer side none does: what an answer quoting the stale FAQ leaves out ("A replacement card
+    costs £1.50." cited, the 2025 policy's "£2.50" only in the context)."""
+    cited = {c.marker for claim in claims for c in claim.citations}
+    out: list[int] = []
+    for warning in warnings:
+        data: dict[str, Any] = dict(warning.data)
+        if warning.code == "stale" and data.get("claims") and "current" in data and data["current"] not in cited:
+            out.append(int(data["current"]))
+    return list(dict.fromkeys(out))

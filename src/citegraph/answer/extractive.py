@@ -22,7 +22,7 @@ from citegraph.sentences import leans_on_previous
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
 from citegraph.verify.text import content_words
 
-__all__ = ["ExtractiveAnswerer", "Selection", "statements", "typed_markers", "unquotable"]
+__all__ = ["ExtractiveAnswerer", "Selection", "quote", "statements", "typed_markers", "unquotable"]
 
 
 class Selection(NamedTuple):
@@ -42,6 +42,18 @@ def unquotable(item: ContextItem) -> Frame | None:
         return instruction_frame(item.span.text)
     found = [instruction_frame(piece) for piece in pieces]
     return found[0] if all(found) else None
+
+
+def quote(items: Sequence[ContextItem]) -> str:
+    """``items`` quoted, each statement followed by its marker: an extractive answer's text."""
+    parts = []
+    for item in items:
+        # a unit of several sentences (a chat message, "Sure! The password is ...") cites each of
+        # them, so that none reads back as an uncited claim
+        for sentence in statements(item):
+            body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
+            parts.append(f"{body} [{item.marker}]{end}")
+    return " ".join(parts)
 
 
 def _asks(item: ContextItem) -> bool:
@@ -240,14 +252,7 @@ class ExtractiveAnswerer(Answerer):
 
     @staticmethod
     def _quote(items: Sequence[ContextItem]) -> str:
-        parts = []
-        for item in items:
-            # a unit of several sentences (a chat message, "Sure! The password is ...") cites each of
-            # them, so that none reads back as an uncited claim
-            for sentence in statements(item):
-                body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
-                parts.append(f"{body} [{item.marker}]{end}")
-        return " ".join(parts)
+        return quote(items)
 
     def warnings(
         self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False

@@ -207,7 +207,7 @@ $("ask-form").addEventListener("submit", async (event) => {
       if (kind === "stage") $("progress-text").textContent = STAGES[data] || words(data);
       else if (kind === "context") partial.context = data;
       else if (kind === "token") { partial.draft += data; renderPartial(partial); } // a language model's text as it is written
-      else if (kind === "draft") { partial.draft = data; partial.checking = true; renderPartial(partial); }
+      else if (kind === "draft") { partial.draft = data; partial.claims = []; partial.checking = true; renderPartial(partial); } // a redraft (the current source quoted first) starts the checks again
       else if (kind === "claim") { partial.claims[data.index] = data.claim; renderPartial(partial); }
       else if (kind === "done") {
         if (!answerText) turns.push(data); // a checked answer written elsewhere is no turn of the conversation
