@@ -76,3 +76,16 @@ def test_a_vague_time_is_a_word_to_find_not_a_name_the_evidence_must_give(
     entities, words = Question.read(asked).terms
     assert entities == named
     assert all(w in words for w in framing)
+
+
+def test_a_text_is_parsed_once_while_kept_and_the_kept_parses_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from citegraph import sentences
+
+    monkeypatch.setattr(sentences, "PARSES_KEPT", 2)
+    monkeypatch.setattr(sentences, "_parses", type(sentences._parses)())
+    first, again = sentences.parsed(["Exports last 30 days.", "Exports last 30 days."])
+    assert first is again and [t.text for t in first] == ["Exports", "last", "30", "days", "."]
+    assert sentences.parsed(["Exports last 30 days."])[0] is first  # kept: the next check reads the same parse
+    sentences.parsed(["Refunds take five days.", "Invoices are monthly."])
+    assert len(sentences._parses) == 2  # the oldest is let go
+    assert sentences.parsed(["Exports last 30 days."])[0] is not first

@@ -18,7 +18,6 @@ and light verbs.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -44,20 +43,16 @@ WHAT_NOUN = {
 }  # fmt: skip
 _LIGHT = frozenset({"be", "do", "have", "get", "make", "take", "give", "go", "become", "include", "call", "know", "name"})
 
-_lock = threading.Lock()
-
 
 def parse(texts: Sequence[str]) -> list[Any] | None:
-    """``texts`` parsed by the shared spaCy pipeline (one call at a time across threads: spaCy does not
-    promise that one pipeline can serve two), or None when there is no spaCy model."""
-    from citegraph.sentences import load_spacy
+    """``texts`` parsed by the shared spaCy pipeline (:func:`citegraph.sentences.parsed`: one call at a
+    time across threads, the recent parses kept), or None when there is no spaCy model."""
+    from citegraph.sentences import parsed
 
     try:
-        nlp = load_spacy()
+        return parsed(texts)
     except CitegraphError:
         return None
-    with _lock:
-        return list(nlp.pipe(texts))
 
 
 @dataclass(frozen=True)

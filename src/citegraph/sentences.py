@@ -18,6 +18,8 @@ read those blocks; divided, each half would need the other's conventions.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +41,7 @@ __all__ = [
     "leans_on_previous",
     "load_spacy",
     "message_stamp",
+    "parsed",
     "passage_text",
     "section_texts",
     "sections",
@@ -276,6 +279,29 @@ def _spacy_pipeline() -> Any:
 
 
 load_spacy = loaded_once(_spacy_pipeline)  #: the process's one spaCy pipeline, loaded once whichever thread asks first
+
+PARSES_KEPT = 2048  #: parses of short texts (questions, context sentences, claims) :func:`parsed` keeps
+_parses: OrderedDict[str, Any] = OrderedDict()
+_parse_lock = threading.Lock()
+
+
+def parsed(texts: Sequence[str]) -> list[Any]:
+    """``texts`` parsed by :func:`load_spacy`'s pipeline (read only: a ``Doc`` may be handed to the
+    next caller too), one call at a time across threads (spaCy does not promise that one pipeline can
+    serve two). The last :data:`PARSES_KEPT` are kept: an answer reads each context sentence in several
+    checks (answerability, the quote's frame, conflicts, roles), and a store's sentences come back in
+    the next question's context; each is parsed once."""
+    nlp = load_spacy()
+    with _parse_lock:
+        missing = [t for t in dict.fromkeys(texts) if t not in _parses]
+        _parses.update(zip(missing, nlp.pipe(missing), strict=True))
+        out = []
+        for text in texts:
+            _parses.move_to_end(text)
+            out.append(_parses[text])
+        while len(_parses) > PARSES_KEPT:
+            _parses.popitem(last=False)
+    return out
 
 
 def fresh_spacy() -> Any:

@@ -31,7 +31,6 @@ checks claims from several threads.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -140,16 +139,12 @@ _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _BEFORE_IMPERATIVE = frozenset({"ADV", "INTJ", "CCONJ", "PUNCT", "SPACE"})
 _QUESTION_END = re.compile(r"\?[\s\"'”’)\]]*$")
 
-_lock = threading.Lock()
-
 
 def parse(text: str) -> Any:
-    """spaCy's parse of ``text``, under the verify layer's one lock on the shared pipeline."""
-    from citegraph.sentences import load_spacy
+    """spaCy's parse of ``text`` (:func:`citegraph.sentences.parsed`: kept, one lock on the shared pipeline)."""
+    from citegraph.sentences import parsed
 
-    nlp = load_spacy()
-    with _lock:
-        return nlp(text)
+    return parsed([text])[0]
 
 
 def _imperative(sent: Any) -> str | None:

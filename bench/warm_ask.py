@@ -1,0 +1,121 @@
+"""Warm answers in one process (issue 39, item 2): a corpus's questions asked one after another of
+an opened store with the default answerer and checker, after one question that loads the models.
+
+The same questions are asked in two fresh processes of the same run: one keeping no spaCy parse
+between the checks of an answer and between questions (``PARSES_KEPT = 0``, how every parse was made
+before ``citegraph.sentences.parsed``), one with the default; per-question seconds, p50 and p99, and
+the ratio of the two p50s. The answers of both runs are compared and must be the same.
+
+    python bench/warm_ask.py --data corpora/brightwave --db /tmp/brightwave.db --out docs/results/DATE/warm-ask/
+
+The store is made from the corpus's documents when ``--db`` does not exist yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from common import environment, load_before_run, load_figures
+
+
+def _asks(graph: object, questions: list[str]) -> tuple[list[float], list[str]]:
+    seconds, answers = [], []
+    for q in questions:
+        t = time.perf_counter()
+        answer = graph.ask(q)  # type: ignore[attr-defined]
+        seconds.append(time.perf_counter() - t)
+        answers.append(f"{answer.status.value}|{answer.text}")
+    return seconds, answers
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _one(db: Path, questions: list[str], kept: int | None) -> dict[str, object]:
+    """One configuration, in this process: the questions asked after one that loads the models."""
+    from citegraph import sentences
+    from citegraph.pipeline import CiteGraph
+
+    if kept is not None:
+        sentences.PARSES_KEPT = kept
+    graph = CiteGraph.open(str(db))
+    graph.ask(questions[0])  # loads every model the answer needs
+    seconds, answers = _asks(graph, questions[1:])
+    return {"seconds": seconds, "answers": answers}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True, help="a corpus folder (corpus.json beside its documents)")
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--out", type=Path, help="where the report goes (not with --parses-kept)")
+    parser.add_argument("--parses-kept", type=int, help="run one configuration in this process and print its JSON")
+    args = parser.parse_args()
+    err = Console(stderr=True)
+
+    corpus = json.loads((args.data / "corpus.json").read_text(encoding="utf-8"))
+    questions = [q["question"] for q in corpus["questions"] if q.get("caller", ["public"]) == ["public"]]
+    if args.parses_kept is not None:
+        print(json.dumps(_one(args.db, questions, None if args.parses_kept < 0 else args.parses_kept)))
+        return
+    if args.out is None:
+        raise SystemExit("--out is needed")
+    from citegraph.pipeline import CiteGraph
+
+    graph = CiteGraph.open(str(args.db))
+    if not graph.store.documents(None):
+        err.print(f"ingesting {args.data / 'docs'} into {args.db}")
+        graph.ingest([args.data / "docs"])
+    graph.close()
+    before = load_before_run(err)
+    runs = {}
+    for name, kept in (("parses not kept", 0), ("parses kept (default)", -1)):
+        cmd = [sys.executable, __file__, "--data", str(args.data), "--db", str(args.db), "--parses-kept", str(kept)]
+        runs[name] = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    same = runs["parses not kept"]["answers"] == runs["parses kept (default)"]["answers"]
+    figures = {
+        name: {
+            "n": len(s),
+            "p50": round(statistics.median(s), 4),
+            "p99": round(_quantile(s, 0.99), 4),
+            "mean": round(statistics.mean(s), 4),
+        }
+        for name, run in runs.items()
+        for s in [run["seconds"]]
+    }
+    ratio = figures["parses kept (default)"]["p50"] / figures["parses not kept"]["p50"]
+    lines = [
+        f"# Warm answers in one process ({args.data.name})",
+        "",
+        f"{len(questions) - 1} questions of the public caller, asked in order after one that loads the models, each "
+        f"configuration in a fresh process; default answerer (extractive) and checker. Machine: {environment()}; "
+        f"1-minute load average {load_figures(before)}.",
+        "",
+        "| run | n | p50 s | p99 s | mean s |",
+        "|---|---|---|---|---|",
+        *[f"| {name} | {f['n']} | {f['p50']:.3f} | {f['p99']:.3f} | {f['mean']:.3f} |" for name, f in figures.items()],
+        "",
+        f"p50 with parses kept / without: {ratio:.2f}. Answers of the two runs identical: {'yes' if same else 'NO'}.",
+        "",
+        f"Command: `python bench/warm_ask.py --data {args.data} --db {args.db} --out {args.out}`",
+    ]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"warm-ask-{args.data.name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (args.out / f"warm-ask-{args.data.name}.json").write_text(json.dumps({"figures": figures, "ratio": ratio, "same": same}, indent=1))
+    print("\n".join(lines))
+    if not same:
+        raise SystemExit("the answers differ between the two runs")
+
+
+if __name__ == "__main__":
+    main()
