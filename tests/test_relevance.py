@@ -99,3 +99,14 @@ def test_a_quoted_answer_is_quoted_and_its_relevance_is_reported_apart(graph: Ci
         and "answers the question: not addressed" in text
         and "not a support check" in text
     )
+
+
+def test_a_month_is_named_by_a_day_of_it_written_in_numbers() -> None:
+    from citegraph.answer.relevance import named
+
+    stamped = "2025-03-04 10:30 sophie hughes: i'll take your saturday, you take my thursday late on the 13th"
+    assert named("march", set(), stamped) and named("march 2025", set(), stamped)
+    assert not named("april", set(), stamped) and not named("march 2024", set(), stamped)
+    assert named("january", set(), "time: 20260118_12:00")  # LiHua's session stamp
+    assert not named("march", set(), "room 2025 0304, ext. 20250")  # numbers that are no day
+    assert not named("march madness", set(), stamped)  # a name with more than a month in it needs its words

@@ -39,6 +39,7 @@ from typing import Any
 
 from citegraph.models import Relevance
 from citegraph.question import AGENT, NUMBER, SATISFIES, Question, parse
+from citegraph.verify.text import MONTHS
 
 __all__ = ["check_relevance", "named", "said_words"]
 
@@ -63,11 +64,29 @@ def said_words(doc: Any) -> set[str]:
     return said
 
 
+#: a day written in numbers, year first: "2025-03-04" (a chat's stamp), "20260506" (LiHua's "Time: 20260506_12:00")
+_NUMERIC_DAY = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:-(\d\d)-\d\d|(\d\d)\d\d(?=\D|$))")
+
+
 def named(name: str, said: set[str], text: str) -> bool:
     """A named entity is mentioned when each of its words is among ``said`` (the words and lemmas of
-    ``text``): "Eric Ambler" in "Eric Clifford Ambler was …"; a name of glue words only, when ``text`` holds it."""
+    ``text``): "Eric Ambler" in "Eric Clifford Ambler was …"; a name of glue words only, when ``text``
+    holds it; a month (and year), when a day of it is written in numbers ("in March" by a chat line
+    stamped "2025-03-04")."""
     parts = [p for p in re.findall(r"\w+", name) if p not in _NAME_GLUE]
-    return all(p in said for p in parts) if parts else name in text
+    if not parts:
+        return name in text
+    if all(p in said for p in parts):
+        return True
+    months = [MONTHS.index(p) + 1 for p in parts if p in MONTHS]
+    years = [p for p in parts if re.fullmatch(r"(?:19|20)\d\d", p)]
+    if len(months) != 1 or len(months) + len(years) != len(parts):
+        return False
+    for found in _NUMERIC_DAY.finditer(text):
+        year, month = found.group(1), int(found.group(2) or found.group(3))
+        if month == months[0] and all(y == year for y in years):
+            return True
+    return False
 
 
 def check_relevance(question: str | Question, claims: Sequence[str]) -> Relevance:
