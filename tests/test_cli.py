@@ -225,3 +225,25 @@ def test_listing_commands_load_no_model(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+
+
+def test_ask_makes_the_sessions_in_a_thread_and_a_failing_one_is_reported_by_the_answer(
+    run, larkspur: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from citegraph.answer import reader
+    from citegraph.errors import ModelUnavailable
+
+    seen: list[str] = []
+
+    def unavailable() -> None:
+        seen.append(threading.current_thread().name)
+        raise ModelUnavailable("the reader's model file is missing")
+
+    run("ingest", str(larkspur), "--quiet")
+    monkeypatch.setattr(reader, "default_reader", unavailable)
+    out = json.loads(run("ask", "How long do exports stay available after cancellation?", "--json").stdout)
+    assert "citegraph-sessions" in seen  # tried behind the question's parse first
+    assert "the reader is unavailable (the reader's model file is missing)" in out["answerability"]["note"]
+    assert out["claims"]  # the answer is made all the same, and says what it could not assess

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -197,13 +199,35 @@ def ask(
     limits = {"max_answer_chars": max_answer_chars, "max_claims": max_claims, "max_question_chars": max_question_chars}
     ranking = {"retrieval": retrieval, "hops": hops, "top_k": top_k, "context_size": context_size, "depth_penalty": depth_penalty}
     with open_graph(spec.replace(**ranking, **limits, **options)) as graph:
+        loading = _load_sessions_behind(graph)
         answer = graph.ask(
             question, labels=labels, answer_text=answer_text, include_superseded=include_superseded, as_of=as_of, scope=scope
         )
+        loading.join()  # done by now when the answer needed them; never left running while the store closes
     if as_json:
         print_json(output.answer_json(answer))
     else:
         views.render_answer(stdout, answer)
+
+
+def _load_sessions_behind(graph: CiteGraph) -> threading.Thread:
+    """Make the ONNX sessions an answer needs (the embedder's, the reader's, the checker's) in a thread
+    while this one reads the question with spaCy: their making runs in C++ and leaves the interpreter
+    to spaCy's import and load, which hold it. Each loader runs once per process, whichever thread
+    asks first, so the answer waits for a session still being made instead of making a second; an
+    error is left for the answer to meet and report."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            getattr(graph.embedder, "session", None)
+            from citegraph.answer.reader import default_reader
+
+            default_reader()
+            getattr(graph.verifier, "checker", None)
+
+    thread = threading.Thread(target=load, name="citegraph-sessions", daemon=True)
+    thread.start()
+    return thread
 
 
 @main.command()
