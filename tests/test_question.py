@@ -3,6 +3,7 @@ parse, and the answerability, relevance and extractive checks read its type and 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ def test_an_ask_parses_its_question_once(splitter: SentenceSplitter, larkspur: P
         graph.ingest([larkspur])
         counting = _Counting(load_spacy())
         monkeypatch.setattr("citegraph.sentences.load_spacy", lambda: counting)
+        monkeypatch.setattr("citegraph.sentences._parses", OrderedDict())  # no parse kept from another test
         monkeypatch.setattr(graph.retriever, "nlp", counting)
         question_module._read.cache_clear()
         asked = "How long do exports stay available after cancellation?"

@@ -211,22 +211,17 @@ def ask(
 
 
 def _load_sessions_behind(graph: CiteGraph) -> threading.Thread:
-    """Make the ONNX sessions an answer needs (the embedder's, the reader's, the checker's) in a thread
-    while this one reads the question with spaCy: their making runs in C++ and leaves the interpreter
-    to spaCy's import and load, which hold it. Each loader runs once per process, whichever thread
-    asks first, so the answer waits for a session still being made instead of making a second; an
-    error is left for the answer to meet and report."""
+    """The ONNX sessions an answer needs (embedder, reader, checker) made in a thread while this one loads
+    spaCy (C++ work beside work that holds the interpreter); each loader runs once whichever thread
+    asks first, and an error is left for the answer to meet and report."""
 
     def load() -> None:
         with contextlib.suppress(Exception):
-            getattr(graph.embedder, "session", None)
             from citegraph.answer.reader import default_reader
 
-            default_reader()
-            getattr(graph.verifier, "checker", None)
+            getattr(graph.embedder, "session", None), default_reader(), getattr(graph.verifier, "checker", None)
 
-    thread = threading.Thread(target=load, name="citegraph-sessions", daemon=True)
-    thread.start()
+    (thread := threading.Thread(target=load, name="citegraph-sessions", daemon=True)).start()
     return thread
 
 
