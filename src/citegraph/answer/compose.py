@@ -171,9 +171,13 @@ def compose(
         return claims, warnings
 
     claims, warnings = checked(text)
-    current = unquoted_current(claims, warnings) if answer_text is None and not summary else []
+    current = (
+        quote([item for item in context if item.marker in unquoted_current(claims, warnings)])
+        if answer_text is None and not summary
+        else ""
+    )
     if current:  # the answer quotes a stale source only: the current one it disagrees with is quoted first
-        text = " ".join([quote([item for item in context if item.marker in current]), text])
+        text = f"{current} {text}"
         emit("draft", text)
         claims, warnings = checked(text)
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
