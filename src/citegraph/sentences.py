@@ -515,13 +515,13 @@ class SentenceSplitter:
                 if start < end:
                     out[i].append(Sentence(Span(document, version, start, end, text[start:end]), doc[:], offset))
                 continue
-            number = None  # a number or label spaCy ends a sentence after ("4." of "4. Devices"): kept with what follows
+            held = None  # a number or label spaCy ends a sentence after ("4." of "4. Devices"): kept with what follows
             for sent in doc.sents:
                 if _LEAD_IN.fullmatch(sent.text.strip()) and sent.end < len(doc):
-                    number = sent if number is None else number
+                    held = sent if held is None else held
                     continue
-                if number is not None:
-                    sent, number = doc[number.start : sent.end], None
+                if held is not None:
+                    sent, held = doc[held.start : sent.end], None
                 start, end = _trim(text, offset + sent.start_char, offset + sent.end_char)
                 if i < len(markdown) and markdown[i]:
                     start = _unmarked(text, start, end)

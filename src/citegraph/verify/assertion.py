@@ -24,8 +24,8 @@ still a quote; a denial need not be carried by a claim that carries the premise'
 by quote. A plain negative ("Refunds are not issued for partial months.") is asserted: its "not"
 is ``qualified``, kept by any faithful quote.
 
-The analysis of a sentence is cached by its text; spaCy is called under a lock because the verifier
-checks claims from several threads.
+The analysis of a sentence is cached by its text; spaCy is called through
+:func:`citegraph.sentences.parsed`, under its one lock, because the verifier checks claims from several threads.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ class Proof(str):
 
 @lru_cache(maxsize=4096)
 def _parse(text: str) -> Any:
-    return parse(text)  # the assertion rules' parse, under their lock: one lock on the shared pipeline
+    return parse(text)  # the assertion rules' parse: the shared pipeline's one lock, and its kept parses
 
 
 _WORD = re.compile(r"[\w'’-]+")
