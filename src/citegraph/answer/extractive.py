@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
-from citegraph.models import AnswerWarning, ContextItem
+from citegraph.models import AnswerWarning, ContextItem, Span
 from citegraph.question import NUMBER, SATISFIES, Question, parse
 from citegraph.sentences import leans_on_previous
 from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
@@ -54,6 +54,16 @@ def quote(items: Sequence[ContextItem]) -> str:
             body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
             parts.append(f"{body} [{item.marker}]{end}")
     return " ".join(parts)
+
+
+def _beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after: bool) -> ContextItem | None:
+    """The first context item, not among the markers in ``have``, right after ``span`` (``after``) or
+    right before it in the same document version: at most two characters between them."""
+    for c in context:
+        gap = c.span.start - span.end if after else span.start - c.span.end
+        if c.marker not in have and c.span.document == span.document and c.span.version == span.version and 0 <= gap <= 2:
+            return c
+    return None
 
 
 def _asks(item: ContextItem) -> bool:
@@ -197,16 +207,10 @@ class ExtractiveAnswerer(Answerer):
         for item in quoted:
             if not _asks(item):
                 continue
-            s = item.span
-            after = [
-                c
-                for c in context
-                if c.marker not in have and c.span.document == s.document and c.span.version == s.version and 0 <= c.span.start - s.end <= 2
-            ]
-            for c in after[:1]:
-                if not _asks(c):
-                    out.append(c)
-                    have.add(c.marker)
+            c = _beside(context, item.span, have, after=True)
+            if c is not None and not _asks(c):
+                out.append(c)
+                have.add(c.marker)
         return out
 
     @staticmethod
@@ -220,13 +224,8 @@ class ExtractiveAnswerer(Answerer):
         for item in quoted:
             if not leans_on_previous(item.span.text):
                 continue
-            s = item.span
-            before = [
-                c
-                for c in context
-                if c.marker not in have and c.span.document == s.document and c.span.version == s.version and 0 <= s.start - c.span.end <= 2
-            ]
-            for c in before[:1]:
+            c = _beside(context, item.span, have, after=False)
+            if c is not None:
                 out.append(c)
                 have.add(c.marker)
         return out
@@ -234,10 +233,10 @@ class ExtractiveAnswerer(Answerer):
     def summarize(self, context: Sequence[ContextItem]) -> str:
         """A summary's answer (:attr:`Retrieval.summary <citegraph.models.Retrieval.summary>`): every
         context sentence it may quote, in context order (retrieval chose them, one or a few per section)."""
-        return self._quote([item for item in context if unquotable(item) is None])
+        return quote([item for item in context if unquotable(item) is None])
 
     def answer(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> str:
-        return self._quote(self.select(context, question, lead).quoted)
+        return quote(self.select(context, question, lead).quoted)
 
     def respond(
         self,
@@ -249,10 +248,6 @@ class ExtractiveAnswerer(Answerer):
         on_token: Callable[[str], None] | None = None,
     ) -> str:
         return self.summarize(context) if summary else self.answer(question, context, lead)
-
-    @staticmethod
-    def _quote(items: Sequence[ContextItem]) -> str:
-        return quote(items)
 
     def warnings(
         self, question: str, context: Sequence[ContextItem], lead: int | None = None, *, summary: bool = False
