@@ -67,6 +67,8 @@ def test_a_claim_longer_than_the_window_is_cut_not_refused() -> None:
         ("Snapshot exports stay available for 30 days after cancellation.", "en"),
         ("The die was cast at the Rhine.", "en"),
         ("Larkspur GmbH", None),
+        ("City: London; Hotel per night: £180; Meals per day: £55.", None),  # Italian's "per", twice: no evidence
+        ("Il prezzo per notte è di 180 sterline.", "it"),
     ],
 )
 def test_language_of(text: str, lang: str | None) -> None:

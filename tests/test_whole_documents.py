@@ -103,6 +103,35 @@ def test_a_summary_quotes_one_sentence_of_each_section_of_the_named_document(peb
     assert any(w.code == "summary" for w in answer.warnings)
 
 
+SECURITY = "# Security policy\n\n" + "\n\n".join(
+    f"## {head}\n\n{lead} {rest}"
+    for head, lead, rest in [
+        ("Accounts", "Every person has their own named accounts.", "Two-factor authentication is mandatory for every account."),
+        ("Devices", "Work is done on company laptops.", "Laptops must use full-disk encryption."),
+        ("Retention", "We keep data only as long as we need it.", "Customer data is deleted 30 days after cancellation."),
+        ("Incidents", "A lost laptop is reported within one hour.", "The security team then locks the account."),
+        ("Suppliers", "Security reviews every supplier.", "A data processing agreement is signed first."),
+        ("Training", "Everyone takes the security course.", "The course covers phishing and passwords."),
+        ("Reviews", "Access is reviewed by managers.", "Reviews happen every quarter."),
+    ]
+)
+
+
+def test_a_section_whose_lead_states_nothing_specific_is_summed_up_with_its_first_specific_sentence(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    folder = write("security-policy.md", SECURITY).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([folder])
+    quoted = [c.text for c in g.ask("Summarize the security policy.").claims]
+    # seven sections: one sentence each, but a lead that only names its topic brings the sentence that says what is required
+    assert "Every person has their own named accounts." in quoted and any("Two-factor" in q for q in quoted)
+    assert any("full-disk encryption" in q for q in quoted) and any("30 days" in q for q in quoted)
+    # a lead that is itself specific ("within one hour") stands alone, as does a section with nothing specific after its lead
+    assert not any("locks the account" in q for q in quoted)
+    assert not any("phishing" in q for q in quoted) and not any("every quarter" in q for q in quoted)
+
+
 def test_a_release_in_a_changelog_is_summarised_with_its_subsections_only(pebble: CiteGraph) -> None:
     answer = pebble.ask("What's new in Pebble 2.0?")
     assert answer.retrieval.summary is not None and "2.0.0" in answer.retrieval.summary

@@ -7,7 +7,12 @@ Ranking sentences by their likeness to such a question finds the sentences that 
 (:func:`summary_request`), the document or section it names is found by its name (:func:`find_target`:
 its file name, its title, a section's heading), and the evidence is read off its structure
 (:func:`summary_evidence`): one sentence per section (in a chat log, per conversation), its first
-(where a policy, a list or a note states its point: the lead), sections in document order, at most :data:`SUMMARY_SECTIONS`; a document
+(where a policy, a list or a note states its point: the lead), sections in document order, at most :data:`SUMMARY_SECTIONS`. A
+lead that states nothing specific ("We keep data only as long as we need it.": no figure, obligation or
+prohibition, :func:`specific`) brings the section's first sentence that does ("Customer data is deleted
+30 days after cancellation."): on the development corpora's eight dev summary questions the mean share
+of required points quoted went from 0.500 to 0.575, the points quoted from 81 to 99
+(docs/results/2026-12-05/summary-details/). A document
 of fewer sections gives each section up to :data:`PER_SECTION` sentences, the lead and then those
 nearest the section's centroid (the sentences most like the section as a whole, MEAD's centroid
 choice, Radev et al. 2004; in an article, an earlier sentence a little ahead: :data:`POSITION`). Lead first
@@ -37,7 +42,7 @@ from citegraph.retrieve.view import GraphView
 from citegraph.sentences import is_line_document
 from citegraph.verify.assertion import instruction_frame
 
-__all__ = ["NAMED_AT", "PER_SECTION", "SUMMARY_SECTIONS", "Request", "Target", "find_target", "summary_evidence", "summary_request"]
+__all__ = ["NAMED_AT", "PER_SECTION", "SUMMARY_SECTIONS", "Request", "Target", "find_target", "specific", "summary_evidence", "summary_request"]
 
 SUMMARY_SECTIONS = 12  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
 PER_SECTION = 3  #: the most sentences of one section, when the document has fewer sections than :data:`SUMMARY_SECTIONS`
@@ -104,6 +109,20 @@ _FRONT_MATTER = re.compile(
     re.IGNORECASE,
 )
 _DATE_WORDS = re.compile(r"\d+(?:[./-]\d+)*|\b(?:" + "|".join(_MONTHS) + r"|to|from|until|and|-|–)\b", re.IGNORECASE)
+
+
+#: what makes a sentence state something specific: a figure, or an obligation or prohibition
+_SPECIFIC = re.compile(
+    r"\d|\b(?:must|mandatory|required|requires|never|always|at least|at most|no later than|within|not allowed|prohibited|forbidden)\b",
+    re.IGNORECASE,
+)
+
+
+def specific(text: str) -> bool:
+    """A sentence that states a figure, an obligation or a prohibition ("Laptops must use full-disk
+    encryption.", "Deleted 30 days after cancellation"), not only a topic ("We keep data only as long
+    as we need it.", "Every person has their own named accounts.")."""
+    return _SPECIFIC.search(text) is not None
 
 
 def front_matter(text: str) -> bool:
@@ -274,19 +293,28 @@ def summary_evidence(
     else:
         centroids = [vectors[spans].mean(axis=0) for spans in sections]
         ranked = []  # per section, its lead, then its sentences nearest its centroid
+        details: set[int] = set()
         lead_first = len(sections) == 1 and not log  # a text of one section that is no log: an article, written lead first
         for spans, centroid in zip(sections, centroids, strict=True):
             n = len(spans)
             near = vectors[spans] @ centroid
             if lead_first:
                 near = near + POSITION * (1.0 - np.arange(n) / n)  # earlier sentences a little ahead
-            ranked.append([spans[0], *(spans[j] for j in sorted(range(1, n), key=lambda j: (-near[j], rank[spans[j]])))])
+            rest = sorted(range(1, n), key=lambda j: (-near[j], rank[spans[j]]))
+            if not (log or lead_first or specific(texts[spans[0]])):
+                # a lead that only names its topic is followed by the section's first sentence that says something specific
+                detail = next((j for j in range(1, n) if specific(texts[spans[j]])), None)
+                if detail is not None:
+                    rest.remove(detail)
+                    rest.insert(0, detail)
+                    details.add(spans[detail])
+            ranked.append([spans[0], *(spans[j] for j in rest)])
         if len(ranked) > limit:  # the sections most like the whole document
             whole = vectors[every].mean(axis=0)
             keep = sorted(range(len(ranked)), key=lambda k: -float(centroids[k] @ whole))[:limit]
             ranked = [ranked[k] for k in sorted(keep)]
         per = 1 if log else max(1, min(PER_SECTION, limit // len(ranked)))  # a log: one line per conversation
-        chosen = [s for spans in ranked for s in spans[:per]]
+        chosen = [s for spans in ranked for s in spans[: max(per, 2 if len(spans) > 1 and spans[1] in details else 1)]]
     chosen.sort(key=rank.__getitem__)
     n = len(chosen)
     return [

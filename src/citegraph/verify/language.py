@@ -25,11 +25,16 @@ _FUNCTION_WORDS = {
 }
 _SETS = {lang: frozenset(words) for lang, words in _FUNCTION_WORDS.items()}
 MIN_WORDS = 4  #: shorter texts are taken as English: too few words to tell
+#: another language is named only on this many of its own function words, each counted once: one
+#: word shared with English text ("per" in "Hotel per night: £180; Meals per day: £55", Italian's
+#: "per") is no evidence, however often it recurs
+MIN_DISTINCT = 2
 
 
 def language_of(text: str) -> str | None:
     """``en``, ``de``, ``fr``, ``es``, ``it``, ``nl`` or ``pt`` by the most function words; None
-    when the text is too short or has none of them (a name, a number, a code word)."""
+    when the text is too short or has none of them (a name, a number, a code word), or too few
+    distinct ones of another language to tell (:data:`MIN_DISTINCT`)."""
     words = [w.lower() for w in _WORDS.findall(text)]
     if len(words) < MIN_WORDS:
         return None
@@ -39,7 +44,10 @@ def language_of(text: str) -> str | None:
         return None
     if counts["en"] == best:  # a tie with English ("a", "de" in a name) stays English
         return "en"
-    return max(counts, key=lambda lang: counts[lang])
+    lang = max(counts, key=lambda lang: counts[lang])
+    if len(set(words) & _SETS[lang]) < MIN_DISTINCT:  # one of its words, perhaps repeated: English text with a loan
+        return "en" if counts["en"] else None
+    return lang
 
 
 def is_english(text: str) -> bool:
