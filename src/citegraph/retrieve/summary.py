@@ -42,7 +42,17 @@ from citegraph.retrieve.view import GraphView
 from citegraph.sentences import is_line_document
 from citegraph.verify.assertion import instruction_frame
 
-__all__ = ["NAMED_AT", "PER_SECTION", "SUMMARY_SECTIONS", "Request", "Target", "find_target", "specific", "summary_evidence", "summary_request"]
+__all__ = [
+    "NAMED_AT",
+    "PER_SECTION",
+    "SUMMARY_SECTIONS",
+    "Request",
+    "Target",
+    "find_target",
+    "specific",
+    "summary_evidence",
+    "summary_request",
+]
 
 SUMMARY_SECTIONS = 12  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
 PER_SECTION = 3  #: the most sentences of one section, when the document has fewer sections than :data:`SUMMARY_SECTIONS`
