@@ -160,3 +160,22 @@ def test_no_sentence_stands_for_two_communities(graph: CiteGraph) -> None:
     overview = graph.ask("What are the main topics of these documents?")
     spans = [(item.span.document, item.span.start) for item in overview.context]
     assert len(spans) == len(set(spans))
+
+
+def test_communities_are_found_without_importing_matplotlib_which_still_imports_after() -> None:
+    """igraph's package would import matplotlib.pyplot (0.6 s) for plots never drawn here; a fresh
+    process finds communities without it, and matplotlib imports as usual afterwards."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("matplotlib")
+    script = (
+        "import sys\n"
+        "from citegraph.retrieve.communities import _igraph\n"
+        "g = _igraph().Graph(n=4, edges=[(0, 1), (2, 3)])\n"
+        "print(len(g.community_multilevel()), 'matplotlib' in sys.modules)\n"
+        "import matplotlib\n"
+        "print(bool(matplotlib.__version__))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["2", "False", "True"]
