@@ -69,6 +69,9 @@ def test_a_claim_longer_than_the_window_is_cut_not_refused() -> None:
         ("Larkspur GmbH", None),
         ("City: London; Hotel per night: £180; Meals per day: £55.", None),  # Italian's "per", twice: no evidence
         ("Il prezzo per notte è di 180 sterline.", "it"),
+        ("Drivers do two rounds as a passenger first.", "en"),  # Portuguese's "do", "as", "a": English's too
+        ("[19/06/2025, 10:22] Joe Keane: I could do one Saturday a month", "en"),
+        ("O prazo é de 30 dias para os dados.", "pt"),
     ],
 )
 def test_language_of(text: str, lang: str | None) -> None:

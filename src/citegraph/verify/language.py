@@ -15,7 +15,11 @@ __all__ = ["is_english", "language_of"]
 
 _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 _FUNCTION_WORDS = {
-    "en": "the of and to a in is that it for was on are as with by at be this from or an not have has which were but they their its been would there will can all".split(),
+    "en": (
+        "the of and to a in is that it for was on are as with by at be this from or an not have has which were but they their "
+        "its been would there will can all i you we he she do does did could should may must our your my me us if so than "
+        "then what when who how one two first"
+    ).split(),
     "de": "der die das und ist nicht ein eine einen dem den des zu mit von auf für sich im es dass auch als wird werden sind wie bei oder aus nach".split(),
     "fr": "le la les et est des un une du que qui dans pour pas sur au aux ne il elle sont avec ce cette par plus ou mais été être faux".split(),
     "es": "el la los las y es de que en un una del por con para no se su al lo como más pero son fue está".split(),
@@ -29,12 +33,16 @@ MIN_WORDS = 4  #: shorter texts are taken as English: too few words to tell
 #: word shared with English text ("per" in "Hotel per night: £180; Meals per day: £55", Italian's
 #: "per") is no evidence, however often it recurs
 MIN_DISTINCT = 2
+#: and only when it has this many more of its function words than English has: "Drivers do two rounds
+#: as a passenger first." holds Portuguese's "do", "as" and "a", and as many of English's
+MARGIN = 2
 
 
 def language_of(text: str) -> str | None:
     """``en``, ``de``, ``fr``, ``es``, ``it``, ``nl`` or ``pt`` by the most function words; None
     when the text is too short or has none of them (a name, a number, a code word), or too few
-    distinct ones of another language to tell (:data:`MIN_DISTINCT`)."""
+    distinct ones of another language to tell (:data:`MIN_DISTINCT`), or too few more than English's
+    (:data:`MARGIN`)."""
     words = [w.lower() for w in _WORDS.findall(text)]
     if len(words) < MIN_WORDS:
         return None
@@ -42,10 +50,9 @@ def language_of(text: str) -> str | None:
     best = max(counts.values())
     if best == 0:
         return None
-    if counts["en"] == best:  # a tie with English ("a", "de" in a name) stays English
-        return "en"
     lang = max(counts, key=lambda lang: counts[lang])
-    if len(set(words) & _SETS[lang]) < MIN_DISTINCT:  # one of its words, perhaps repeated: English text with a loan
+    if lang == "en" or counts[lang] < counts["en"] + MARGIN or len(set(words) & _SETS[lang]) < MIN_DISTINCT:
+        # English, or another language's words no more than English's (a name's "de", a loan word): English
         return "en" if counts["en"] else None
     return lang
 
