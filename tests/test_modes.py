@@ -254,3 +254,34 @@ def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_
     assert "Sofia Almeida will lead the Gantt rewrite" in hop.route[-1].span.text
     answer = graph.ask(question, labels=["public"])
     assert "who works from Lisbon" in answer.text and "Sofia Almeida will lead the Gantt rewrite" in answer.text
+
+
+def test_the_second_hop_goes_through_a_role_written_with_its_article(minilm_graph: CiteGraph) -> None:
+    """"the Building Safety Lead" is a name as "Building Safety Lead" is: the article it was written
+    with does not stop the mention hop from the sentence giving the role to the one saying who holds it."""
+    graph = minilm_graph
+    graph.ingest_texts(
+        [
+            TextInput(
+                "makerspace.md",
+                "# Makerspace safety\n\nThe CO2 extinguisher beside the laser cutter is inspected by the Building Safety Lead "
+                "on the first Monday of every month.\n\nIf the fire does not go out, use the CO2 extinguisher beside the laser cutter.\n",
+            ),
+            TextInput(
+                "handbook.md",
+                "# Staff handbook\n\n## Who does what\n\nEach branch has a manager and a deputy who share the opening shifts. "
+                "Marcus Bell is the Building Safety Lead for all four branches and the person to call about alarms or contractors. "
+                "The volunteer coordinator keeps the rota.\n",
+            ),
+            *(
+                TextInput(f"branch-{name.lower()}.md", f"# {name}\n\nThe {name} branch opens at nine. Its laser printer is on the first floor.\n")
+                for name in ("Central", "Eastbank", "Northgate", "Millbrook")
+            ),
+        ],
+        access=("public",),
+    )
+    question = "Who checks the fire extinguisher next to the laser cutter?"
+    evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
+    hop = next(e for e in evidence if "Marcus Bell" in e.span.text)
+    assert hop.found_by == "bridge" and hop.entity == "building safety lead"
+    assert "inspected by the Building Safety Lead" in hop.route[-1].span.text

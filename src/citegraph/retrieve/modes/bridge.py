@@ -316,7 +316,7 @@ class Bridge(Mode):
             held = {w.casefold() for w in re.findall(r"\w+", view.columns.span_text[first])}
             rests[first] = " ".join(w for w in asked if w.casefold() not in held) or query.text
             for e in view.entities_of(first).tolist():
-                words = view.names[e].split()
+                words = _name_words(view.names[e])
                 if not words or not all(w[:1].isupper() for w in words) or {w.casefold() for w in words} <= asked_folded:
                     continue
                 mentions = view.spans_of(e).tolist()
@@ -361,6 +361,16 @@ class Bridge(Mode):
         naming = [int(i) for i in view.spans_in(first) if entity in view.entities_of(int(i))]
         via_span = min(naming, key=lambda i: view.span_rank[i]) if naming else int(view.first_spans[first])
         return Bridge._hop_evidence(view, query, span, int(view.first_spans[first]), via_span, entity)
+
+
+_DETERMINERS = frozenset({"the", "a", "an"})
+
+
+def _name_words(name: str) -> list[str]:
+    """A name's words without a determiner it was written with: "the Building Safety Lead" is a
+    name (every word capitalised) as "Building Safety Lead" is."""
+    words = name.split()
+    return words[1:] if len(words) > 1 and words[0] in _DETERMINERS else words
 
 
 class PassageScores(Lazy):
