@@ -257,7 +257,7 @@ def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_
 
 
 def test_the_second_hop_goes_through_a_role_written_with_its_article(minilm_graph: CiteGraph) -> None:
-    """"the Building Safety Lead" is a name as "Building Safety Lead" is: the article it was written
+    """ "the Building Safety Lead" is a name as "Building Safety Lead" is: the article it was written
     with does not stop the mention hop from the sentence giving the role to the one saying who holds it."""
     graph = minilm_graph
     graph.ingest_texts(
@@ -274,7 +274,9 @@ def test_the_second_hop_goes_through_a_role_written_with_its_article(minilm_grap
                 "The volunteer coordinator keeps the rota.\n",
             ),
             *(
-                TextInput(f"branch-{name.lower()}.md", f"# {name}\n\nThe {name} branch opens at nine. Its laser printer is on the first floor.\n")
+                TextInput(
+                    f"branch-{name.lower()}.md", f"# {name}\n\nThe {name} branch opens at nine. Its laser printer is on the first floor.\n"
+                )
                 for name in ("Central", "Eastbank", "Northgate", "Millbrook")
             ),
         ],
