@@ -174,7 +174,7 @@ def test_a_task_list_box_is_left_out_like_a_list_marker(splitter: SentenceSplitt
 
 def test_the_pipeline_tokenizes_as_the_saved_model_does() -> None:
     """load_spacy keeps the tokenizer English's defaults build instead of reading the model's from disk
-    again (0.15 s of a cold ask): that is only right while the two are the same."""
+    again (0.15 s of the load): that is only right while the two are the same."""
     import spacy
 
     saved = spacy.load(SPACY_MODEL).tokenizer.to_bytes(exclude=["vocab"])
