@@ -25,10 +25,10 @@ class _Counting:
         self.nlp = nlp
         self.parsed: list[str] = []
 
-    def pipe(self, texts: Any) -> Any:
+    def pipe(self, texts: Any, **options: Any) -> Any:
         texts = list(texts)
         self.parsed.extend(texts)
-        return self.nlp.pipe(texts)
+        return self.nlp.pipe(texts, **options)
 
     def __call__(self, text: str) -> Any:
         self.parsed.append(text)
@@ -91,3 +91,21 @@ def test_a_text_is_parsed_once_while_kept_and_the_kept_parses_are_bounded(monkey
     sentences.parsed(["Refunds take five days.", "Invoices are monthly."])
     assert len(sentences._parses) == 2  # the oldest is let go
     assert sentences.parsed(["Exports last 30 days."])[0] is not first
+
+
+def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answerability reads words, lemmas, tags and entities only: its parse skips the dependency parser,
+    and gives the same of each; a full parse kept already is handed over instead."""
+    from citegraph import sentences
+
+    monkeypatch.setattr(sentences, "_parses", type(sentences._parses)())
+    text = "Marcus Bell checks the extinguisher in Leeds on the first Monday of every month."
+    (light,) = sentences.parsed([text], dependencies=False)
+    (full,) = sentences.parsed([text])
+    assert light is not full and not light.has_annotation("DEP") and full.has_annotation("DEP")
+
+    def read(doc: Any) -> tuple[list[tuple[str, ...]], list[tuple[str, str]]]:
+        return [(t.text, t.lemma_, t.pos_, t.tag_) for t in doc], [(e.text, e.label_) for e in doc.ents]
+
+    assert read(light) == read(full)
+    assert sentences.parsed([text], dependencies=False)[0] is full  # the full parse, kept, serves both

@@ -44,13 +44,14 @@ WHAT_NOUN = {
 _LIGHT = frozenset({"be", "do", "have", "get", "make", "take", "give", "go", "become", "include", "call", "know", "name"})
 
 
-def parse(texts: Sequence[str]) -> list[Any] | None:
+def parse(texts: Sequence[str], *, dependencies: bool = True) -> list[Any] | None:
     """``texts`` parsed by the shared spaCy pipeline (:func:`citegraph.sentences.parsed`: one call at a
-    time across threads, the recent parses kept), or None when there is no spaCy model."""
+    time across threads, the recent parses kept; ``dependencies=False`` for a check that reads no
+    dependency), or None when there is no spaCy model."""
     from citegraph.sentences import parsed
 
     try:
-        return parsed(texts)
+        return parsed(texts, dependencies=dependencies)
     except CitegraphError:
         return None
 

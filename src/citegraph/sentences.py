@@ -284,24 +284,32 @@ def _spacy_pipeline() -> Any:
 load_spacy = loaded_once(_spacy_pipeline)  #: the process's one spaCy pipeline, loaded once whichever thread asks first
 
 PARSES_KEPT = 2048  #: parses of short texts (questions, context sentences, claims) :func:`parsed` keeps
-_parses: OrderedDict[str, Any] = OrderedDict()
+_parses: OrderedDict[tuple[str, bool], Any] = OrderedDict()  #: (text, with dependencies) -> its parse
 _parse_lock = threading.Lock()
 
 
-def parsed(texts: Sequence[str]) -> list[Any]:
+def parsed(texts: Sequence[str], *, dependencies: bool = True) -> list[Any]:
     """``texts`` parsed by :func:`load_spacy`'s pipeline (read only: a ``Doc`` may be handed to the
     next caller too), one call at a time across threads (spaCy does not promise that one pipeline can
     serve two). The last :data:`PARSES_KEPT` are kept: an answer reads each context sentence in several
     checks (answerability, the quote's frame, conflicts, roles), and a store's sentences come back in
-    the next question's context; each is parsed once."""
+    the next question's context; each is parsed once. ``dependencies=False``: a check that reads
+    words, lemmas, tags and entities only (answerability) is given a parse made without the dependency
+    parser (a third of the pipeline's time; the other components' output does not depend on it), or a
+    full one already kept."""
     nlp = load_spacy()
     with _parse_lock:
-        missing = [t for t in dict.fromkeys(texts) if t not in _parses]
-        _parses.update(zip(missing, nlp.pipe(missing), strict=True))
+        keys = [(t, True) if (t, True) in _parses or dependencies else (t, False) for t in texts]
+        missing = [k for k in dict.fromkeys(keys) if k not in _parses]
+        for full in (True, False):
+            batch = [t for t, d in missing if d is full]
+            if batch:
+                docs = nlp.pipe(batch) if full else nlp.pipe(batch, disable=["parser"])
+                _parses.update(zip([(t, full) for t in batch], docs, strict=True))
         out = []
-        for text in texts:
-            _parses.move_to_end(text)
-            out.append(_parses[text])
+        for key in keys:
+            _parses.move_to_end(key)
+            out.append(_parses[key])
         while len(_parses) > PARSES_KEPT:
             _parses.popitem(last=False)
     return out

@@ -135,7 +135,7 @@ def assess(
     alone = [item.span.text for item in context]
     texts = [surroundings(item.span) if surroundings else item.span.text for item in context]
     asked = Question.of(question)  # read once by the caller; only the context is parsed here
-    sentences = None if asked.doc is None else parse(texts)
+    sentences = None if asked.doc is None else parse(texts, dependencies=False)  # words, lemmas, tags, entities: no dependency read
     if sentences is None:
         return Answerability(True, None, note="no spaCy model: answerability was not assessed")
     try:
