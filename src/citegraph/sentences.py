@@ -295,7 +295,8 @@ def parsed(texts: Sequence[str], *, dependencies: bool = True) -> list[Any]:
     checks (answerability, the quote's frame, conflicts, roles), and a store's sentences come back in
     the next question's context; each is parsed once. ``dependencies=False``: a check that reads
     words, lemmas, tags and entities only (answerability) is given a parse made without the dependency
-    parser (a third of the pipeline's time; the other components' output does not depend on it), or a
+    parser (a tenth to a quarter of the pipeline's time here; the other components' output does not
+    depend on it), or a
     full one already kept."""
     nlp = load_spacy()
     with _parse_lock:
