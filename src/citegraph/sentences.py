@@ -296,8 +296,7 @@ def parsed(texts: Sequence[str], *, dependencies: bool = True) -> list[Any]:
     the next question's context; each is parsed once. ``dependencies=False``: a check that reads
     words, lemmas, tags and entities only (answerability) is given a parse made without the dependency
     parser (a tenth to a quarter of the pipeline's time here; the other components' output does not
-    depend on it), or a
-    full one already kept."""
+    depend on it), or a full one already kept."""
     nlp = load_spacy()
     with _parse_lock:
         keys = [(t, True) if (t, True) in _parses or dependencies else (t, False) for t in texts]
