@@ -14,17 +14,17 @@ and "Drivers do two rounds as a passenger first." as Portuguese, which left such
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from citegraph.components import make_verifier  # noqa: E402
-from citegraph.models import Span  # noqa: E402
+from citegraph.store import SQLiteStore  # noqa: E402
 
 NOT_ASSERTED = "not asserted:"  #: the guard note of an instruction, a question or a framed sentence
 
@@ -42,12 +42,14 @@ def main() -> int:
     for store in args.store:
         if not store.is_file():
             parser.error(f"--store {store}: no such file (make one with `citegraph ingest --db {store} DOCS`)")
-        with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
-            rows = db.execute(
-                "select s.doc_id, s.version, s.start_char, s.end_char, s.text, s.frame from spans s join documents d "
-                "on d.doc_id = s.doc_id and d.version = s.version where d.current = 1 order by s.doc_id, s.start_char"
-            ).fetchall()
-        jobs = [(text, [Span(doc, version, start, end, text, frame or "")]) for doc, version, start, end, text, frame in rows]
+        db = SQLiteStore(str(store))
+        try:  # every current sentence, and the frames kept with them at ingest
+            current = db.graph(None).spans
+            frames = db.span_frames(current)
+        finally:
+            db.close()
+        spans = [replace(s, frame=frames.get((s.document, s.version, s.start, s.end), s.frame)) for s in current]
+        jobs = [(s.text, [s]) for s in sorted(spans, key=lambda s: (s.document, s.start))]
         n += len(jobs)
         for (text, spans), support in zip(jobs, verifier.verify_many(jobs), strict=True):
             reasons = [str(g) for g in support.guards]
