@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from citegraph.eval.retrieval import load
+from citegraph.models import Evidence
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.modes import MODES
 
@@ -221,6 +222,12 @@ of each day and leave the kitchen as you found it.
 """
 
 
+def _context_holding(graph: CiteGraph, question: str, words: str) -> Evidence:
+    """The evidence in the default context for ``question`` (public) whose sentence holds ``words``."""
+    evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
+    return next(e for e in evidence if words in e.span.text)
+
+
 def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_graph: CiteGraph) -> None:
     """The sentence that answers the second hop sits in the middle of a handbook section, where no
     passage is *about* the name: the mention hop reaches it from the name the first hop gives."""
@@ -248,8 +255,7 @@ def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_
         access=("public",),
     )
     question = "Which city is the person leading the Gantt rewrite based in?"
-    evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
-    hop = next(e for e in evidence if "who works from Lisbon" in e.span.text)
+    hop = _context_holding(graph, question, "who works from Lisbon")
     assert hop.found_by == "bridge" and hop.entity == "sofia almeida"
     assert "Sofia Almeida will lead the Gantt rewrite" in hop.route[-1].span.text
     answer = graph.ask(question, labels=["public"])
@@ -282,8 +288,6 @@ def test_the_second_hop_goes_through_a_role_written_with_its_article(minilm_grap
         ],
         access=("public",),
     )
-    question = "Who checks the fire extinguisher next to the laser cutter?"
-    evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
-    hop = next(e for e in evidence if "Marcus Bell" in e.span.text)
+    hop = _context_holding(graph, "Who checks the fire extinguisher next to the laser cutter?", "Marcus Bell")
     assert hop.found_by == "bridge" and hop.entity == "building safety lead"
     assert "inspected by the Building Safety Lead" in hop.route[-1].span.text

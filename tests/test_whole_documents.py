@@ -59,14 +59,19 @@ All notable changes to Pebble are listed here.
 MINUTES = "Pebble travel will be reviewed in June. The travel policy was discussed at length by the board."
 
 
+def _checked(splitter: SentenceSplitter, folder: Path) -> CiteGraph:
+    """An in-memory store with the hashing embedder and the checking verifier, ``folder`` ingested."""
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([folder])
+    return g
+
+
 @pytest.fixture
 def pebble(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> CiteGraph:
     folder = write("travel-policy.md", POLICY).parent
     write("CHANGELOG.md", CHANGELOG)
     write("minutes.md", MINUTES)
-    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
-    g.ingest([folder])
-    return g
+    return _checked(splitter, folder)
 
 
 @pytest.mark.parametrize(
@@ -120,9 +125,7 @@ SECURITY = "# Security policy\n\n" + "\n\n".join(
 def test_a_section_whose_lead_states_nothing_specific_is_summed_up_with_its_first_specific_sentence(
     splitter: SentenceSplitter, write: Callable[[str, str], Path]
 ) -> None:
-    folder = write("security-policy.md", SECURITY).parent
-    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
-    g.ingest([folder])
+    g = _checked(splitter, write("security-policy.md", SECURITY).parent)
     quoted = [c.text for c in g.ask("Summarize the security policy.").claims]
     # seven sections: one sentence each, but a lead that only names its topic brings the sentence that says what is required
     assert "Every person has their own named accounts." in quoted and any("Two-factor" in q for q in quoted)
@@ -180,8 +183,7 @@ def test_a_chat_log_is_summed_up_one_line_per_conversation(splitter: SentenceSpl
     ]
     log = "\n".join(lines) + "\n"
     write("incidents.txt", log)
-    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
-    g.ingest([write("readme.md", "Nothing to see here.").parent])
+    g = _checked(splitter, write("readme.md", "Nothing to see here.").parent)
     answer = g.ask("Summarize incidents.txt.")
     assert answer.retrieval.summary == "incidents.txt"
     starts = sorted(c.citations[0].span.start for c in answer.claims)
