@@ -393,8 +393,38 @@ def test_a_chat_log_is_one_unit_per_message_with_its_speaker_and_date(
         2,
         0,
     ]
-    context = [item.span.text for item in g.ask("When will the plumber come?").context]
-    assert context and all(evidence_words(t) >= 3 for t in context) and not any("Hey Li Hua" in t for t in context)
+    context = g.ask("When will the plumber come?").context
+    found = [item.span.text for item in context if item.evidence.found_by != "time"]
+    assert found and all(evidence_words(t) >= 3 for t in found) and not any("Hey Li Hua" in t for t in found)
+    # the Time line comes only as the time of the conversation a line is from (the question asks when)
+    assert [item.span.text for item in context if item.evidence.found_by == "time"] == ["Time: 20260105_14:00"]
+
+
+def test_a_question_asking_when_brings_the_time_of_the_conversation_a_quoted_line_belongs_to(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    from citegraph.sentences import conversation_time
+
+    later = CHAT.replace("20260105_14:00", "20260112_09:30").replace("Wi-Fi password is Family123", "new Wi-Fi password is Garden456")
+    later = later.replace("The plumber will come tomorrow at 10 AM to fix the kitchen sink.", "The boiler was serviced today.")
+    assert conversation_time(CHAT + later, (CHAT + later).index("Garden456")) == (len(CHAT), len(CHAT) + len("Time: 20260112_09:30"))
+    assert conversation_time("AdamSmith: Hey!\nLiHua: Hi!", 17) is None  # no line gives the time
+    folder = write("week02/20260105_1400.txt", CHAT).parent.parent
+    write("week03/20260112_0930.txt", later)
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=3, verifier=CheckingVerifier(checker=False))
+    g.ingest([folder])
+    answer = g.ask("When did Adam say the plumber would come to fix the kitchen sink?")
+    times = [item for item in answer.context if item.evidence.found_by == "time"]
+    # numbered after what retrieval found, one per conversation a line of the context comes from
+    assert times and [item.marker for item in times] == list(range(4, 4 + len(times)))
+    assert {item.span.text for item in times} <= {"Time: 20260105_14:00", "Time: 20260112_09:30"}
+    plumber = next(c for c in answer.claims if "plumber" in c.text)
+    stamp = next(c for c in answer.claims if c.text.startswith("Time:"))
+    # the line's own conversation, quoted and checked like any claim
+    assert plumber.citations[0].span.document == stamp.citations[0].span.document == "week02/20260105_1400.txt"
+    assert stamp.text == "Time: 20260105_14:00." and stamp.status is plumber.status is ClaimStatus.SUPPORTED
+    # a question that does not ask when brings no time
+    assert not any(item.evidence.found_by == "time" for item in g.ask("What will the plumber fix?").context)
 
 
 # -- two hops ---------------------------------------------------------------------------------------------

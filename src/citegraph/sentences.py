@@ -35,6 +35,7 @@ __all__ = [
     "SPACY_MODEL",
     "Sentence",
     "SentenceSplitter",
+    "conversation_time",
     "fresh_spacy",
     "front_matter_end",
     "is_heading",
@@ -180,6 +181,24 @@ def _starts_talk(text: str) -> bool:
     """A chat entry that holds only a time ("Time: 20260506_12:00"): where a conversation starts."""
     entry = _ENTRY.match(text)
     return entry is not None and _STAMP.fullmatch(text[entry.end() - 1 :].strip()) is not None
+
+
+def conversation_time(text: str, at: int) -> tuple[int, int] | None:
+    """Where, in a line document's ``text``, the line that gives the time of the conversation holding
+    offset ``at`` lies (``(start, end)``, its spaces trimmed): the last entry at or before ``at`` that
+    holds only a time ("Time: 20260506_12:00", as LiHua-World's sessions open); None when no such
+    line opens that conversation."""
+    pos = text.rfind("\n", 0, at) + 1  # the start of the line holding ``at``
+    while True:
+        stop = text.find("\n", pos)
+        line = text[pos : len(text) if stop < 0 else stop]
+        stripped = line.strip()
+        if stripped and _starts_talk(stripped):
+            first = pos + len(line) - len(line.lstrip())
+            return first, first + len(stripped)
+        if pos == 0:
+            return None
+        pos = text.rfind("\n", 0, pos - 1) + 1
 
 
 def sections(spans: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[bool]]:

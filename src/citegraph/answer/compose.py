@@ -28,13 +28,15 @@ from citegraph.models import (
     Claim,
     ContextItem,
     Document,
+    Evidence,
     Lead,
     Located,
     Relevance,
     Retrieval,
     Span,
 )
-from citegraph.question import Question
+from citegraph.question import DATE, Question
+from citegraph.sentences import conversation_time, is_line_document, message_stamp
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
@@ -121,6 +123,9 @@ def compose(
     question = read.text
     # a summary's evidence is the named text's sentences, as many as it has sections (bounded by retrieval)
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence if summary else retrieval.evidence[:context_size]))
+    found = context  # what retrieval found: what the answerability check reads
+    if not summary and document is not None and read.expected == DATE:
+        context += _conversation_times(context, document)
     emit("context", context)
     surroundings = None if document is None else partial(_around, document)
     if summary and context:  # the reader looks for one answer; a summary quotes the text it names
@@ -128,7 +133,7 @@ def compose(
         answerability: Answerability | None = Answerability(True, None, note=f"a question about the whole of {summary}: its {note}")
     else:
         subjects = [form for pair in retrieval.spelled_out for form in pair]
-        answerability = assess(read, context, surroundings=surroundings, subjects=subjects) if context else None
+        answerability = assess(read, found, surroundings=surroundings, subjects=subjects) if context else None
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
@@ -259,6 +264,36 @@ def _cited_reading(answerability: Answerability | None, claims: Sequence[Claim])
     """The reader's answer, where it is at P >= :data:`ADDRESSED_AT` in a sentence a claim cites."""
     reading = answerability.reading if answerability is not None else None
     return reading if reading is not None and reading.probability >= ADDRESSED_AT and reading.marker in cited_markers(claims) else None
+
+
+def _conversation_times(context: Sequence[ContextItem], document: Callable[[Span], Document | None]) -> tuple[ContextItem, ...]:
+    """For a question asking when: the line that gives the time of the conversation each chat line of
+    the context belongs to, where the line has no time of its own ("Time: 20260223_19:00" opening a
+    session of ``AdamSmith: …`` lines), numbered after the context; found by ``time``, score 0 (no
+    answerer quotes it for itself; the extractive one quotes it with a line of its conversation:
+    :meth:`~citegraph.answer.extractive.ExtractiveAnswerer.times`)."""
+    out: list[ContextItem] = []
+    seen = {item.span for item in context}
+    lines: dict[tuple[str, str], Document | None] = {}
+    for item in context:
+        span = item.span
+        if message_stamp(span.text) is not None:
+            continue
+        key = (span.document, span.version)
+        if key not in lines:
+            doc = document(span)
+            lines[key] = doc if doc is not None and is_line_document(doc.text) else None
+        doc = lines[key]
+        if doc is None or doc.text[span.start : span.end] != span.text:
+            continue
+        at = conversation_time(doc.text, span.start)
+        if at is None:
+            continue
+        stamp = Span(span.document, span.version, at[0], at[1], doc.text[at[0] : at[1]])
+        if stamp not in seen:
+            seen.add(stamp)
+            out.append(ContextItem(len(context) + len(out) + 1, Evidence(stamp, 0.0, 0.0, "time")))
+    return tuple(out)
 
 
 def _around(document: Callable[[Span], Document | None], span: Span) -> str:

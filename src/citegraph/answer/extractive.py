@@ -158,7 +158,8 @@ class ExtractiveAnswerer(Answerer):
         led = next((c for c in context if c.marker == lead), None)
         if led is not None and led not in quoted and unquotable(led) is None:
             quoted = [led, *quoted][: self.max_claims]
-        for item in [*self.replies(quoted, context), *self.hops(quoted, context, question), *self.antecedents(quoted, context)]:
+        extra = [*self.times(quoted, context), *self.replies(quoted, context), *self.hops(quoted, context, question)]
+        for item in [*extra, *self.antecedents(quoted, context)]:
             if len(quoted) > self.max_claims:
                 break
             if unquotable(item) is None and item not in quoted:
@@ -194,6 +195,23 @@ class ExtractiveAnswerer(Answerer):
                 if partner is not None and partner.marker not in have:
                     out.append(partner)
                     have.add(partner.marker)
+        return out
+
+    @staticmethod
+    def times(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+        """For each quoted chat line, the line giving its conversation's time where the context holds
+        it (found by ``time``: the context of a question asking when has it for a line with no time of
+        its own): "When did Adam invite Li Hua?" is answered by the session's "Time: 20260223_19:00"
+        as well as by the message."""
+        stamps = [c for c in context if c.evidence.found_by == "time"]
+        out: list[ContextItem] = []
+        for item in quoted:
+            s = item.span
+            mine = [c for c in stamps if (c.span.document, c.span.version) == (s.document, s.version) and c.span.start <= s.start]
+            if mine and item not in stamps:
+                stamp = max(mine, key=lambda c: c.span.start)
+                if stamp not in out and stamp not in quoted:
+                    out.append(stamp)
         return out
 
     @staticmethod

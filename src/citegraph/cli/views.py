@@ -195,6 +195,8 @@ def _found_text(c: Citation) -> str:
         return f"found as a {'relation' if c.found_by == 'relation' else 'mention'} of seed entity '{safe(c.entity)}'"
     if c.found_by == "passage":
         return "found in a passage similar to the question"
+    if c.found_by == "time":
+        return "the time of the conversation a quoted line belongs to (the question asks when)"
     if c.found_by == "summary":
         return "the sentence that stands for its section of the document the question names"
     return "found by sentence similarity to the question"
