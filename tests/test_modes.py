@@ -13,7 +13,7 @@ import pytest
 from citegraph.eval.retrieval import load
 from citegraph.models import Evidence
 from citegraph.pipeline import CiteGraph, TextInput
-from citegraph.retrieve.modes import MODES
+from citegraph.retrieve.modes import MODES, Bridge
 
 HOTPOT = Path(__file__).parent / "data" / "hotpot_sample.json"
 
@@ -228,7 +228,7 @@ def _context_holding(graph: CiteGraph, question: str, words: str) -> Evidence:
     return next(e for e in evidence if words in e.span.text)
 
 
-def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_graph: CiteGraph) -> None:
+def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_graph: CiteGraph, monkeypatch: pytest.MonkeyPatch) -> None:
     """The sentence that answers the second hop sits in the middle of a handbook section, where no
     passage is *about* the name: the mention hop reaches it from the name the first hop gives."""
     graph = minilm_graph
@@ -260,6 +260,11 @@ def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_
     assert "Sofia Almeida will lead the Gantt rewrite" in hop.route[-1].span.text
     answer = graph.ask(question, labels=["public"])
     assert "who works from Lisbon" in answer.text and "Sofia Almeida will lead the Gantt rewrite" in answer.text
+    # a name more sentences give than the cap is not followed (at a million sentences a hub's
+    # hundred thousand mentions were each read for every question: 0.5 s a question)
+    monkeypatch.setattr(Bridge, "mention_cap", 1)
+    evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
+    assert not any(e.entity == "sofia almeida" and "who works from Lisbon" in e.span.text for e in evidence)
 
 
 def test_the_second_hop_goes_through_a_role_written_with_its_article(minilm_graph: CiteGraph) -> None:

@@ -87,6 +87,7 @@ class Bridge(Mode):
         self.mention_hop = mention_hop
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
+    mention_cap = 2048  #: the mention hop follows no name given by more sentences than this (a bounded read per name)
 
     def passage_scores(self, query: Query, view: GraphView) -> np.ndarray:
         vectors = view.passage_vectors(query.embed) if self.embedded and query.embed is not None else view.passage_centroids
@@ -319,7 +320,10 @@ class Bridge(Mode):
                 words = _name_words(view.names[e])
                 if not words or not all(w[:1].isupper() for w in words) or {w.casefold() for w in words} <= asked_folded:
                     continue
-                mentions = view.spans_of(e).tolist()
+                mentions = view.spans_of(e)
+                if len(mentions) > Bridge.mention_cap:
+                    continue  # a name that many sentences give is no way to the one that answers (and reading them all is slow)
+                mentions = mentions.tolist()
                 # a common noun capitalised where a sentence opens ("Snapshot exports stay…") is written
                 # in lower case elsewhere ("the workspace snapshots"): no name
                 lower = re.compile(rf"\b{re.escape(view.names[e].lower())}")
