@@ -3,6 +3,7 @@ read instead of reading the store again, never across a write, a label set or a 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -207,3 +208,71 @@ def test_a_store_written_by_a_citegraph_without_tokens_saves_nothing(tmp_path: P
         assert graph.store.generation() is None
         graph.retriever.view(["public"])
     assert _saved(db) == []
+
+
+def test_a_write_prepares_the_saved_graph_of_each_caller_who_had_one(tmp_path: Path) -> None:
+    """After a write, the caller who had a saved graph has one again, for the new contents, with the
+    indexes and the communities' membership its first ask and corpus question would make: a later
+    process builds nothing. A caller who never asked gets none made, and a deleted document is in
+    no prepared graph."""
+    db = tmp_path / "store.db"
+    with _open(db) as graph:
+        graph.ingest_texts(PUBLIC, access=("public",))
+        graph.ingest_texts([SECRET], access=("finance",))
+        graph.retriever.retrieve(QUESTION, ["public"])
+        callers = graph.saved_callers()
+        assert callers == [(("public",), False)]  # the finance caller never asked: nothing saved for it
+        graph.ingest_texts([TEAM[0]], access=("public",))  # a write: the saved graph no longer serves
+        assert graph.prepare_views(callers) == 1
+        (name,) = _saved(db)
+        kept = {p.name for p in (Path(str(db) + ".views") / name).iterdir()}
+        assert {"derived-community_membership.npy", "derived-mentions.entity_vectors.npy", "caller.json"} <= kept
+    with _open(db) as graph:
+        graph.store.graph_columns = lambda *_a, **_k: pytest.fail("the store's rows were read again")  # type: ignore[method-assign]
+        built = snapshots.Derived.put
+        snapshots.Derived.put = lambda *_a, **_k: pytest.fail("a view of the prepared graph made something again")  # type: ignore[method-assign]
+        try:
+            evidence = graph.retriever.retrieve("Who leads the Larkspur platform team?", ["public"]).evidence
+            assert any(e.span.document == "team.md" for e in evidence)  # the write's document is in it
+            assert graph.communities(labels=["public"])
+        finally:
+            snapshots.Derived.put = built  # type: ignore[method-assign]
+    with _open(db) as graph:
+        callers = graph.saved_callers()
+        graph.remove(["team.md"])
+        graph.prepare_views(callers)
+        (name,) = _saved(db)
+        text = b"".join(p.read_bytes() for p in (Path(str(db) + ".views") / name).iterdir() if p.is_file())
+        assert b"Dana Whitlock" not in text and b"Zephyrion" not in text
+
+
+def test_the_cli_prepares_saved_graphs_after_each_kind_of_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from citegraph.cli import main
+
+    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
+    db = tmp_path / "store.db"
+    for doc in (*PUBLIC, TEAM[0]):
+        (tmp_path / doc.id).write_text(doc.text, encoding="utf-8")
+    runner = CliRunner()
+    run = lambda *args: runner.invoke(main, [*args, "--db", str(db)], catch_exceptions=False)  # noqa: E731
+    assert run("ingest", str(tmp_path / "larkspur.md"), str(tmp_path / "quillon.md"), "--quiet").exit_code == 0
+    assert run("ask", QUESTION, "--no-verify").exit_code == 0  # the public caller's graph is saved
+    (first,) = _saved(db)
+    writes = [
+        ("ingest", str(tmp_path / "team.md"), "--quiet"),
+        ("supersede", "larkspur.md", "--by", "quillon.md"),
+        ("relabel", "team.md", "--access", "public,staff"),
+        ("rm", "team.md"),
+    ]
+    for write in writes:
+        result = run(*write)
+        assert result.exit_code == 0, result.output
+        assert "preparing the saved graph of 1 caller(s)" in result.output
+        (name,) = _saved(db)
+        assert name != first and json.loads((Path(str(db) + ".views") / name / "caller.json").read_text()) == {
+            "labels": ["public"],
+            "include_superseded": False,
+        }
+        first = name

@@ -145,6 +145,22 @@ class Lifecycle:
         replacing = set(self.store.document_access(new_id) or ())
         return tuple(label for label in self.store.document_access(old_id) or () if label not in replacing)
 
+    def saved_callers(self) -> list[tuple[tuple[str, ...] | None, bool]]:
+        """The callers whose graph the store keeps saved (:meth:`ViewCache.callers
+        <citegraph.store.snapshots.ViewCache.callers>`; none for a store that saves no graph): read
+        before a write, for :meth:`prepare_views` after it."""
+        cache = self.store.view_cache()
+        return [] if cache is None else cache.callers()
+
+    def prepare_views(self, callers: Sequence[tuple[Collection[str] | None, bool]]) -> int:
+        """After a write: the graph of each of ``callers`` (those :meth:`saved_callers` named before it)
+        read from the store as it now is and saved with its indexes and communities, so that the first
+        ``ask`` after the write maps them (at a million sentences, seconds instead of the 40 it takes
+        to read and index the store). Each graph holds what the store gives that caller, as when an
+        ``ask`` saves it. Returns how many were prepared."""
+        self.retriever.clear_cache()
+        return self.retriever.prepare(callers) if self.store.view_cache() is not None else 0
+
     def remove(self, doc_ids: Sequence[str], *, labels: Collection[str] | None = None) -> list[DeleteResult]:
         """Delete documents, every version; entities and relations survive only with a live span.
 

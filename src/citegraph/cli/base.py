@@ -17,13 +17,14 @@ reads them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sqlite3
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -76,6 +77,20 @@ def open_graph(spec: GraphSpec, *, create: bool = False, **changes: Any) -> Cite
     ``ingest`` passes ``create=True``: a read on a missing store is an error naming it, not a new
     empty store."""
     return CiteGraph.from_spec(spec.replace(**changes), create=create)
+
+
+@contextlib.contextmanager
+def writing(graph: CiteGraph) -> Iterator[None]:
+    """Around a command's write: the callers whose graph the store keeps saved (a large store; see
+    :mod:`citegraph.store.snapshots`) get it prepared again for the store as the write left it, so
+    that their next ``ask`` maps it instead of reading and indexing the store (said on stderr: at a
+    million sentences it takes as long as that first ask would have)."""
+    callers = graph.saved_callers()
+    yield
+    if callers:
+        err = Console(stderr=True, highlight=False)
+        views.say(err, f"preparing the saved graph of {len(callers)} caller(s) for the next ask …")
+        graph.prepare_views(callers)
 
 
 def db_options(f: F) -> F:

@@ -1,4 +1,8 @@
-"""The commands over one store: ingest, ask, inspect, relabel, delete, check, export, and the demo."""
+"""The commands over one store: ingest, ask, inspect, relabel, delete, check, export, and the demo.
+
+Why this file is long: each command is its options, one call into the facade and its output; the
+ones that write share how a write ends (:func:`~citegraph.cli.base.writing`). Divided further they
+would only scatter the commands a reader looks for in one place."""
 
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from citegraph.cli.base import (
     split_labels,
     stderr,
     stdout,
+    writing,
 )
 from citegraph.components import GraphSpec
 from citegraph.errors import InputFileError, UserError
@@ -113,6 +118,7 @@ def ingest(
     with (
         open_graph(spec, create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb, max_text_mb=max_text_mb) as graph,
         views.progress(stderr, "ingest", disable=quiet) as progress,
+        writing(graph),
     ):
         options = IngestOptions(
             access=tuple(access),
@@ -342,7 +348,7 @@ def history(doc_id: str, spec: GraphSpec, labels: tuple[str, ...], as_json: bool
 @json_option
 def rm(doc_ids: tuple[str, ...], spec: GraphSpec, as_json: bool) -> None:
     """Delete documents (every version). Entities and relations stay only if another live span supports them."""
-    with open_graph(spec) as graph:
+    with open_graph(spec) as graph, writing(graph):
         results = graph.remove([_stored_id(graph, d) for d in doc_ids])
     if as_json:
         print_json(output.removed_json(results))
@@ -362,7 +368,7 @@ def supersede(old_id: str, new_id: str | None, undo: bool, spec: GraphSpec, as_j
     A document can say the same itself, with `supersedes: [OLD_ID]` in its front matter."""
     if (new_id is None) == (not undo):
         raise UserError("give --by NEW_ID (the document that replaces it), or --undo")
-    with open_graph(spec) as graph:
+    with open_graph(spec) as graph, writing(graph):
         old = _stored_id(graph, old_id)
         new = None if undo else _stored_id(graph, new_id or "")
         before = graph.supersede(old, by=new)
@@ -403,7 +409,7 @@ def relabel(doc_id: str, spec: GraphSpec, access: tuple[str, ...], as_json: bool
     """Give a document (every stored version) new access labels, and say who gains and who loses it.
 
     The only way labels change: an ingest never relabels a stored document."""
-    with open_graph(spec) as graph:
+    with open_graph(spec) as graph, writing(graph):
         result = graph.relabel(_stored_id(graph, doc_id), access)
     if as_json:
         print_json(output.relabel_json(result))

@@ -45,6 +45,9 @@ from citegraph.store.base import Store, current_on
 from citegraph.store.columns import GraphColumns
 from citegraph.store.snapshots import Derived
 
+#: The question :meth:`Retriever.prepare` retrieves for: any text makes the same indexes and arrays.
+PREPARE_QUESTION = "What do the documents say?"
+
 __all__ = ["APPROXIMATE_ABOVE", "SCOPES", "GraphView", "Reach", "Retriever"]  # the view's names, re-exported where they lived
 
 
@@ -129,6 +132,17 @@ class Retriever:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+
+    def prepare(self, callers: Sequence[tuple[Collection[str] | None, bool]]) -> int:
+        """For each caller ``(labels, include_superseded)``: read its graph as the store now is and make
+        what a first question of each kind makes of it (the mode's indexes and arrays, through one
+        retrieval of :data:`PREPARE_QUESTION`; the communities' membership), kept with the graph where
+        the store saves graphs (:mod:`citegraph.store.snapshots`), so that the first ``ask`` after a
+        write maps them instead of making them. Returns how many callers were prepared."""
+        for labels, include_superseded in callers:
+            self.retrieve(PREPARE_QUESTION, labels, include_superseded=include_superseded, scope="local")
+            communities(self.view(labels, include_superseded))
+        return len(callers)
 
     def resolve(self, names: Sequence[str], view: GraphView) -> list[str]:
         """Entity keys for names typed by a person; unknown names raise NotFound with suggestions."""

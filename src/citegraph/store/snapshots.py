@@ -73,6 +73,7 @@ _ARRAYS = (
 _LISTS = ("keys", "surfaces", "types")
 _COMPLETE = "complete"
 _GENERATION = "generation"
+_CALLER = "caller.json"  #: whose graph it is (labels, superseded flag): what a writer prepares again
 
 
 class TextColumn(Sequence[str]):
@@ -262,12 +263,32 @@ class ViewCache:
                 try:
                     _write(work, columns)
                     (work / _GENERATION).write_text(generation, encoding="utf-8")
+                    caller = {"labels": None if labels is None else sorted(set(labels)), "include_superseded": include_superseded}
+                    (work / _CALLER).write_text(json.dumps(caller), encoding="utf-8")
                     (work / _COMPLETE).write_text("", encoding="utf-8")
                     os.replace(work, final)
                 except OSError:
                     shutil.rmtree(work, ignore_errors=True)
                     raise
             self._remove_others(generation)
+
+    def callers(self) -> list[tuple[tuple[str, ...] | None, bool]]:
+        """The callers (labels, whether superseded versions were read) whose graph is saved here, at
+        any generation: whom a writer prepares the next one for (:meth:`Lifecycle.prepare_views
+        <citegraph.facade.Lifecycle.prepare_views>`). A folder saved before this was recorded names none."""
+        found: set[tuple[tuple[str, ...] | None, bool]] = set()
+        if not self.root.is_dir():
+            return []
+        for folder in self.root.iterdir():
+            try:
+                if not (folder / _COMPLETE).exists():
+                    continue
+                caller = json.loads((folder / _CALLER).read_text(encoding="utf-8"))
+                labels = caller["labels"]
+                found.add((None if labels is None else tuple(str(x) for x in labels), bool(caller["include_superseded"])))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # unreadable, or saved before callers were recorded
+        return sorted(found, key=lambda c: (c[0] is not None, c[0] or (), c[1]))
 
     def clear(self) -> None:
         """Remove every saved graph (a document was deleted: its text must not stay here)."""
