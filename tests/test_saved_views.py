@@ -276,3 +276,28 @@ def test_the_cli_prepares_saved_graphs_after_each_kind_of_write(tmp_path: Path, 
             "include_superseded": False,
         }
         first = name
+
+
+def test_a_write_whose_preparing_fails_still_succeeds_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from citegraph.cli import main
+    from citegraph.errors import ModelUnavailable
+
+    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
+    db = tmp_path / "store.db"
+    for doc in (*PUBLIC, TEAM[0]):
+        (tmp_path / doc.id).write_text(doc.text, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(tmp_path / "larkspur.md"), "--db", str(db), "--quiet"]).exit_code == 0
+    assert runner.invoke(main, ["ask", QUESTION, "--db", str(db), "--no-verify"]).exit_code == 0
+
+    def down(*_args: object) -> int:
+        raise ModelUnavailable("the embedder's server does not answer")
+
+    monkeypatch.setattr(CiteGraph, "prepare_views", down)
+    result = runner.invoke(main, ["ingest", str(tmp_path / "team.md"), "--db", str(db), "--quiet"])
+    said = " ".join(result.output.split())  # the console wraps long lines
+    assert result.exit_code == 0 and "the saved graphs were not prepared (the embedder's server does not answer)" in said
+    with _open(db) as graph:
+        assert graph.store.get_document("team.md") is not None  # the write stands

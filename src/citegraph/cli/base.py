@@ -90,7 +90,10 @@ def writing(graph: CiteGraph) -> Iterator[None]:
     if callers:
         err = Console(stderr=True, highlight=False)
         views.say(err, f"preparing the saved graph of {len(callers)} caller(s) for the next ask …")
-        graph.prepare_views(callers)
+        try:
+            graph.prepare_views(callers)
+        except (CitegraphError, OSError) as exc:  # the write is done and stays done: only the preparing failed
+            views.say(err, f"warning: the saved graphs were not prepared ({exc}); the next ask reads the store instead")
 
 
 def db_options(f: F) -> F:
