@@ -182,3 +182,34 @@ def test_a_job_whose_store_is_locked_after_the_202_says_busy_retry_at_once(app, 
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_after_an_upload_and_a_delete_the_saved_graph_of_a_caller_who_had_one_is_prepared_again(
+    app, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    import citegraph.store.snapshots as snapshots
+
+    monkeypatch.setattr(snapshots, "SAVE_ABOVE", 1)  # every graph is "large"
+    client, token, db = app
+    staff = {"Authorization": f"Bearer {token}"}
+    root = Path(db + ".views")
+
+    def saved() -> list[Path]:
+        for thread in threading.enumerate():  # the preparing runs in the background
+            if thread.name == "prepare-views":
+                thread.join(timeout=60)
+        return [p for p in root.iterdir() if (p / "complete").exists()] if root.exists() else []
+
+    assert client.post("/ask", json={"question": "How long do exports stay available?"}).status_code == 200
+    (before,) = saved()  # the public caller's graph, saved by its ask
+    body = {"documents": [{"name": "exports-faq.md", "text": "Exports can be scheduled every Monday."}], "access": ["public"]}
+    accepted = client.post("/documents", json=body, headers=staff)
+    assert accepted.status_code == 202 and _wait(client, accepted.json()["job"], token)["state"] == "done"
+    (after,) = saved()
+    assert after.name != before.name and b"scheduled every Monday" in (after / "span_text.npy").read_bytes()
+    assert (after / "derived-community_membership.npy").exists()
+    assert client.delete("/documents/exports-faq.md", headers=staff).status_code == 200
+    (last,) = saved()
+    assert last.name != after.name and b"scheduled every Monday" not in (last / "span_text.npy").read_bytes()

@@ -20,7 +20,11 @@ Writes (uploads, deletes) run on a second graph over the same store file, under 
 SQLite's WAL gives the readers the last committed state meanwhile, and a reader's view is rebuilt
 when the store's change token moves. Several readers at once are several processes
 (``citegraph serve --workers N``, each built by :func:`app_from_env`); upload jobs live in the store
-(:mod:`citegraph.serve.jobs`), so any process reports any job.
+(:mod:`citegraph.serve.jobs`), so any process reports any job. After a write, the saved graph of
+each caller who had one (a large store) is prepared again in the background, under the write lock.
+
+Why this file is long: each endpoint is a few lines over the facade, and they share the request
+models, the error mapping and the two locks defined here; divided, each part would import the rest back.
 """
 
 from __future__ import annotations
@@ -235,6 +239,22 @@ def create_app(
         with write_lock:
             return call()
 
+    def prepare(callers: list[tuple[tuple[str, ...] | None, bool]]) -> None:
+        try:
+            write(lambda: target.prepare_views(callers))
+        except Exception:  # the write is done; the next ask reads the store instead
+            log.exception("preparing the saved graphs after a write failed")
+
+    def written(call: Callable[[], T]) -> T:
+        """A write, then the saved graph of each caller who had one prepared again for the next ask
+        (:meth:`~citegraph.facade.Lifecycle.prepare_views`), in the background and under the write
+        lock only: readers answer meanwhile from their own graph (with a second graph for writes)."""
+        callers = target.saved_callers()
+        result = write(call)
+        if callers and writer is not None:
+            threading.Thread(target=prepare, args=(callers,), name="prepare-views", daemon=True).start()
+        return result
+
     @app.exception_handler(CitegraphError)
     async def _citegraph_error(_request: Request, exc: CitegraphError) -> JSONResponse:
         return _error(*_status_of(exc))
@@ -437,7 +457,7 @@ def create_app(
         job = uploads.start(
             [(item.name, item.text, item.content_base64) for item in body.documents],
             owner=digest(authorization),
-            ingest=lambda paths, sources, progress: write(
+            ingest=lambda paths, sources, progress: written(
                 lambda: target.ingest(paths, access=access, prefix=body.prefix, progress=progress, sources=sources)
             ),
         )
@@ -457,7 +477,7 @@ def create_app(
         def remove() -> list[Any]:
             return target.remove([doc_id], labels=labels)
 
-        return output.removed_json(write(remove))
+        return output.removed_json(written(remove))
 
     return app
 
