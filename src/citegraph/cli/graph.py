@@ -117,8 +117,8 @@ def ingest(
     A document id already stored with other labels is refused, never relabelled: see `citegraph relabel`."""
     with (
         open_graph(spec, create=True, dangling=dangling, extractor=extractor, max_file_mb=max_file_mb, max_text_mb=max_text_mb) as graph,
+        writing(graph),  # entered first, left last: the saved graphs are prepared once the progress bar is gone
         views.progress(stderr, "ingest", disable=quiet) as progress,
-        writing(graph),
     ):
         options = IngestOptions(
             access=tuple(access),
