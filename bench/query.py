@@ -478,6 +478,25 @@ def measure_alone(command: list[str], env: dict[str, str]) -> dict[str, Any]:
         }
 
 
+def ask_command(path: Path, question: str, mode: str) -> list[str]:
+    """A cold ``citegraph ask`` of ``question`` on the store at ``path`` in ``mode``, unchecked, as JSON."""
+    return [
+        sys.executable,
+        "-m",
+        "citegraph.cli",
+        "ask",
+        question,
+        "--db",
+        str(path),
+        "--embedder",
+        "minilm",
+        "--retrieval",
+        mode,
+        "--no-verify",
+        "--json",
+    ]
+
+
 def cold_asks(path: Path, question: str, modes: list[str]) -> dict[str, Any]:
     """A cold ``citegraph ask`` per mode, twice: the first process after a write (no saved graph:
     it reads the store and saves the caller's graph beside it) and a later one (maps the saved graph)."""
@@ -485,8 +504,7 @@ def cold_asks(path: Path, question: str, modes: list[str]) -> dict[str, Any]:
     for mode in modes:
         shutil.rmtree(str(path) + ".views", ignore_errors=True)
         for when in ("first", "again"):
-            command = [sys.executable, "-m", "citegraph.cli", "ask", question, "--db", str(path), "--embedder", "minilm"]
-            run = measure_alone([*command, "--retrieval", mode, "--no-verify", "--json"], {**os.environ})
+            run = measure_alone(ask_command(path, question, mode), {**os.environ})
             answer = json.loads(run["stdout"]) if run["stdout"].startswith("{") else {}
             out[mode if when == "first" else f"{mode} (graph saved)"] = {
                 "seconds": run["seconds"],
@@ -518,8 +536,7 @@ def after_write(path: Path, question: str, mode: str) -> dict[str, Any]:
         command = [sys.executable, "-m", "citegraph.cli", "ingest", str(note), "--db", str(path), "--embedder", "minilm", "--quiet"]
         write = measure_alone(command, {**os.environ})
     err.print(f"  write (ingest one note, saved graphs prepared): {write['seconds']} s, exit {write['exit']}")
-    command = [sys.executable, "-m", "citegraph.cli", "ask", question, "--db", str(path), "--embedder", "minilm"]
-    ask = measure_alone([*command, "--retrieval", mode, "--no-verify", "--json"], {**os.environ})
+    ask = measure_alone(ask_command(path, question, mode), {**os.environ})
     err.print(f"  cold ask ({mode}), first after the write: {ask['seconds']} s, exit {ask['exit']}")
     return {
         "write_seconds": write["seconds"],

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import Result
 
 import citegraph.store.snapshots as snapshots
 from citegraph.embed import HashingEmbedder
@@ -246,7 +248,9 @@ def test_a_write_prepares_the_saved_graph_of_each_caller_who_had_one(tmp_path: P
         assert b"Dana Whitlock" not in text and b"Zephyrion" not in text
 
 
-def test_the_cli_prepares_saved_graphs_after_each_kind_of_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _cli_with_a_saved_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Callable[..., Result], Path]:
+    """The CLI over a store of PUBLIC (team.md written beside it, not ingested) whose public caller
+    has asked once, so its graph is saved: ``run(*args)`` on that store, and the store's path."""
     from click.testing import CliRunner
 
     from citegraph.cli import main
@@ -259,6 +263,11 @@ def test_the_cli_prepares_saved_graphs_after_each_kind_of_write(tmp_path: Path, 
     run = lambda *args: runner.invoke(main, [*args, "--db", str(db)], catch_exceptions=False)  # noqa: E731
     assert run("ingest", str(tmp_path / "larkspur.md"), str(tmp_path / "quillon.md"), "--quiet").exit_code == 0
     assert run("ask", QUESTION, "--no-verify").exit_code == 0  # the public caller's graph is saved
+    return run, db
+
+
+def test_the_cli_prepares_saved_graphs_after_each_kind_of_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run, db = _cli_with_a_saved_graph(tmp_path, monkeypatch)
     (first,) = _saved(db)
     writes = [
         ("ingest", str(tmp_path / "team.md"), "--quiet"),
@@ -279,24 +288,15 @@ def test_the_cli_prepares_saved_graphs_after_each_kind_of_write(tmp_path: Path, 
 
 
 def test_a_write_whose_preparing_fails_still_succeeds_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from click.testing import CliRunner
-
-    from citegraph.cli import main
     from citegraph.errors import ModelUnavailable
 
-    monkeypatch.setenv("CITEGRAPH_EMBEDDER", "hashing")
-    db = tmp_path / "store.db"
-    for doc in (*PUBLIC, TEAM[0]):
-        (tmp_path / doc.id).write_text(doc.text, encoding="utf-8")
-    runner = CliRunner()
-    assert runner.invoke(main, ["ingest", str(tmp_path / "larkspur.md"), "--db", str(db), "--quiet"]).exit_code == 0
-    assert runner.invoke(main, ["ask", QUESTION, "--db", str(db), "--no-verify"]).exit_code == 0
+    run, db = _cli_with_a_saved_graph(tmp_path, monkeypatch)
 
     def down(*_args: object) -> int:
         raise ModelUnavailable("the embedder's server does not answer")
 
     monkeypatch.setattr(CiteGraph, "prepare_views", down)
-    result = runner.invoke(main, ["ingest", str(tmp_path / "team.md"), "--db", str(db), "--quiet"])
+    result = run("ingest", str(tmp_path / "team.md"), "--quiet")
     said = " ".join(result.output.split())  # the console wraps long lines
     assert result.exit_code == 0 and "the saved graphs were not prepared (the embedder's server does not answer)" in said
     with _open(db) as graph:
