@@ -296,3 +296,59 @@ def test_the_second_hop_goes_through_a_role_written_with_its_article(minilm_grap
     hop = _context_holding(graph, "Who checks the fire extinguisher next to the laser cutter?", "Marcus Bell")
     assert hop.found_by == "bridge" and hop.entity == "building safety lead"
     assert "inspected by the Building Safety Lead" in hop.route[-1].span.text
+
+
+INCIDENT_CHAT = (
+    "2025-03-04 09:20 Nadia Petrova: morning all, coffee machine on the second floor is broken again\n"
+    "2025-03-04 09:24 Tom Ashby: I'll ring facilities about the coffee machine part\n"
+    "2025-03-04 09:26 Nadia Petrova: the status page now warns customers about sync delays of up to two minutes\n"
+    "2025-03-04 09:31 Mateus Costa: thanks\n"
+)
+
+
+def test_a_chat_window_reached_as_a_bridge_gives_its_best_line_not_its_first(graph: CiteGraph) -> None:
+    """A Wikipedia paragraph opens with its subject, so a bridge passage leads with its first
+    sentence; a window of a chat log opens with whoever spoke first, about anything."""
+    from citegraph.sentences import message_speaker
+
+    assert message_speaker("2025-03-04 09:26 Nadia Petrova: the status page now warns") == "Nadia Petrova"
+    assert message_speaker("[16/04/2025, 12:30] Ellen Fisher: I can do Tuesdays") == "Ellen Fisher"
+    assert message_speaker("JakeWatson: For sure!") == "JakeWatson"
+    assert message_speaker("We keep customer data for 30 days.") is None
+    graph.ingest_texts(
+        [
+            TextInput("playbook.md", "# Incidents\n\nDuring an incident Nadia Petrova keeps the status page up to date for customers.\n"),
+            TextInput("incident.txt", INCIDENT_CHAT),
+            TextInput("office.md", "# Office\n\nThe coffee machine is serviced every Monday.\n"),
+        ],
+        access=("public",),
+    )
+    view = graph.retriever.view(["public"])
+    logs = {view.passages[d][0]: view.is_log(d) for d in range(len(view.passages))}
+    assert logs == {"playbook.md": False, "incident.txt": True, "office.md": False}
+    evidence = graph.retriever.retrieve("What did the status page tell customers during the incident?", ["public"]).evidence
+    from_chat = [e for e in evidence if e.span.document == "incident.txt"]
+    assert from_chat[0].found_by == "bridge"
+    assert "status page now warns customers" in from_chat[0].span.text  # not "morning all, coffee machine…"
+
+
+def test_a_chat_line_whose_speaker_the_question_names_ranks_first_in_its_window(graph: CiteGraph) -> None:
+    chat = (
+        "2025-03-04 09:20 Nadia Petrova: morning all, the coffee machine is broken again\n"
+        "2025-03-04 09:24 Tom Ashby: I'll ring facilities about a new part\n"
+        "2025-03-04 09:31 Mateus Costa: thanks\n"
+    )
+    graph.ingest_texts([TextInput("incident.txt", chat)], access=("public",))
+    question = "What did Tom say about the coffee machine?"
+    plain = Bridge(embedded=True, per_passage=1, speakers=0.0)
+    graph.retriever.mode = plain
+    first = graph.retriever.retrieve(question, ["public"]).evidence[0]
+    assert first.span.text.startswith("2025-03-04 09:20 Nadia Petrova")  # the line most like the question
+    graph.retriever.mode = Bridge(embedded=True, per_passage=1, speakers=0.1)
+    first = graph.retriever.retrieve(question, ["public"]).evidence[0]
+    assert first.span.text.startswith("2025-03-04 09:24 Tom Ashby")  # Tom's own line
+    # a speaker's first name counts only as a capitalised word past the question's first ("Will"
+    # opening a question names no one); outside a chat log no line has a speaker to lift
+    graph.retriever.mode = Bridge(embedded=True, per_passage=1, speakers=0.1)
+    first = graph.retriever.retrieve("what did tom say about the coffee machine?", ["public"]).evidence[0]
+    assert first.span.text.startswith("2025-03-04 09:20 Nadia Petrova")

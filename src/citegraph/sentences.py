@@ -71,6 +71,16 @@ def message_stamp(text: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
+_SPEAKER_ENTRY = re.compile(rf"(?:{_TIME_PREFIX})?([^\s:\[][^:\n]{{0,40}}):[ \t]+\S")
+
+
+def message_speaker(text: str) -> str | None:
+    """Who a chat line says is speaking ("2025-03-04 10:31 Sofia Almeida: Roll back…" -> "Sofia
+    Almeida", "JakeWatson: For sure!" -> "JakeWatson"), or None for a line not shaped ``Speaker: text``."""
+    found = _SPEAKER_ENTRY.match(text.strip())
+    return found.group(1).strip() if found else None
+
+
 def is_line_document(text: str) -> bool:
     """The text is kept one entry per line (a chat log, a transcript, line-per-entry notes): at least
     three lines, and most of its first lines shaped ``Speaker: text``. Each line is then one unit of

@@ -43,7 +43,7 @@ from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
-from citegraph.sentences import evidence_words, section_texts, sections
+from citegraph.sentences import evidence_words, message_speaker, section_texts, sections
 from citegraph.store.columns import GraphColumns, GraphData
 from citegraph.store.snapshots import Derived, NothingKept
 
@@ -253,6 +253,21 @@ class GraphView:
             return None
         j = int(self._by_rank[at])
         return j if self.columns.span_passage[j] == self.columns.span_passage[span] else None
+
+    def is_log(self, passage: int) -> bool:
+        """The passage is lines of a chat log or transcript: two or more spans, most of them shaped
+        ``Speaker: text`` (:func:`~citegraph.sentences.message_speaker`). Such a passage is a window of
+        a conversation, about no one thing its first line names. Computed per passage when first asked."""
+        known = self._logs.get(passage)
+        if known is None:
+            spans = self.spans_in(passage).tolist()
+            speaking = sum(1 for i in spans if message_speaker(self.columns.span_text[i]) is not None)
+            known = self._logs[passage] = len(spans) >= 2 and speaking >= 0.6 * len(spans)
+        return known
+
+    @cached_property
+    def _logs(self) -> dict[int, bool]:
+        return {}
 
     def asks(self, span: int) -> bool:
         """The span is a question (it ends with a question mark)."""

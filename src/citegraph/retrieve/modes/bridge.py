@@ -4,6 +4,7 @@ the passage about an entity it mentions (the second hop), sentences chosen per p
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
+from citegraph.sentences import message_speaker
 
 
 class Bridge(Mode):
@@ -30,7 +32,10 @@ class Bridge(Mode):
        the passage that named the entity: the second hop, which by nature resembles the question less.
     3. Sentences: for each passage in that order, up to ``per_passage`` of its sentences first (the
        one naming the bridge entity, or the passage's first sentence for a bridge passage, then the
-       most similar), then the rest. A heading over body text is never one of them.
+       most similar), then the rest. A heading over body text is never one of them. A window of a
+       chat log (:meth:`GraphView.is_log`) is about no one thing its first line names: as a bridge
+       passage it gives its most similar lines; and a line whose speaker the question names ranks
+       in its window as if ``speakers`` more similar ("What does JakeWatson think…").
 
     The order is the ranking; each span's ``score`` is its own similarity to the question (what an
     answerer weighs), so scores do not decrease along the list. A bridge passage's evidence carries
@@ -63,6 +68,7 @@ class Bridge(Mode):
         titles: float = 0.0,
         relations: float = 0.0,
         mention_hop: bool = False,
+        speakers: float = 0.0,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -85,6 +91,8 @@ class Bridge(Mode):
         #: handbook's "…is managed by Sofia Almeida, who works from Lisbon" in the middle of a section):
         #: see :meth:`_mention_hop`
         self.mention_hop = mention_hop
+        #: in a chat log's window, a line whose speaker the question names ranks as if this much more similar
+        self.speakers = speakers
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
     mention_cap = 2048  #: the mention hop follows no name given by more sentences than this (a bounded read per name)
@@ -215,6 +223,7 @@ class Bridge(Mode):
         via: dict[int, tuple[int, int]] = {}  # bridge passage -> (the passage that named its entity, entity)
         asked = relation_stems(query.text) if self.relations else frozenset()
         replying: dict[int, int] = {}  # a reply -> the question it answers (see _replies)
+        speaks = _speakers_named(query.text) if self.speakers else None
 
         def place(d: int, level: int) -> None:
             if d not in placed:
@@ -239,11 +248,16 @@ class Bridge(Mode):
             local = dict(zip(in_passage.tolist(), np.asarray(sims[in_passage]).tolist(), strict=True))
             spans = [i for i in local if eligible[i]]
             # a question in a passage ("How long does a battery last?") never stands for it: its answer does
+            log = view.is_log(d)
+            if log and speaks is not None:
+                for i in spans:
+                    if speaks(view.columns.span_text[i]):
+                        local[i] += self.speakers
             spans.sort(key=lambda i: (view.asks(i), -local[i], i))
             lead: list[int] = []
-            if d in via:  # a bridge passage: its first sentence names the entity
+            if d in via:  # a bridge passage: its first sentence names the entity (a chat window's does not)
                 first_span = int(view.first_spans[d])
-                if eligible[first_span] and not view.asks(first_span):
+                if not log and eligible[first_span] and not view.asks(first_span):
                     lead.append(first_span)
             elif d in bridge_entity:  # the sentence that names the bridge entity
                 lead += [i for i in spans if bridge_entity[d] in view.entities_of(i)][:1]
@@ -365,6 +379,32 @@ class Bridge(Mode):
         naming = [int(i) for i in view.spans_in(first) if entity in view.entities_of(int(i))]
         via_span = min(naming, key=lambda i: view.span_rank[i]) if naming else int(view.first_spans[first])
         return Bridge._hop_evidence(view, query, span, int(view.first_spans[first]), via_span, entity)
+
+
+def _camel_words(text: str) -> list[str]:
+    """Words, a handle written as one ("JakeWatson", "LiHua") split where its capitals are."""
+    return re.findall(r"[^\W\d_]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
+
+
+def _speakers_named(question: str) -> Callable[[str], bool] | None:
+    """Whether a chat line's speaker is one the question names: the whole speaker as written
+    ("Sofia Almeida", "JakeWatson"), or the speaker's first name as a capitalised word of the
+    question past its first ("What did Tom say…" for "Tom Ashby", "Li Hua" for "LiHua"). None
+    when the question has no capitalised word to name anyone with."""
+    folded = question.casefold()
+    words = _camel_words(question)
+    capitalised = {w.casefold() for w in words[1:] if w[:1].isupper()}
+    if not capitalised:
+        return None
+
+    def speaks(line: str) -> bool:
+        speaker = message_speaker(line)
+        if speaker is None:
+            return False
+        name = _camel_words(speaker)
+        return bool(name) and (speaker.casefold() in folded or name[0].casefold() in capitalised)
+
+    return speaks
 
 
 _DETERMINERS = frozenset({"the", "a", "an"})
