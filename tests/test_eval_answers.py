@@ -75,7 +75,9 @@ CORPUS = Path(__file__).parent / "data" / "corpus_tiny"
 class _Said:
     """What judge reads of an answer: its text, claims, status, warnings, relevance and answerability."""
 
-    def __init__(self, text: str, status: str, warnings: tuple[object, ...] = (), context: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, text: str, status: str, warnings: tuple[object, ...] = (), context: tuple[str, ...] = (), lead: str | None = None
+    ) -> None:
         from types import SimpleNamespace
 
         from citegraph.models import AnswerStatus, Relevance
@@ -83,6 +85,7 @@ class _Said:
         self.text, self.status, self.warnings = text, AnswerStatus(status), warnings
         self.context = tuple(SimpleNamespace(span=SimpleNamespace(text=t)) for t in context)
         self.claims = ()
+        self.lead = None if lead is None else SimpleNamespace(text=lead)  # the reader's words the answer shows first
         self.relevance, self.answerability = Relevance("unchecked", None, None, None), None
 
 
@@ -103,6 +106,9 @@ def test_a_corpus_question_is_right_only_with_its_answer_and_wrong_with_a_checke
         _Said("Part-time staff get a share of that. [1]", "quoted", context=("Full-time staff get 27 days of paid leave per year.",)),
     )
     assert missed["in_context"] and not missed["right"]
+    # what the answer shows first ("A: 27 days [1]") is part of it, where its quotes do not repeat it
+    led = judge(questions["t-1"], _Said("Part-time staff get a share of that. [1]", "quoted", lead="27 days of paid leave"))
+    assert led["right"] and not led["confidently_wrong"]
     assert not wrong["in_context"]
     abstain = judge(questions["t-4"], _Said("Not in your documents.", "not_found"))
     assert abstain["right"] and abstain["abstained"]

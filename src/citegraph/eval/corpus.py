@@ -16,7 +16,7 @@ The documents are ingested as the CLI ingests files (each with its access labels
 ``citegraph ask`` asks with the default settings. Each answer is judged:
 
 - **right**: for a question with answers, one of them (casefolded, punctuation and articles aside)
-  is inside the answer's text or claims, and every ``required`` group has one of its aliases there;
+  is inside the answer's lead (the reader's words it shows first), text or claims, and every ``required`` group has one of its aliases there;
   for a question without (not in the documents, or not visible to its caller), the answer abstained
   (``not_found`` or ``no_evidence``);
 - **abstained**: ``not_found`` or ``no_evidence``;
@@ -196,7 +196,8 @@ def _stem(path: str) -> str:
 
 def judge(q: CorpusQuestion, answer: Answer) -> dict[str, Any]:
     """One row: the question's verdicts (right, abstained, confidently wrong, stale named)."""
-    text = " ".join([answer.text, *(c.text for c in answer.claims)])
+    # what the answer shows: its lead (the reader's words in a cited sentence, shown first as "A: …"), its text, its claims
+    text = " ".join([answer.lead.text if answer.lead is not None else "", answer.text, *(c.text for c in answer.claims)])
     abstained = answer.status in ABSTAINED
     if q.answers or q.required:
         right = (not q.answers or said(q.answers, text)) and all(said(group, text) for group in q.required) and not abstained
