@@ -595,3 +595,22 @@ def test_a_sentence_that_opens_with_a_pronoun_leans_on_the_one_before(text: str,
     from citegraph.sentences import leans_on_previous
 
     assert leans_on_previous(text) is leans
+
+
+def test_an_emoji_after_a_chat_messages_sentence_is_no_claim(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    """ "🎶." states nothing and no check can find its words in the source (it has none): quoted as a
+    claim it came back unsupported beside its supported sentences, and the whole answer read
+    partially supported."""
+    from citegraph.answer.extractive import statements
+    from citegraph.models import Evidence, Span
+
+    message = "ChaeSong-hwa: It's amazing how it can help with their development. 🎶 Lullabies would be perfect! 😊"
+    item = ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(message), message), 0.5, 0.5, "passage"))
+    assert statements(item) == ["ChaeSong-hwa: It's amazing how it can help with their development.", "🎶 Lullabies would be perfect!"]
+    chat = "Time: 20260506_12:00\nLiHua: What songs should we add for the babies?\n" + message + "\nLiHua: Great idea!\n"
+    folder = write("chat.txt", chat).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([folder])
+    answer = g.ask("What songs would be perfect for the babies?")
+    assert answer.claims and all(any(ch.isalnum() for ch in c.text) for c in answer.claims)
+    assert all(c.status == ClaimStatus.SUPPORTED for c in answer.claims)

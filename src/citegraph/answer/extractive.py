@@ -10,6 +10,7 @@ marker): nothing is dropped silently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -73,9 +74,13 @@ def _asks(item: ContextItem) -> bool:
 
 def statements(item: ContextItem) -> list[str]:
     """The sentences of ``item`` an answer quotes (each its own claim): all of a one-sentence unit, and
-    of a unit of several, those that neither ask nor instruct."""
-    pieces = _pieces(item.span.text)
+    of a unit of several, those that neither ask nor instruct. A piece with no word ("🎶✨." after a
+    chat message's sentence) states nothing: it is no claim, and no check could find it in the source."""
+    pieces = [p for p in _pieces(item.span.text) if _WORDED.search(p)]
     return pieces if len(pieces) < 2 else [p for p in pieces if instruction_frame(p) is None]
+
+
+_WORDED = re.compile(r"[^\W_]")
 
 
 @lru_cache(maxsize=1024)
