@@ -607,6 +607,10 @@ def test_an_emoji_after_a_chat_messages_sentence_is_no_claim(splitter: SentenceS
     message = "ChaeSong-hwa: It's amazing how it can help with their development. 🎶 Lullabies would be perfect! 😊"
     item = ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(message), message), 0.5, 0.5, "passage"))
     assert statements(item) == ["ChaeSong-hwa: It's amazing how it can help with their development.", "🎶 Lullabies would be perfect!"]
+    # an instruction after an emoji is still an instruction, not a statement to quote
+    urging = "JenniferMoore: Deep belly breathing helps on long runs. 🏃‍♀️ Give it a shot!"
+    item = ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(urging), urging), 0.5, 0.5, "passage"))
+    assert statements(item) == ["JenniferMoore: Deep belly breathing helps on long runs."]
     chat = "Time: 20260506_12:00\nLiHua: What songs should we add for the babies?\n" + message + "\nLiHua: Great idea!\n"
     folder = write("chat.txt", chat).parent
     g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())

@@ -41,7 +41,7 @@ def unquotable(item: ContextItem) -> Frame | None:
     pieces = _pieces(item.span.text)
     if len(pieces) < 2:
         return instruction_frame(item.span.text)
-    found = [instruction_frame(piece) for piece in pieces]
+    found = [instruction_frame(_bare(piece)) for piece in pieces]
     return found[0] if all(found) else None
 
 
@@ -77,10 +77,16 @@ def statements(item: ContextItem) -> list[str]:
     of a unit of several, those that neither ask nor instruct. A piece with no word ("🎶✨." after a
     chat message's sentence) states nothing: it is no claim, and no check could find it in the source."""
     pieces = [p for p in _pieces(item.span.text) if _WORDED.search(p)]
-    return pieces if len(pieces) < 2 else [p for p in pieces if instruction_frame(p) is None]
+    return pieces if len(pieces) < 2 else [p for p in pieces if instruction_frame(_bare(p)) is None]
 
 
 _WORDED = re.compile(r"[^\W_]")
+
+
+def _bare(piece: str) -> str:
+    """``piece`` from its first letter or digit on: "🏃 Give it a shot!" instructs as "Give it a shot!" does."""
+    found = _WORDED.search(piece)
+    return piece[found.start() :] if found else piece
 
 
 @lru_cache(maxsize=1024)
