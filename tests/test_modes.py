@@ -352,3 +352,28 @@ def test_a_chat_line_whose_speaker_the_question_names_ranks_first_in_its_window(
     graph.retriever.mode = Bridge(embedded=True, per_passage=1, speakers=0.1)
     first = graph.retriever.retrieve("what did tom say about the coffee machine?", ["public"]).evidence[0]
     assert first.span.text.startswith("2025-03-04 09:20 Nadia Petrova")
+
+
+def test_a_day_the_question_names_lifts_the_passages_that_name_it(graph: CiteGraph) -> None:
+    """LiHua-World asks "What time does LiHua propose for dinner on 20260930?" of a year of sessions
+    that each open with "Time: 20260930_16:00" in a file named by the same day; a chat export stamps
+    each line "[30/09/2026, 16:02]"; prose writes "30 September". Each is the same day."""
+    from citegraph.verify.text import days_named
+
+    assert days_named("on 20260930?") == {"September 30"}
+    assert days_named("Time: 20260930_16:00") == days_named("week40/20260930_1600.txt") == {"September 30"}
+    assert days_named("[30/09/2026, 16:02] Li Hua: dinner?") == days_named("on 30 September") == {"September 30"}
+    assert days_named("2025-03-04 10:31 Sofia") == days_named("March 4th") == {"March 4"}
+    assert days_named("Tidepool 4.12.10, 1,930 events in 2026, call 0800 123 456") == set()
+    sessions = {
+        "week40/20260930_1600.txt": "Time: 20260930_16:00\nLiHua: Dinner at the noodle bar at 7 PM?\nWolfgang: Works for me!\n",
+        "week41/20261007_1600.txt": "Time: 20261007_16:00\nLiHua: Dinner at the noodle bar at 8 PM?\nWolfgang: Works for me!\n",
+        "week42/20261014_1600.txt": "Time: 20261014_16:00\nLiHua: Dinner at the noodle bar at 9 PM?\nWolfgang: Works for me!\n",
+    }
+    graph.ingest_texts([TextInput(name, text) for name, text in sessions.items()], access=("public",))
+    for day, document in (("20261007", "week41/20261007_1600.txt"), ("7 October", "week41/20261007_1600.txt")):
+        question = f"What time does LiHua propose for dinner on {day}?"
+        graph.retriever.mode = Bridge(embedded=True, per_passage=1, dates=0.5)
+        assert graph.retriever.retrieve(question, ["public"]).evidence[0].span.document == document
+        graph.retriever.mode = Bridge(embedded=True, per_passage=1, dates=0.0)  # without: the sessions tie, the first wins
+        assert graph.retriever.retrieve(question, ["public"]).evidence[0].span.document == "week40/20260930_1600.txt"

@@ -58,6 +58,9 @@ __all__ = ["APPROXIMATE_ABOVE", "GraphView"]
 APPROXIMATE_ABOVE = 200_000
 
 
+_NONE = np.zeros(0, dtype=np.int64)
+
+
 class GraphView:
     """The visible graph for one caller: arrays over its spans, entities, mentions and relations.
 
@@ -253,6 +256,34 @@ class GraphView:
             return None
         j = int(self._by_rank[at])
         return j if self.columns.span_passage[j] == self.columns.span_passage[span] else None
+
+    def passages_on(self, day: str) -> np.ndarray:
+        """The passages that name ``day`` ("September 30", :func:`~citegraph.verify.text.days_named`)
+        in a sentence, or whose document's name does ("week40/20260930_1600.txt"), ascending."""
+        return self._days.get(day, _NONE)
+
+    @cached_property
+    def _days(self) -> dict[str, np.ndarray]:
+        """Day -> the passages naming it: one scan of every sentence (the first question naming a day)."""
+        from citegraph.verify.text import DAY_DIGITS, DAY_WORDS, day_of
+
+        texts = self.columns.span_text
+        joined = "\n".join(texts)
+        ends = np.cumsum(np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts)))
+        found: dict[str, set[int]] = defaultdict(set)
+        for pattern in (DAY_DIGITS, DAY_WORDS):
+            for m in pattern.finditer(joined):
+                day = day_of(m)
+                if day is not None:
+                    found[day].add(int(self.span_doc[int(np.searchsorted(ends, m.start(), side="right"))]))
+        names: dict[int, set[str]] = {}
+        for d, v in enumerate(self.section_version.tolist()):
+            if v not in names:
+                document = self.columns.passages[v][0]
+                names[v] = {day for pattern in (DAY_DIGITS, DAY_WORDS) for m in pattern.finditer(document) if (day := day_of(m))}
+            for day in names[v]:
+                found[day].add(d)
+        return {day: np.array(sorted(ps), dtype=np.int64) for day, ps in found.items()}
 
     def is_log(self, passage: int) -> bool:
         """The passage is lines of a chat log or transcript: two or more spans, most of them shaped

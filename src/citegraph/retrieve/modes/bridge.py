@@ -16,6 +16,7 @@ from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
 from citegraph.sentences import message_speaker
+from citegraph.verify.text import days_named
 
 
 class Bridge(Mode):
@@ -69,6 +70,7 @@ class Bridge(Mode):
         relations: float = 0.0,
         mention_hop: bool = False,
         speakers: float = 0.0,
+        dates: float = 0.0,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -93,6 +95,8 @@ class Bridge(Mode):
         self.mention_hop = mention_hop
         #: in a chat log's window, a line whose speaker the question names ranks as if this much more similar
         self.speakers = speakers
+        #: a passage naming a day the question names ("on 20260930", "on 4 March"), in a sentence or its document's name, gains this
+        self.dates = dates
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
     mention_cap = 2048  #: the mention hop follows no name given by more sentences than this (a bounded read per name)
@@ -111,7 +115,15 @@ class Bridge(Mode):
         """Passage -> its bonus for the entities the question names (linked by key or a document's
         title): ``seeds`` x the entity's specificity relative to the rarest possible name for a passage
         about it, ``mentions`` x the same for one that only mentions it, ``titles`` x the same for a
-        passage whose title the question names as written; the largest per passage."""
+        passage whose title the question names as written; the largest per passage. Added to it,
+        ``dates`` for a passage naming a day the question names."""
+        bonus = self._name_bonus(query, view)
+        if self.dates:
+            for d in {d for day in days_named(query.text) for d in view.passages_on(day).tolist()}:
+                bonus[d] = bonus.get(d, 0.0) + self.dates
+        return bonus
+
+    def _name_bonus(self, query: Query, view: GraphView) -> dict[int, float]:
         top = float(np.log1p(max(len(view.passages), 1))) or 1.0
         bonus: dict[int, float] = {}
         if self.titles:
