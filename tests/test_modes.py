@@ -358,7 +358,7 @@ def test_a_day_the_question_names_lifts_the_passages_that_name_it(graph: CiteGra
     """LiHua-World asks "What time does LiHua propose for dinner on 20260930?" of a year of sessions
     that each open with "Time: 20260930_16:00" in a file named by the same day; a chat export stamps
     each line "[30/09/2026, 16:02]"; prose writes "30 September". Each is the same day."""
-    from citegraph.verify.text import days_named
+    from citegraph.retrieve.days import days_named
 
     assert days_named("on 20260930?") == {"September 30"}
     assert days_named("Time: 20260930_16:00") == days_named("week40/20260930_1600.txt") == {"September 30"}

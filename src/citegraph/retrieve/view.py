@@ -40,6 +40,7 @@ from citegraph.models import Entity, EntityMention, Hop, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
+from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, day_of
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
@@ -258,15 +259,13 @@ class GraphView:
         return j if self.columns.span_passage[j] == self.columns.span_passage[span] else None
 
     def passages_on(self, day: str) -> np.ndarray:
-        """The passages that name ``day`` ("September 30", :func:`~citegraph.verify.text.days_named`)
+        """The passages that name ``day`` ("September 30", :func:`~citegraph.retrieve.days.days_named`)
         in a sentence, or whose document's name does ("week40/20260930_1600.txt"), ascending."""
         return self._days.get(day, _NONE)
 
     @cached_property
     def _days(self) -> dict[str, np.ndarray]:
         """Day -> the passages naming it: one scan of every sentence (the first question naming a day)."""
-        from citegraph.verify.text import DAY_DIGITS, DAY_WORDS, day_of
-
         texts = self.columns.span_text
         joined = "\n".join(texts)
         ends = np.cumsum(np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts)))

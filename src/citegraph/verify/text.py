@@ -453,40 +453,6 @@ def date_matches(text: str) -> list[tuple[str, str, int, int]]:
     return out
 
 
-#: a day written as digits: 2025-03-04, 20260930 (LiHua-World's "Time: 20260930_16:00", a file
-#: named 20260930_1600.txt), 04/03/2025 or 04.03.2025 (a four-digit year; day first, as WhatsApp writes it in Europe; month first
-#: only where the first number cannot be a month)
-DAY_DIGITS = re.compile(
-    r"(?<!\d)(?:(?P<y>20\d\d|19\d\d)-?(?P<m>0[1-9]|1[0-2])-?(?P<d>0[1-9]|[12]\d|3[01])"
-    r"|(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?:19|20)\d\d)(?!\d)"
-)
-#: a day written with its month's name: "4 March", "March 4th", "4th of March"
-DAY_WORDS = re.compile(
-    rf"\b(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_RE})|(?P<m2>{_MONTH_RE})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b"
-)
-
-
-def day_of(found: re.Match[str]) -> str | None:
-    """The day a :data:`DAY_DIGITS` or :data:`DAY_WORDS` match names, as "March 4" (no year), or None
-    when its numbers are no day of a month."""
-    groups = found.groupdict()
-    if groups.get("y") is not None:
-        month, day = int(groups["m"]), int(groups["d"])
-    elif groups.get("a") is not None:
-        a, b = int(groups["a"]), int(groups["b"])
-        day, month = (a, b) if b <= 12 else (b, a)
-    elif groups.get("m") is not None:
-        month, day = _MONTH_NAMES.index(groups["m"]) + 1, int(groups["d"])
-    else:
-        month, day = _MONTH_NAMES.index(groups["m2"]) + 1, int(groups["d2"])
-    return f"{_MONTH_NAMES[month - 1]} {day}" if 1 <= month <= 12 and 1 <= day <= 31 else None
-
-
-def days_named(text: str) -> set[str]:
-    """The days of the year ``text`` names, as "March 4", however written (digits or words)."""
-    return {d for pattern in (DAY_DIGITS, DAY_WORDS) for m in pattern.finditer(text) if (d := day_of(m)) is not None}
-
-
 def dates_by_kind(text: str) -> dict[str, set[str]]:
     """Date values by kind: ``day`` (``March 3``), ``month``, ``year``, ``weekday``."""
     out: dict[str, set[str]] = {}

@@ -12,11 +12,11 @@ import numpy as np
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import Evidence, Hop
 from citegraph.retrieve.arrays import gather
+from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
 from citegraph.sentences import message_speaker
-from citegraph.verify.text import days_named
 
 
 class Bridge(Mode):
@@ -259,12 +259,12 @@ class Bridge(Mode):
             in_passage = view.spans_in(d)
             local = dict(zip(in_passage.tolist(), np.asarray(sims[in_passage]).tolist(), strict=True))
             spans = [i for i in local if eligible[i]]
-            # a question in a passage ("How long does a battery last?") never stands for it: its answer does
             log = view.is_log(d)
             if log and speaks is not None:
                 for i in spans:
                     if speaks(view.columns.span_text[i]):
                         local[i] += self.speakers
+            # a question in a passage ("How long does a battery last?") never stands for it: its answer does
             spans.sort(key=lambda i: (view.asks(i), -local[i], i))
             lead: list[int] = []
             if d in via:  # a bridge passage: its first sentence names the entity (a chat window's does not)
