@@ -60,7 +60,7 @@ _TIME_PREFIX = (
 )
 #: "Name: message", "Time: 20260506_12:00", "Q: ...", a time before the name: one entry per line, as
 #: chat logs, transcripts and notes are kept
-_ENTRY = re.compile(rf"(?:{_TIME_PREFIX})?[^\s:\[][^:\n]{{0,40}}:[ \t]+\S")
+_ENTRY = re.compile(rf"(?:{_TIME_PREFIX})?([^\s:\[][^:\n]{{0,40}}):[ \t]+\S")  #: group 1: the speaker
 _STAMPED_ENTRY = re.compile(rf"({_TIME_PREFIX})[^\s:\[][^:\n]{{0,40}}:[ \t]+\S")
 _SAMPLE_CHARS = 4000
 
@@ -71,13 +71,10 @@ def message_stamp(text: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
-_SPEAKER_ENTRY = re.compile(rf"(?:{_TIME_PREFIX})?([^\s:\[][^:\n]{{0,40}}):[ \t]+\S")
-
-
 def message_speaker(text: str) -> str | None:
     """Who a chat line says is speaking ("2025-03-04 10:31 Sofia Almeida: Roll back…" -> "Sofia
     Almeida", "JakeWatson: For sure!" -> "JakeWatson"), or None for a line not shaped ``Speaker: text``."""
-    found = _SPEAKER_ENTRY.match(text.strip())
+    found = _ENTRY.match(text.strip())
     return found.group(1).strip() if found else None
 
 

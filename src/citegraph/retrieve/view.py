@@ -40,7 +40,7 @@ from citegraph.models import Entity, EntityMention, Hop, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
-from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, day_of
+from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, day_of, days_named
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
@@ -279,7 +279,7 @@ class GraphView:
         for d, v in enumerate(self.section_version.tolist()):
             if v not in names:
                 document = self.columns.passages[v][0]
-                names[v] = {day for pattern in (DAY_DIGITS, DAY_WORDS) for m in pattern.finditer(document) if (day := day_of(m))}
+                names[v] = days_named(document)
             for day in names[v]:
                 found[day].add(d)
         return {day: np.array(sorted(ps), dtype=np.int64) for day, ps in found.items()}
