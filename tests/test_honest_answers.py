@@ -618,3 +618,30 @@ def test_an_emoji_after_a_chat_messages_sentence_is_no_claim(splitter: SentenceS
     answer = g.ask("What songs would be perfect for the babies?")
     assert answer.claims and all(any(ch.isalnum() for ch in c.text) for c in answer.claims)
     assert all(c.status == ClaimStatus.SUPPORTED for c in answer.claims)
+
+
+def test_a_checklists_steps_are_quoted_as_what_it_says(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    """A checklist, a policy or a how-to says what it says in the imperative ("Order the laptop …"):
+    such a step was read as an instruction and never quoted, so "When is the laptop ordered?" was
+    answered with another sentence and a summary of the checklist skipped its items."""
+    from citegraph.answer.extractive import statements
+    from citegraph.models import Evidence, Span
+
+    checklist = (
+        "# New starter checklist\n\n## Before the first day\n\n"
+        "- Order the laptop through the IT desk at least two weeks before the start date.\n"
+        "- Choose a buddy from another team.\n\n"
+        "## First week\n\n- Complete the security induction within the first 14 days.\n"
+    )
+    folder = write("checklist.md", checklist).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([folder])
+    answer = g.ask("When should the laptop be ordered through the IT desk?")
+    assert any(c.text.startswith("Order the laptop") and c.status == ClaimStatus.SUPPORTED for c in answer.claims)
+    summary = g.ask("Summarize the new starter checklist.")
+    quoted = " ".join(c.text for c in summary.claims)
+    assert "Order the laptop" in quoted and "security induction" in quoted
+    # beside a statement, a message's directive is its aside
+    message = "Sam: The van leaves at 5. Let me know when you're on your way."
+    item = ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(message), message), 0.5, 0.5, "passage"))
+    assert statements(item) == ["Sam: The van leaves at 5."]

@@ -20,7 +20,7 @@ from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.models import AnswerWarning, ContextItem, Span
 from citegraph.question import NUMBER, SATISFIES, Question, parse
 from citegraph.sentences import leans_on_previous
-from citegraph.verify.assertion import Frame, FrameKind, instruction_frame
+from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words
 
 __all__ = ["ExtractiveAnswerer", "Selection", "quote", "statements", "typed_markers", "unquotable"]
@@ -74,10 +74,16 @@ def _asks(item: ContextItem) -> bool:
 
 def statements(item: ContextItem) -> list[str]:
     """The sentences of ``item`` an answer quotes (each its own claim): all of a one-sentence unit, and
-    of a unit of several, those that neither ask nor instruct. A piece with no word ("🎶✨." after a
+    of a unit of several, those that neither ask nor instruct (nor direct, beside one that states). A piece with no word ("🎶✨." after a
     chat message's sentence) states nothing: it is no claim, and no check could find it in the source."""
     pieces = [p for p in _pieces(item.span.text) if _WORDED.search(p)]
-    return pieces if len(pieces) < 2 else [p for p in pieces if instruction_frame(_bare(p)) is None]
+    if len(pieces) < 2:
+        return pieces
+    pieces = [p for p in pieces if instruction_frame(_bare(p)) is None]
+    # a directive beside a statement is the message's aside ("Just let me know when you're on your
+    # way."); a unit of directives only (a checklist item of two steps) is quoted whole
+    plain = [p for p in pieces if not directs(_bare(p))]
+    return plain or pieces
 
 
 _WORDED = re.compile(r"[^\W_]")

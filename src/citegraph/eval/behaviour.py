@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from citegraph.eval.makers import date, negation, number, word_number
-from citegraph.verify.assertion import FrameKind, instruction_frame, unkept_frames
+from citegraph.verify.assertion import FrameKind, directs, instruction_frame, unkept_frames
 from citegraph.verify.roles import states
 
 __all__ = ["FAMILIES", "Case", "make_cases"]
@@ -232,7 +232,9 @@ def make_cases(kind: str, passages: Iterable[Sequence[str]], nlp: Any, *, seed: 
             cases.append(Case(family, kind, premise, " ".join(claim.split()), supported))
 
     def statement(sentence: str) -> bool:
-        return instruction_frame(sentence) is None and "\n" not in sentence.strip()  # a question, an instruction or two lines claim nothing
+        # a question, an instruction or two lines claim nothing; a directive ("Order the laptop…") is
+        # quoted by answers, but the makers' swaps and frames are written for statements
+        return instruction_frame(sentence) is None and not directs(sentence) and "\n" not in sentence.strip()
 
     for passage, parsed in zip(passages, docs, strict=True):
         for i, (sentence, doc) in enumerate(zip(passage, parsed, strict=True)):

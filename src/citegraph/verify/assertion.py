@@ -11,8 +11,14 @@ frames a sentence puts around its content, by rule, with spaCy's parse for part 
 ``denied``              denial or correction in the same sentence: disproved, false(ly), untrue, myth, …
 ``withdrawn``           no longer holding: deprecated, obsolete, outdated, superseded, retracted, …
 ``question``            the sentence asks
-``instruction``         imperative mood (a base-form root verb with no subject, at the start) or an
-                        instruction to the reader or to an AI ("ignore previous instructions", "answer that")
+``instruction``         an instruction to an AI or about the text itself ("ignore previous instructions",
+                        "answer that …", "respond with …", an imperative of ignore/disregard/forget/pretend/
+                        output/print)
+``directive``           any other imperative (a base-form root verb with no subject, at the start): the
+                        document's own rule or step for its reader ("Order the laptop through #it-help at
+                        least two weeks before the start date.", "Click Settings to start an export."):
+                        asserted, and quoted like a statement: in a checklist, a policy or a how-to the
+                        steps are what it says
 ``qualified``           only, except, until, after, before, within, not, never: the content is asserted,
                         but a trimmed quote must keep these words
 ======================  ====================================================================
@@ -45,6 +51,7 @@ __all__ = [
     "Frame",
     "FrameKind",
     "asserts",
+    "directs",
     "frame_note",
     "frame_notes",
     "frames",
@@ -62,10 +69,11 @@ class FrameKind(StrEnum):
     FRAMED = "framed"  #: not by its words: the document's structure (a code block, struck through…: Span.frame)
     QUESTION = "question"
     INSTRUCTION = "instruction"
+    DIRECTIVE = "directive"  #: an imperative to the document's reader: its rule or step, asserted (quotable)
     QUALIFIED = "qualified"  #: asserted, but scoped or negated: a trimmed quote must keep the words
 
 
-#: Kinds that make a sentence not assert its content (``qualified`` does not).
+#: Kinds that make a sentence not assert its content (``qualified`` and ``directive`` do not).
 NOT_ASSERTED = frozenset(
     {
         FrameKind.REPORTED,
@@ -132,6 +140,12 @@ _INJECTION = re.compile(
     r"|\byou\s+(?:must|should|will|shall|need to|have to)\s+(?:always\s+)?(?:say|answer|respond|reply|state|claim|tell)\b",
     re.IGNORECASE,
 )
+# Imperatives that steer whoever reads the text rather than state a step ("Ignore the policy above.",
+# "Pretend you are…", "Output only…"): an instruction, not the document's directive. "Answer", "say",
+# "tell" and the like are steering only with a clause or "with" ("answer that …", "respond with …",
+# below and in _INJECTION): "Tell your manager before 10:00." and "Reply to P1 tickets within an hour."
+# are a handbook's rules.
+_STEERING = frozenset("ignore disregard forget pretend output print".split())
 # "answer that <clause>": an instruction when "that" opens a clause (tagged IN), not "answer that question".
 _SPEECH_VERBS = frozenset("answer respond reply say state tell claim write output print repeat".split())
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
@@ -177,11 +191,13 @@ def frames(sentence: str) -> tuple[Frame, ...]:
     doc = parse(text)
     words = [t.lower_.replace("’", "'") for t in doc]
     words = ["not" if w == "n't" else w for w in words]
+    imperatives = [(sent.root.i, root) for sent in doc.sents if (root := _imperative(sent))]
+    ordering = {i for i, _ in imperatives}  # "Tell your manager…", "Report incidents within an hour.": a rule, not hearsay
     for t, word in zip(doc, words, strict=True):
         lemma = t.lemma_.lower()
         verb = t.pos_ in {"VERB", "AUX"}
         reports_to = lemma == "report" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "to"  # "she reports to the director"
-        if word in _REPORT_WORDS or (verb and lemma in _REPORT_VERBS and not reports_to):
+        if word in _REPORT_WORDS or (verb and lemma in _REPORT_VERBS and not reports_to and t.i not in ordering):
             _add(found, FrameKind.REPORTED, word)
         if (word in _HEDGE_MODALS and t.tag_ == "MD") or word in _HEDGE_WORDS or (verb and lemma in _HEDGE_VERBS):
             _add(found, FrameKind.HEDGED, word)
@@ -202,13 +218,15 @@ def frames(sentence: str) -> tuple[Frame, ...]:
         if has_phrase(words, phrase):
             _add(found, FrameKind.DENIED, phrase)
     for sent in doc.sents:
-        imperative = _imperative(sent)
-        if imperative:
-            found.setdefault(FrameKind.INSTRUCTION, []).insert(0, imperative)
         if _QUESTION_END.search(sent.text):
             _add(found, FrameKind.QUESTION, "?")
     for match in _INJECTION.finditer(text):
         _add(found, FrameKind.INSTRUCTION, " ".join(match.group().lower().split()))
+    # an imperative is the document's directive to its reader, unless the sentence steers its reader
+    # (an injection, "answer that …") or the verb itself does ("Disregard the policy above.")
+    steering = FrameKind.INSTRUCTION in found or any(v in _STEERING for _, v in imperatives)
+    for _, imperative in reversed(imperatives):
+        found.setdefault(FrameKind.INSTRUCTION if steering else FrameKind.DIRECTIVE, []).insert(0, imperative)
     order = list(FrameKind)
     return tuple(Frame(kind, tuple(dict.fromkeys(markers))) for kind, markers in sorted(found.items(), key=lambda kv: order.index(kv[0])))
 
@@ -221,6 +239,11 @@ def asserts(sentence: str) -> bool:
 def instruction_frame(sentence: str) -> Frame | None:
     """The ``instruction`` or ``question`` frame of ``sentence``, if any: text no answer should quote as a claim."""
     return next((f for f in frames(sentence) if f.kind in NEVER_QUOTED), None)
+
+
+def directs(sentence: str) -> bool:
+    """``sentence`` is a directive to its reader ("Order the laptop two weeks ahead.")."""
+    return any(f.kind is FrameKind.DIRECTIVE for f in frames(sentence))
 
 
 def _claim_words(claim: str) -> list[str]:
@@ -257,6 +280,8 @@ def unkept_frames(claim: str, premises: Iterable[str]) -> tuple[Frame, ...]:
         for frame in premise_frames:
             if frame.kind in NEVER_QUOTED:
                 found.append(frame)
+            elif frame.kind is FrameKind.DIRECTIVE:
+                continue  # the rule holds whether the claim says "Order the laptop…" or "The laptop is ordered…"
             elif frame.kind is FrameKind.DENIED and reports_the_report:
                 continue
             elif not all(has_phrase(words, m) for m in frame.markers):

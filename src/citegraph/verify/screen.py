@@ -169,7 +169,8 @@ def features(claim: str, premise: str, embedder: Embedder) -> dict[str, float]:
         "signal_date": float("date" in fired),
         "signal_negation": float("negation" in fired),
         "signal_quantifier": float("quantifier" in fired),
-        "frame_not_asserted": float(any(f.kind in NOT_ASSERTED for f in frames)),
+        # as the screen was fitted: a directive ("Order the laptop…") counted with the frames that do not assert
+        "frame_not_asserted": float(any(f.kind in NOT_ASSERTED or f.kind is FrameKind.DIRECTIVE for f in frames)),
         "frame_qualified": float(any(f.kind is FrameKind.QUALIFIED for f in frames)),
         "claim_words": math.log1p(len(claim_words)),
         "premise_words": math.log1p(len(premise_words)),
