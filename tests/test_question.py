@@ -109,3 +109,63 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
 
     assert read(light) == read(full)
     assert sentences.parsed([text], dependencies=False)[0] is full  # the full parse, kept, serves both
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("how many days of holiday do I get", "how many days of holiday do I get?"),
+        ("what's the hotel limit in London", "what's the hotel limit in London?"),
+        ("Is the office open on Sundays", "Is the office open on Sundays?"),
+        ("Quick question. where is the Lisbon office", "Quick question. where is the Lisbon office?"),
+        ("Summarize the travel guide", "Summarize the travel guide"),  # asks nothing: no mark
+        ("Who leads SSO?", "Who leads SSO?"),
+        ("Can you tell me who leads SSO?", "who leads SSO?"),
+        ("Hi, could you please tell me when the Lisbon office opens", "when the Lisbon office opens?"),
+        ("Do you know if the office is open on Sundays?", "the office is open on Sundays?"),
+        ("I'd like to know how many days of holiday I get", "how many days of holiday I get?"),
+        ("Tell me about the security policy", "Tell me about the security policy"),  # a request about a topic, kept whole
+        ("Who can tell me about SSO?", "Who can tell me about SSO?"),
+    ],
+)
+def test_a_question_is_read_without_the_request_around_it_and_with_its_mark(typed: str, read: str) -> None:
+    from citegraph.question import marked, unwrapped
+
+    assert marked(unwrapped(typed)) == read
+
+
+def test_a_question_typed_in_lower_case_is_read_with_the_capitals_its_documents_give_names() -> None:
+    from citegraph.retrieve.names import capitalised, cased
+
+    texts = [
+        "Most of us work from the Lisbon office; our SSO rollout finished in May.",
+        "Questions go to security@brightwave.io, and the team moved to Brightwave in 2021.",
+        "Address: 3 Ferry Lane. Send it to the whistleblowing address.",
+    ]
+    assert capitalised("lisbon", texts) == "Lisbon" and capitalised("sso", texts) == "SSO"
+    assert capitalised("brightwave", texts) == "Brightwave"  # the address is no word of the text
+    assert capitalised("address", texts) is None  # capitalised only where a label opens, and in lower case elsewhere
+    assert capitalised("most", texts) is None  # only where a sentence opens
+    known = {"lisbon": "Lisbon", "sso": "SSO"}
+    assert cased("who leads sso in the lisbon office?", known.get) == "who leads SSO in the Lisbon office?"
+    assert cased("Who leads sso?", known.get) == "Who leads sso?"  # a capital of its own: as typed
+
+
+def test_a_question_asked_without_its_mark_or_in_lower_case_is_answered_as_asked_with_them(
+    splitter: SentenceSplitter, larkspur: Path
+) -> None:
+    """Of the development corpora's 126 dev questions, asked without their "?" 7 more were answered
+    wrong, typed in lower case 8 more, wrapped in "Can you tell me …" 2 more, each framing read as
+    another question by the parse every check starts from."""
+    with CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=UncheckedVerifier()) as graph:
+        graph.ingest([larkspur])
+        asked = "How long do exports stay available after cancellation?"
+        answer = graph.ask(asked)
+        for framing in ("How long do exports stay available after cancellation", "how long do exports stay available after cancellation"):
+            other = graph.ask(framing)
+            assert other.question == framing  # shown as typed
+            assert other.retrieval.read_as is not None and other.retrieval.read_as.endswith("cancellation?")
+            assert (other.status, [c.text for c in other.claims]) == (answer.status, [c.text for c in answer.claims])
+        assert answer.retrieval.read_as is None  # read as asked
+        wrapped = graph.ask("Can you tell me how long exports stay available after cancellation?")
+        assert wrapped.retrieval.read_as == "how long exports stay available after cancellation?"

@@ -341,8 +341,8 @@ class Retrieval:
     #: what a question about a whole document or section named (:mod:`citegraph.retrieve.summary`):
     #: its evidence is that text's sentences, one or a few per section, in document order
     summary: str | None = None
-    #: the question as it was read: each abbreviation the visible documents define followed by its
-    #: long form (:mod:`citegraph.retrieve.abbreviations`); the checks read this text. None: as asked
+    #: the question as read (:meth:`Retriever.retrieve <citegraph.retrieve.retriever.Retriever.retrieve>`: its "?",
+    #: capitals and abbreviations written out, a request around it dropped); the checks read this text. None: as asked
     read_as: str | None = None
     spelled_out: tuple[tuple[str, str], ...] = ()  #: the (short form, long form) pairs spelled out
     #: for a question about the whole corpus (:mod:`citegraph.retrieve.overview`): the communities it

@@ -1,15 +1,17 @@
 """Names as the graph reads them: a document id read as a title (:func:`title_key`), a name with
 case, accents and punctuation ignored (:func:`loose_key`), the names a question gives as written
-(:func:`named_ngrams`) and the stems a relation type is matched by (:func:`relation_stems`).
+(:func:`named_ngrams`), a question typed in lower case read with its names' capitals (:func:`cased`)
+and the stems a relation type is matched by (:func:`relation_stems`).
 Text in, text out: no view, no store."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 
-__all__ = ["loose_key", "named_ngrams", "relation_stems", "title_key"]
+__all__ = ["capitalised", "cased", "loose_key", "named_ngrams", "relation_stems", "title_key"]
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 
@@ -79,3 +81,42 @@ def relation_stems(text: str) -> frozenset[str]:
     or function word): "the director of" and "directed by" share "dire", "located in" and "location"
     "loca". What the bridge walk matches a relation type against the question with."""
     return frozenset(w[:4] for w in _RELATION_WORD.findall(text.casefold()) if len(w) >= 4 and w not in _NOT_RELATIONS)
+
+
+_WORD = re.compile(r"[^\W_][\w'’&-]*")
+_ADDRESS = re.compile(r"\S*(?:@|://|\w\.[a-z]{2,}\b)\S*")
+
+
+def capitalised(word: str, texts: Iterable[str]) -> str | None:
+    """How ``texts`` write ``word`` when they write it with a capital after another word ("moving to
+    Brightwave", "the Lisbon office", "our SSO rollout") and never in lower case: the name a question
+    typed in lower case means; None when they write it in lower case, or capitalised only where a
+    sentence or a label opens ("Address: 3 Ferry Lane"). An address ("security@brightwave.io") is no
+    word of the text."""
+    low = word.casefold()
+    forms: Counter[str] = Counter()
+    pattern = re.compile(rf"(?<![\w'’&-]){re.escape(low)}(?![\w'’&-])", re.IGNORECASE)
+    for text in texts:
+        for found in pattern.finditer(_ADDRESS.sub(" ", text)):
+            form, at = found.group(), found.start()
+            if form[:1].islower():
+                return None
+            if (
+                at >= 2
+                and found.string[at - 1] == " "
+                and (found.string[at - 2].isalnum())
+                and not found.string[found.end() :].startswith(":")
+            ):
+                forms[form] += 1
+    return forms.most_common(1)[0][0] if forms and len(low) > 1 else None
+
+
+def cased(question: str, proper: Callable[[str], str | None]) -> str:
+    """A question typed all in lower case ("what year was brightwave founded?") with the capitals
+    the documents give its names ("what year was Brightwave founded?"): the parse that finds a
+    question's names, and so every check that reads them, reads capitals. ``proper(word)`` is the
+    word as the documents write it as a name (:func:`capitalised`), or None; asked only when the
+    question has no capital of its own: a question that has one is unchanged."""
+    if any(ch.isupper() for ch in question):
+        return question
+    return _WORD.sub(lambda m: proper(m.group()) or m.group(), question)

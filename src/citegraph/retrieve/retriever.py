@@ -29,12 +29,12 @@ from citegraph.embed.base import Embedder
 from citegraph.errors import NotFound, UserError
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
-from citegraph.question import Question
+from citegraph.question import Question, marked, unwrapped
 from citegraph.retrieve.abbreviations import spell_out
 from citegraph.retrieve.communities import Community, communities
 from citegraph.retrieve.indexes import CallerReader
 from citegraph.retrieve.modes import Query, make_mode
-from citegraph.retrieve.names import named_ngrams
+from citegraph.retrieve.names import cased, named_ngrams
 from citegraph.retrieve.overview import Overview, overview_evidence, overview_request
 from citegraph.retrieve.summary import Request, Target, find_target, summary_evidence, summary_request
 from citegraph.retrieve.traversal import Reach
@@ -222,9 +222,11 @@ class Retriever:
             include_superseded, limit = True, 3 * limit  # every version is a candidate; the day decides
         view = self.view(labels, include_superseded)
         asked_as = question.text if isinstance(question, Question) else question
-        read_as, spelled = spell_out(asked_as, view.abbreviations)
-        # the question as read (abbreviations spelled out); a text is parsed only if a mode links its names
-        reading: str | Question = question if isinstance(question, Question) and not spelled else read_as
+        read_as, spelled = spell_out(cased(marked(unwrapped(asked_as)), view.proper), view.abbreviations)
+        # the question as read: a request around it dropped ("Can you tell me …"), its "?", the capitals the
+        # documents give its names when typed in lower case, abbreviations spelled out (docs/results/2026-12-05/question-framings);
+        # a text is parsed only if a mode links its names
+        reading: str | Question = question if isinstance(question, Question) and read_as == asked_as else read_as
         question = read_as
         query = Query(
             question,
@@ -270,7 +272,15 @@ class Retriever:
         kept = {e.community for e in evidence}
         named = tuple((c.id, c.title(view)) for c in drawn if c.id in kept)
         return _Retrieval(
-            asked_as, tuple(sorted(set(seeds))), hops, nodes, tuple(evidence), summary, read_as if spelled else None, spelled, named
+            asked_as,
+            tuple(sorted(set(seeds))),
+            hops,
+            nodes,
+            tuple(evidence),
+            summary,
+            read_as if read_as != asked_as else None,
+            spelled,
+            named,
         )
 
     @property

@@ -42,7 +42,7 @@ from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
 from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, day_of, days_named
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
-from citegraph.retrieve.names import loose_key, named_ngrams, relation_stems, title_key
+from citegraph.retrieve.names import capitalised, loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
 from citegraph.sentences import evidence_words, message_speaker, section_texts, sections
 from citegraph.store.columns import GraphColumns, GraphData
@@ -57,6 +57,7 @@ __all__ = ["APPROXIMATE_ABOVE", "GraphView"]
 #: Visible sentences above which a view searches vectors approximately. At 200,000 sentences an exact
 #: scan of every sentence vector costs ~25 ms on two cores; an IVF probe costs ~2 ms.
 APPROXIMATE_ABOVE = 200_000
+PROPER_READS = 64  #: the most sentences :meth:`GraphView.proper` reads for one word
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -84,6 +85,7 @@ class GraphView:
         self.derived: Derived = derived if derived is not None else NothingKept()
         self.keys = c.keys
         self.index = {k: i for i, k in enumerate(c.keys)}
+        self._proper: dict[str, str | None] = {}  #: :meth:`proper`'s answers, by word
         self.span_vectors = c.span_vectors
         self.key_vectors = c.key_vectors
         self.n_entities, self.n_spans = len(c.keys), len(c.span_text)
@@ -414,6 +416,17 @@ class GraphView:
         out = np.zeros(len(self.passages), dtype=np.int64)
         out[self.span_doc[order][first]] = order[first]
         return out
+
+    def proper(self, word: str) -> str | None:
+        """``word`` as this caller's sentences write it as a name ("lisbon" -> "Lisbon", "sso" ->
+        "SSO"; :func:`~citegraph.retrieve.names.capitalised`), read from the sentences that mention
+        the entity keyed by it (at most :data:`PROPER_READS` of them); None for a word no entity is
+        keyed by, or one they write in lower case. How a question typed in lower case is read."""
+        if word not in self._proper:
+            entity = self.index.get(word.casefold())
+            texts = [] if entity is None else [self.columns.span_text[i] for i in self.spans_of(int(entity))[:PROPER_READS].tolist()]
+            self._proper[word] = capitalised(word, texts) if texts else None
+        return self._proper[word]
 
     @cached_property
     def abbreviations(self) -> dict[str, str]:

@@ -1,0 +1,93 @@
+"""The same question typed another way: is it answered as well? (issue 35; held-out sets ask in
+several framings.)
+
+Each question of a development corpus (``corpora/NAME``, one split) is asked as written and in four
+framings a person types, each judged against the same gold as the question (``citegraph eval
+answers``' judge): without its question mark, in lower case without it, wrapped in "Can you tell me
+…?", and after a sentence of preamble that asks nothing ("Quick question from a new starter.").
+A summary question is left out (its form is what makes it one). The framings are written by rule,
+before any method was tuned on them.
+
+    python bench/question_framings.py --data corpora/brightwave --data corpora/riverside-libraries \
+        --stores /tmp/framings --out docs/results/DATE/NAME
+
+Stores are ``STORES/answers-NAME.db`` (those of an ``eval answers --out STORES`` run are reused;
+missing ones are ingested with the default settings). Writes ``question-framings.md`` and ``.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from citegraph.eval.corpus import judge, load_corpus, prepare
+from citegraph.pipeline import CiteGraph
+
+PREAMBLE = "Quick question from a new starter."
+
+
+def framings(question: str) -> dict[str, str]:
+    """The question as written and as a person might type it instead."""
+    bare = question.rstrip().rstrip("?").rstrip()
+    low = bare[:1].lower() + bare[1:]
+    return {
+        "as written": question,
+        "no question mark": bare,
+        "lower case, no mark": bare.lower(),
+        "Can you tell me …?": f"Can you tell me {low}?",
+        "after a preamble": f"{PREAMBLE} {question}",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", action="append", required=True, type=Path, help="a corpus folder (repeatable)")
+    parser.add_argument("--stores", required=True, type=Path, help="folder of the stores, answers-NAME.db")
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--out", required=True, type=Path)
+    args = parser.parse_args()
+    args.stores.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for folder in args.data:
+        corpus = load_corpus(folder)
+        with CiteGraph.open(args.stores / f"answers-{folder.name}.db", "minilm") as graph:
+            prepare(graph, corpus)
+            for q in corpus.questions:
+                if q.split != args.split or q.kind == "summary":
+                    continue
+                for name, text in framings(q.question).items():
+                    verdict = judge(q, graph.ask(text, labels=q.caller))
+                    rows.append({"corpus": folder.name, "id": q.id, "kind": q.kind, "framing": name, "asked": text, **verdict})
+    seconds = time.perf_counter() - started
+    names = list(framings("?"))
+    written = {r["id"]: r["right"] for r in rows if r["framing"] == names[0]}
+    lines = [
+        "# The same question typed another way (bench/question_framings.py)",
+        "",
+        f"Corpora: {', '.join(str(d) for d in args.data)}; split {args.split}, summary questions left out; "
+        f"{len(written)} questions, {len(rows)} asks, {seconds:.0f} s.",
+        "",
+        "| framing | right | abstained | confidently wrong | right as written, wrong so | wrong as written, right so |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in names:
+        mine = [r for r in rows if r["framing"] == name]
+        lost = [r["id"] for r in mine if written[r["id"]] and not r["right"]]
+        won = [r["id"] for r in mine if not written[r["id"]] and r["right"]]
+        lines.append(
+            f"| {name} | {sum(r['right'] for r in mine) / len(mine):.3f} | {sum(r['abstained'] for r in mine) / len(mine):.3f} "
+            f"| {sum(r['confidently_wrong'] for r in mine) / len(mine):.3f} | {', '.join(lost) or '–'} | {', '.join(won) or '–'} |"
+        )
+    (args.out / "question-framings.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    keep = ("corpus", "id", "kind", "framing", "asked", "status", "right", "abstained", "confidently_wrong")
+    (args.out / "question-framings.json").write_text(json.dumps([{k: r[k] for k in keep} for r in rows], indent=1), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
