@@ -4,7 +4,8 @@ several framings.)
 Each question of a development corpus (``corpora/NAME``, one split) is asked as written and in four
 framings a person types, each judged against the same gold as the question (``citegraph eval
 answers``' judge): without its question mark, in lower case without it, wrapped in "Can you tell me
-…?", and after a sentence of preamble that asks nothing ("Quick question from a new starter.").
+…?", after a sentence of preamble that asks nothing ("Quick question from a new starter."), and
+after a greeting ("Hi! Quick question: how many …?").
 A summary question is left out (its form is what makes it one). The framings are written by rule,
 before any method was tuned on them.
 
@@ -39,6 +40,7 @@ def framings(question: str) -> dict[str, str]:
         "lower case, no mark": bare.lower(),
         "Can you tell me …?": f"Can you tell me {low}?",
         "after a preamble": f"{PREAMBLE} {question}",
+        "after a greeting": f"Hi! Quick question: {low}" + ("" if low.endswith("?") else "?"),
     }
 
 

@@ -117,13 +117,16 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
         ("how many days of holiday do I get", "how many days of holiday do I get?"),
         ("what's the hotel limit in London", "what's the hotel limit in London?"),
         ("Is the office open on Sundays", "Is the office open on Sundays?"),
-        ("Quick question. where is the Lisbon office", "Quick question. where is the Lisbon office?"),
+        ("Before I go. where is the Lisbon office", "Before I go. where is the Lisbon office?"),  # the last sentence asks
         ("Summarize the travel guide", "Summarize the travel guide"),  # asks nothing: no mark
         ("Who leads SSO?", "Who leads SSO?"),
         ("Can you tell me who leads SSO?", "who leads SSO?"),
         ("Hi, could you please tell me when the Lisbon office opens", "when the Lisbon office opens?"),
         ("Do you know if the office is open on Sundays?", "the office is open on Sundays?"),
         ("I'd like to know how many days of holiday I get", "how many days of holiday I get?"),
+        ("Hi! Quick question: how many days of holiday do I get", "how many days of holiday do I get?"),
+        ("Sorry to bother you, where is the Lisbon office?", "where is the Lisbon office?"),
+        ("Questions about SSO go to Henrik.", "Questions about SSO go to Henrik."),
         ("Tell me about the security policy", "Tell me about the security policy"),  # a request about a topic, kept whole
         ("Who can tell me about SSO?", "Who can tell me about SSO?"),
     ],

@@ -53,9 +53,16 @@ _ASKING = frozenset(
 )
 
 
+#: what opens a message before its question and asks nothing: "Hi team!", "Quick question:", "Sorry to bother you,"
+_OPENER = re.compile(
+    r"^(?:(?:hi|hey|hello|hiya|morning|good\s+(?:morning|afternoon|evening))(?:\s+(?:all|team|everyone|everybody|there|folks))?"
+    r"\b[\s,!.:;-]*)?(?:(?:(?:a|one)\s+)?(?:(?:quick|small|short)\s+)?question(?:\s+for\s+you)?\s*[,!.:;-]+\s*"
+    r"|sorry\s+to\s+bother\s+you\b[\s,!.:;-]*)?",
+    re.IGNORECASE,
+)
 #: a request wrapped around a question: "Can you tell me who leads SSO?", "Do you know when…", "I'd like to know…"
 _WRAPPED = re.compile(
-    r"^(?:(?:hi|hey|hello)\b[\s,!.]*)?(?:please\s+)?"
+    r"^(?:please\s+)?"
     r"(?:(?:can|could|would|will)\s+(?:you|someone|anyone)\s+(?:please\s+)?(?:tell|remind|let)\s+me(?:\s+know)?"
     r"|(?:do|does)\s+(?:you|anyone|anybody|someone)\s+know|(?:i|i'd|i would)\s+(?:like|want|need)\s+to\s+know"
     r"|i\s+(?:was|am|'m)\s+wondering|(?:please\s+)?tell\s+me)"
@@ -66,11 +73,16 @@ _WRAPPED = re.compile(
 
 def unwrapped(text: str) -> str:
     """The question inside a request for it: "Can you tell me who leads SSO?" is read as "who leads
-    SSO?", "Do you know if the office is open on Sundays" as "the office is open on Sundays"; the
-    request's words ("tell", "know") are no part of what is asked, and the embedding, the parse and
-    the checks read what is. Unchanged when no such request opens the text."""
-    found = _WRAPPED.match(text.strip())
-    return found.group("rest") if found else text
+    SSO?", "Do you know if the office is open on Sundays" as "the office is open on Sundays", "Hi!
+    Quick question: how many…" as "how many…"; the greeting's and the request's words ("tell",
+    "know", "question") are no part of what is asked, and the embedding, the parse and the checks
+    read what is. Unchanged when nothing of the kind opens the text."""
+    stripped = text.strip()
+    opener = _OPENER.match(stripped)
+    rest = (stripped[opener.end() :] if opener else "") or stripped
+    found = _WRAPPED.match(rest)
+    rest = found.group("rest") if found else rest
+    return text if rest == stripped else rest
 
 
 def marked(text: str) -> str:

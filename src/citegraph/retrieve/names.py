@@ -101,12 +101,8 @@ def capitalised(word: str, texts: Iterable[str]) -> str | None:
             form, at = found.group(), found.start()
             if form[:1].islower():
                 return None
-            if (
-                at >= 2
-                and found.string[at - 1] == " "
-                and (found.string[at - 2].isalnum())
-                and not found.string[found.end() :].startswith(":")
-            ):
+            after_word = at >= 2 and found.string[at - 1] == " " and found.string[at - 2].isalnum()
+            if after_word and not found.string[found.end() :].startswith(":"):  # not a label: "Address: …"
                 forms[form] += 1
     return forms.most_common(1)[0][0] if forms and len(low) > 1 else None
 
