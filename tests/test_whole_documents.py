@@ -221,3 +221,19 @@ def test_a_sentence_of_a_chat_message_that_opens_in_lower_case_is_a_quote() -> N
     assert not is_whole_quote("p95 sync latency back to 0.9s.", message)
     support = CheckingVerifier().verify("p95 sync latency back to 0.5s.", [Span("log.txt", "v1", 0, len(message), message)])
     assert support.label.value == "supported" and support.stage == "quote"
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "I would like a summary of the security policy",
+        "Give me the key points of the security policy please",
+        "Can you tell me what the security policy covers?",  # read as "what the security policy covers?"
+        "Hi! Could you sum up the security policy?",
+    ],
+)
+def test_a_summary_asked_another_way_is_a_summary(asked: str, splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
+    g = _checked(splitter, write("security-policy.md", SECURITY).parent)
+    answer = g.ask(asked)
+    assert answer.retrieval.summary is not None and "security-policy" in answer.retrieval.summary
+    assert any(w.code == "summary" for w in answer.warnings)

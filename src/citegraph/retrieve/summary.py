@@ -75,6 +75,10 @@ _ASKS = tuple(
         r"(?:overview|summary|rundown|recap|outline|gist|digest|tl;?dr|(?:main|key) points|highlights) (?:of|from|for|in) (?P<target>.+)$",
         r"^(?:an? |the )?(?:short |brief |quick )?(?:overview|summary|rundown|recap|gist|tl;?dr|(?:main|key) points|highlights)"
         r" (?:of|from|for|in) (?P<target>.+)$",
+        r"^(?:i(?:'d| would) like|i want|i need)(?: to (?:see|get|have|read))? (?:an? |the )?(?:short |brief |quick )?"
+        r"(?:overview|summary|rundown|recap|gist|tl;?dr|(?:main|key) points|highlights) (?:of|from|for|in) (?P<target>.+)$",
+        # the same asked inside a request ("Can you tell me what the checklist covers?", read as "what the checklist covers")
+        r"^what (?P<target>.+?) (?:covers|contains|includes|describes|sets out|says)(?: about (?P<about>.+))?$",
         r"^what (?:are|were) the (?:main|key) (?:points|changes|decisions|takeaways|outcomes) (?:of|from|in) (?P<target>.+)$",
         r"^what (?:does|do|did) (?P<target>.+?) (?:cover|contain|include|describe|set out|say|conclude)(?: about (?P<about>.+))?$",
         r"^what(?:'s|’s| is| are| was)? (?:new|changed) in (?P<target>.+)$",
@@ -141,9 +145,12 @@ def front_matter(text: str) -> bool:
     return _FRONT_MATTER.match(text) is not None or len(_TOKEN.findall(_DATE_WORDS.sub(" ", text))) == 0
 
 
+_POLITE_END = re.compile(r",?\s+(?:please|thanks|thank you)$", re.IGNORECASE)  #: "… of the security policy please"
+
+
 def summary_request(question: str) -> Request | None:
     """The document a summary question names (its phrase as written), or None for any other question."""
-    text = " ".join(question.strip().rstrip("?.!").split())
+    text = _POLITE_END.sub("", " ".join(question.strip().rstrip("?.!").split()))
     for pattern in _ASKS:
         m = pattern.match(text)
         if m is None:
