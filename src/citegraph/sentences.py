@@ -60,22 +60,21 @@ _TIME_PREFIX = (
 )
 #: "Name: message", "Time: 20260506_12:00", "Q: ...", a time before the name: one entry per line, as
 #: chat logs, transcripts and notes are kept
-_ENTRY = re.compile(rf"(?:{_TIME_PREFIX})?([^\s:\[][^:\n]{{0,40}}):[ \t]+\S")  #: group 1: the speaker
-_STAMPED_ENTRY = re.compile(rf"({_TIME_PREFIX})[^\s:\[][^:\n]{{0,40}}:[ \t]+\S")
+_ENTRY = re.compile(rf"(?P<stamp>{_TIME_PREFIX})?(?P<speaker>[^\s:\[][^:\n]{{0,40}}):[ \t]+\S")
 _SAMPLE_CHARS = 4000
 
 
 def message_stamp(text: str) -> str | None:
     """The time a chat message opens with before its speaker ("2025-03-03 17:05"), or None when it has none."""
-    found = _STAMPED_ENTRY.match(text.strip())
-    return found.group(1).strip() if found else None
+    found = _ENTRY.match(text.strip())
+    return found.group("stamp").strip() if found and found.group("stamp") else None
 
 
 def message_speaker(text: str) -> str | None:
     """Who a chat line says is speaking ("2025-03-04 10:31 Sofia Almeida: Roll back…" -> "Sofia
     Almeida", "JakeWatson: For sure!" -> "JakeWatson"), or None for a line not shaped ``Speaker: text``."""
     found = _ENTRY.match(text.strip())
-    return found.group(1).strip() if found else None
+    return found.group("speaker").strip() if found else None
 
 
 def is_line_document(text: str) -> bool:
