@@ -5,7 +5,14 @@ package; a ratio survives a faster or slower machine, the seconds do not).
 
 The store: the bundled Larkspur handbook (5 documents), ingested with the default settings into a
 temporary folder before the runs. Commands: ``--help``, ``documents``, ``ask`` (the extractive
-answerer and the trained checker: the defaults), ``ask --json``.
+answerer and the trained checker: the defaults), ``ask --json``; run in turn, one of each per round,
+so that a busy moment of the machine falls on all of them alike.
+
+citegraph's modules are compiled to bytecode first (``compileall``), as ``pip install`` does: each
+process then reads its modules as it would after an install. Without that, where the environment
+sets ``PYTHONDONTWRITEBYTECODE`` (this project's machines do) or the package cannot write beside
+its sources, every process compiles citegraph's sources again (about 0.1 s here); the report says
+whether the variable was set.
 
     python bench/cli_speed.py --repeat 5 --out docs/results/DATE/cli-speed/
 """
@@ -13,6 +20,7 @@ answerer and the trained checker: the defaults), ``ask --json``.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import statistics
@@ -44,6 +52,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     cli = [sys.executable, "-m", "citegraph.cli"]
+    import citegraph
+
+    compileall.compile_dir(Path(citegraph.__file__).parent, quiet=1)  # as an install leaves it
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "larkspur.db")
         subprocess.run([*cli, "ingest", "--db", db, str(LARKSPUR)], check=True, capture_output=True)
@@ -54,17 +65,23 @@ def main() -> int:
             "citegraph ask": [*cli, "ask", "--db", db, QUESTION],
             "citegraph ask --json": [*cli, "ask", "--db", db, "--json", QUESTION],
         }
-        rows = {}
-        for name, argv in commands.items():
-            runs = [_run(argv) for _ in range(args.repeat)]
-            rows[name] = {"seconds": statistics.median(s for s, _m in runs), "peak_mb": max(m for _s, m in runs)}
+        before = os.getloadavg()
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        for _round in range(args.repeat):
+            for name, argv in commands.items():
+                runs[name].append(_run(argv))
+        after = os.getloadavg()
+        rows = {name: {"seconds": statistics.median(s for s, _m in got), "peak_mb": max(m for _s, m in got)} for name, got in runs.items()}
     floor = rows['python -c "import citegraph" (floor)']["seconds"]
-    load = os.getloadavg()
+    load = {"before": before[0], "after": after[0]}
+    no_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
     lines = [
         "# CLI speed (bench/cli_speed.py)",
         "",
-        f"Each command a fresh process, median of {args.repeat}; the Larkspur handbook (5 documents); load average before the "
-        f"runs: {load[0]:.2f}.",
+        f"Each command a fresh process, median of {args.repeat} (in turn, one of each per round); the Larkspur handbook (5 "
+        f"documents); citegraph's modules compiled to bytecode first (PYTHONDONTWRITEBYTECODE "
+        f"{'set' if no_bytecode else 'not set'}); 1-minute load average {load['before']:.2f} before the runs, "
+        f"{load['after']:.2f} after.",
         "",
         "| command | seconds | × `import citegraph` | peak MB |",
         "|---|---|---|---|",
@@ -73,7 +90,7 @@ def main() -> int:
     ]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "cli-speed.json").write_text(
-        json.dumps({"repeat": args.repeat, "load": load, "rows": rows}, indent=2) + "\n", encoding="utf-8"
+        json.dumps({"repeat": args.repeat, "load": load, "no_bytecode_env": no_bytecode, "rows": rows}, indent=2) + "\n", encoding="utf-8"
     )
     (args.out / "README.md").write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))

@@ -179,3 +179,37 @@ def test_the_pipeline_tokenizes_as_the_saved_model_does() -> None:
 
     saved = spacy.load(SPACY_MODEL).tokenizer.to_bytes(exclude=["vocab"])
     assert load_spacy().tokenizer.to_bytes(exclude=["vocab"]) == saved
+
+
+def _fresh(code: str) -> str:
+    """``code`` run by a fresh interpreter (spaCy not yet imported there); its standard output."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_pipeline_loads_without_spacys_command_line_which_still_works_after() -> None:
+    """citegraph/spacy_import.py: spaCy's commands (typer, requests, weasel) are not imported to parse
+    a question, and are all there when something asks for them afterwards."""
+    before = _fresh(
+        "import sys\n"
+        "from citegraph.sentences import load_spacy, parsed\n"
+        "doc = parsed(['Who leads the Platform team?'])[0]\n"
+        "print(len(doc), sorted(m for m in ('spacy.cli', 'typer', 'requests', 'weasel') if m in sys.modules))"
+    )
+    assert before == "6 []"
+    after = _fresh(
+        "from citegraph.sentences import load_spacy\n"
+        "load_spacy()\n"
+        "import spacy, spacy.cli\n"
+        "print(callable(spacy.cli.download), spacy.info()['spacy_version'] == spacy.__version__, spacy.info.__module__)"
+    )
+    assert after == "True True spacy.cli.info"
+
+
+def test_spacy_imported_first_elsewhere_is_used_as_it_is() -> None:
+    out = _fresh("import spacy\nfrom citegraph.spacy_import import import_spacy\nprint(import_spacy() is spacy, hasattr(spacy, 'cli'))")
+    assert out == "True True"

