@@ -188,3 +188,91 @@ def test_a_two_column_table_without_a_bold_header_reads_as_key_and_value() -> No
 
     assert table_rows(None, [["Owner", "Priya Raman"], ["Updated", "7 April 2025"]]) == ["Owner: Priya Raman.", "Updated: 7 April 2025."]
     assert table_rows(["Office", "Seats"], [["Leeds", ""], ["", ""]]) == ["Office: Leeds."]  # an empty cell is left out
+
+
+def _word_document(path: Path) -> None:
+    """A handbook as Word writes it: a title, headings, a paragraph, a list, a table with a bold header,
+    a two-column table of key and value, a struck-through sentence, and the date it was last saved."""
+    import datetime as dt
+
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Staff handbook", level=0)
+    document.add_heading("Holidays", level=1)
+    document.add_paragraph("Full-time employees get 25 days of paid holiday a year.")
+    old = document.add_paragraph()
+    old.add_run("Holidays carry over without limit.").font.strike = True
+    document.add_paragraph("Book holidays in Peopleline.", style="List Bullet")
+    document.add_heading("Offices", level=1)
+    table = document.add_table(rows=3, cols=3)
+    for row, cells in zip(table.rows, [["Office", "Room", "Seats"], ["Leeds", "Kelp", "4"], ["Lisbon", "Onda", "10"]], strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    for cell in table.rows[0].cells:
+        cell.paragraphs[0].runs[0].bold = True
+    pairs = document.add_table(rows=2, cols=2)
+    for row, cells in zip(pairs.rows, [["Owner", "People team"], ["Reviewed", "March 2025"]], strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    document.core_properties.modified = dt.datetime(2025, 3, 4, 9, 30)
+    document.save(str(path))
+
+
+def test_a_word_document_is_read_in_order_with_its_headings_tables_and_date(splitter: SentenceSplitter, tmp_path: Path) -> None:
+    from citegraph.ingest.base import load_file
+
+    _word_document(tmp_path / "handbook.docx")
+    loaded = load_file(tmp_path / "handbook.docx")
+    assert loaded.dated == "2025-03-04"
+    text = loaded.text
+    order = [
+        "Staff handbook",
+        "Holidays",
+        "Full-time employees get 25 days",
+        "~~Holidays carry over without limit.~~",
+        "Book holidays in Peopleline.",
+    ]
+    assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
+    units = [s.span.text for s in splitter.split("handbook.docx", "v", text, loaded.media_type)]
+    assert "Office: Leeds; Room: Kelp; Seats: 4." in units and "Office: Lisbon; Room: Onda; Seats: 10." in units
+    assert "Owner: People team." in units  # two columns, no bold header: key and value
+    assert "Holidays" in units and not any(u.startswith("Holidays Full-time") for u in units)  # a heading is its own unit
+
+
+def test_a_word_documents_struck_sentence_is_framed_and_its_table_answers(graph: CiteGraph, tmp_path: Path) -> None:
+    _word_document(tmp_path / "handbook.docx")
+    (tmp_path / "broken.docx").write_bytes(b"PK\x03\x04 not really a zip")
+    report = graph.ingest([tmp_path])
+    status = {d.id: d for d in report.documents}
+    assert status["handbook.docx"].status.value == "ok"
+    assert status["broken.docx"].status.value == "failed" and "Word document" in status["broken.docx"].reason  # and the other is kept
+    answer = graph.ask("How many seats does the Onda room in Lisbon have?")
+    assert any("Room: Onda; Seats: 10" in item.span.text for item in answer.context)
+    framed = dict(graph.store.db.execute("SELECT text, frame FROM spans"))  # type: ignore[attr-defined]
+    assert framed["~~Holidays carry over without limit.~~"] == "struck through"  # struck through in Word: not asserted
+    assert framed["Full-time employees get 25 days of paid holiday a year."] == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "table"),
+    [
+        ("rooms.csv", "Office,Room,Seats\nLeeds,Kelp,4\nLisbon,Onda,10\n"),
+        ("rooms-semicolon.csv", "Office;Room;Seats\r\nLeeds;Kelp;4\r\nLisbon;Onda;10\r\n"),
+        ("rooms.tsv", "Office\tRoom\tSeats\nLeeds\tKelp\t4\nLisbon\tOnda\t10\n"),
+    ],
+)
+def test_a_csv_table_is_one_sentence_per_row_under_its_header(name: str, table: str, splitter: SentenceSplitter, tmp_path: Path) -> None:
+    from citegraph.ingest.base import load_file
+
+    (tmp_path / name).write_text(table, encoding="utf-8", newline="")
+    loaded = load_file(tmp_path / name)
+    units = [s.span.text for s in splitter.split(name, "v", loaded.text, loaded.media_type)]
+    assert units == ["Office: Leeds; Room: Kelp; Seats: 4.", "Office: Lisbon; Room: Onda; Seats: 10."]
+
+
+def test_a_quoted_csv_cell_with_commas_and_lines_stays_one_cell(tmp_path: Path) -> None:
+    from citegraph.ingest.base import load_file
+
+    (tmp_path / "notes.csv").write_text('Item,Note\nLaptop,"Order it, two weeks\nbefore the start"\n', encoding="utf-8")
+    assert load_file(tmp_path / "notes.csv").text == "Item: Laptop; Note: Order it, two weeks before the start.\n"

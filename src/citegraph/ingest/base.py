@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citegraph.errors import InputFileError, UnsupportedFile
-from citegraph.ingest import loaders
+from citegraph.ingest import loaders, office
 
 __all__ = [
     "DEFAULT_MAX_FILE_MB",
@@ -94,6 +94,9 @@ _LOADERS = {
     ".htm": ("text/html", loaders.read_html),
     ".pdf": ("application/pdf", loaders.read_pdf),
     ".json": ("text/plain", loaders.read_chat_json),  # a chat export (Slack, Teams...): one line per message
+    ".docx": (office.DOCX_MEDIA_TYPE, office.read_docx),
+    ".csv": ("text/csv", office.read_csv),  # a table: one sentence per row, each cell after its column's name
+    ".tsv": ("text/csv", office.read_csv),
 }
 SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
 
