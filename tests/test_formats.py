@@ -276,3 +276,131 @@ def test_a_quoted_csv_cell_with_commas_and_lines_stays_one_cell(tmp_path: Path) 
 
     (tmp_path / "notes.csv").write_text('Item,Note\nLaptop,"Order it, two weeks\nbefore the start"\n', encoding="utf-8")
     assert load_file(tmp_path / "notes.csv").text == "Item: Laptop; Note: Order it, two weeks before the start.\n"
+
+
+def test_an_excel_workbook_is_read_sheet_by_sheet_row_by_row(splitter: SentenceSplitter, tmp_path: Path) -> None:
+    import datetime as dt
+
+    import openpyxl
+
+    from citegraph.ingest.base import load_file
+
+    book = openpyxl.Workbook()
+    rates = book.active
+    rates.title = "Travel rates"
+    for row in (["City", "Hotel per night", "Meals per day"], ["Porto", "€110", 35.0], ["Toronto", "C$240", 75]):
+        rates.append(row)
+    dates = book.create_sheet("Deadlines")
+    dates.append(["Claim", "Due"])
+    dates.append(["Expenses", dt.datetime(2025, 3, 10)])
+    book.save(tmp_path / "rates.xlsx")
+    loaded = load_file(tmp_path / "rates.xlsx")
+    units = [s.span.text for s in splitter.split("rates.xlsx", "v", loaded.text, loaded.media_type)]
+    assert "City: Porto; Hotel per night: €110; Meals per day: 35." in units  # 35, not 35.0
+    assert "Claim: Expenses; Due: 2025-03-10." in units  # a date as a day
+    assert "Travel rates" in units and units.index("Travel rates") < units.index("City: Porto; Hotel per night: €110; Meals per day: 35.")
+    assert loaded.dated is not None and dt.date.fromisoformat(loaded.dated)  # the day it was saved (openpyxl stamps it on save)
+
+
+def test_a_powerpoint_deck_is_read_slide_by_slide_with_its_notes(splitter: SentenceSplitter, tmp_path: Path) -> None:
+    import pptx
+    from pptx.util import Inches
+
+    from citegraph.ingest.base import load_file
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Tidepool 5.0"
+    slide.placeholders[1].text_frame.text = "The Gantt view is rewritten from scratch."
+    slide.notes_slide.notes_text_frame.text = "Sofia Almeida leads the Gantt rewrite."
+    table = deck.slides.add_slide(deck.slide_layouts[5])
+    table.shapes.title.text = "Dates"
+    grid = table.shapes.add_table(2, 2, Inches(1), Inches(2), Inches(6), Inches(1)).table
+    for (r, c), text in {(0, 0): "Milestone", (0, 1): "Day", (1, 0): "Beta", (1, 1): "2 June"}.items():
+        grid.cell(r, c).text = text
+    deck.save(str(tmp_path / "plan.pptx"))
+    loaded = load_file(tmp_path / "plan.pptx")
+    units = [s.span.text for s in splitter.split("plan.pptx", "v", loaded.text, loaded.media_type)]
+    order = [
+        "Tidepool 5.0",
+        "The Gantt view is rewritten from scratch.",
+        "Sofia Almeida leads the Gantt rewrite.",
+        "Dates",
+        "Milestone: Beta; Day: 2 June.",
+    ]
+    assert [units.index(u) for u in order] == sorted(units.index(u) for u in order)
+
+
+def test_an_email_is_read_with_its_sender_day_and_subject_and_a_quoted_reply_is_framed(graph: CiteGraph, tmp_path: Path) -> None:
+    (tmp_path / "rollback.eml").write_text(
+        "From: Sofia Almeida <sofia@example.com>\n"
+        "To: Platform <platform@example.com>\n"
+        "Date: Tue, 04 Mar 2025 10:31:00 +0000\n"
+        "Subject: Rollback of 4.12.1\n"
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        "We roll back to 4.12.0 now and rebuild the index\n"
+        "concurrently tonight.\n\n"
+        "On Tue, 4 Mar 2025 at 10:02, Tom Ashby wrote:\n"
+        "> The release is fine, no rollback needed.\n",
+        encoding="utf-8",
+    )
+    report = graph.ingest([tmp_path])
+    (doc,) = report.documents
+    assert doc.status.value == "ok"
+    (dated,) = graph.store.db.execute("SELECT dated FROM documents WHERE doc_id = 'rollback.eml'").fetchone()  # type: ignore[attr-defined]
+    assert dated == "2025-03-04"  # the day it was sent
+    framed = {" ".join(text.split()): frame for text, frame in graph.store.db.execute("SELECT text, frame FROM spans")}  # type: ignore[attr-defined]
+    assert framed["From: Sofia Almeida <sofia@example.com>"] == ""  # a unit of its own
+    assert "Rollback of 4.12.1" in framed  # the subject: the message's title
+    assert framed["We roll back to 4.12.0 now and rebuild the index concurrently tonight."] == ""  # a wrapped line is one sentence
+    quoted = [frame for text, frame in framed.items() if "no rollback needed" in text]
+    assert quoted and all(quoted)  # the quoted earlier message is not the sender's own words
+
+
+def test_a_meeting_transcript_is_one_unit_per_turn_with_its_speaker_and_time(splitter: SentenceSplitter, tmp_path: Path) -> None:
+    from citegraph.ingest.base import load_file
+    from citegraph.sentences import message_speaker, message_stamp
+
+    (tmp_path / "standup.vtt").write_text(
+        "WEBVTT\n\nNOTE recorded by the meeting tool\n\n"
+        "1\n00:00:01.000 --> 00:00:04.000\n<v Sofia Almeida>We roll back to 4.12.0 now.</v>\n\n"
+        "2\n00:00:04.500 --> 00:00:06.000\n<v Sofia Almeida>I'll own it.</v>\n\n"
+        "3\n00:00:40.000 --> 00:00:43.000\n<v Dev Patel>I'm secondary tonight.</v>\n\n"
+        "4\n00:01:05.000 --> 00:01:07.000\n<v Tom Ashby>Rolling back.</v>\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "standup.srt").write_text(
+        "1\n00:00:01,000 --> 00:00:04,000\nSofia Almeida: We roll back to 4.12.0 now.\n\n"
+        "2\n00:00:40,000 --> 00:00:43,000\nDev Patel: I'm secondary tonight.\n\n"
+        "3\n00:01:05,000 --> 00:01:07,000\nTom Ashby: Rolling back.\n",
+        encoding="utf-8",
+    )
+    for name in ("standup.vtt", "standup.srt"):
+        loaded = load_file(tmp_path / name)
+        units = [s.span.text for s in splitter.split(name, "v", loaded.text, loaded.media_type)]
+        assert units[-1] == "[00:01:05] Tom Ashby: Rolling back."
+        assert message_speaker(units[0]) == "Sofia Almeida" and message_stamp(units[0]) == "[00:00:01]"
+    assert "We roll back to 4.12.0 now. I'll own it." in load_file(tmp_path / "standup.vtt").text  # one turn, two cues
+    (tmp_path / "empty.vtt").write_text("WEBVTT\n\nNOTE nothing said\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match="no cue"):
+        load_file(tmp_path / "empty.vtt")
+
+
+def test_an_office_file_cut_short_fails_alone_with_its_reason(graph: CiteGraph, tmp_path: Path) -> None:
+    """A .docx whose XML is cut short (a zip that opens, a part that does not parse) is this file's
+    problem: reported with the reason and the fix, the other files ingested."""
+    import zipfile
+
+    _word_document(tmp_path / "whole.docx")
+    source = zipfile.ZipFile(tmp_path / "whole.docx")
+    with zipfile.ZipFile(tmp_path / "cut.docx", "w") as out:
+        for item in source.infolist():
+            part = source.read(item.filename)
+            out.writestr(item, part[: len(part) // 2] if item.filename == "word/document.xml" else part)
+    (tmp_path / "rooms.csv").write_text("Office,Room\nLeeds,Kelp\n", encoding="utf-8")
+    (tmp_path / "whole.docx").unlink()
+    report = graph.ingest([tmp_path])
+    status = {d.id: d for d in report.documents}
+    assert status["cut.docx"].status.value == "failed" and "cannot read the Word document" in status["cut.docx"].reason
+    assert "saved by Word" in status["cut.docx"].reason
+    assert status["rooms.csv"].status.value == "ok"

@@ -112,7 +112,7 @@ def ingest(
     quiet: bool,
     as_json: bool,
 ) -> int:
-    """Ingest files and folders (.txt, .md, .html, .pdf, .docx, .csv, chat .json) into the store.
+    """Ingest files and folders (.txt .md .html .pdf .docx .xlsx .pptx .csv .eml .vtt .srt, chat .json) into the store.
 
     A document id already stored with other labels is refused, never relabelled: see `citegraph relabel`."""
     with (

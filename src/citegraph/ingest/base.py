@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citegraph.errors import InputFileError, UnsupportedFile
-from citegraph.ingest import loaders, office
+from citegraph.ingest import loaders, messages, office
 
 __all__ = [
     "DEFAULT_MAX_FILE_MB",
@@ -97,6 +97,11 @@ _LOADERS = {
     ".docx": (office.DOCX_MEDIA_TYPE, office.read_docx),
     ".csv": ("text/csv", office.read_csv),  # a table: one sentence per row, each cell after its column's name
     ".tsv": ("text/csv", office.read_csv),
+    ".xlsx": (office.XLSX_MEDIA_TYPE, office.read_xlsx),  # each sheet a table: one sentence per row
+    ".pptx": (office.PPTX_MEDIA_TYPE, office.read_pptx),  # slide by slide, with the speaker notes
+    ".eml": ("text/plain", messages.read_email),  # sender, recipients, day and subject, then the body
+    ".vtt": ("text/plain", messages.read_transcript),  # a meeting transcript: one "[time] Speaker: words" line a turn
+    ".srt": ("text/plain", messages.read_transcript),
 }
 SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
 

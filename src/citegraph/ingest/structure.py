@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from citegraph.ingest.office import DOCX_MEDIA_TYPE
+from citegraph.ingest.office import DOCX_MEDIA_TYPE, PPTX_MEDIA_TYPE
 
 __all__ = ["FRAMING_WORDS", "frame_at", "structural_frames"]
 
@@ -73,7 +73,13 @@ def structural_frames(text: str, media_type: str = "text/markdown") -> list[tupl
     and what a framing sentence announces (the rest of its paragraph; after "… wrote:", the next one)."""
     regions: list[tuple[int, int, str]] = []
     lines = _lines(text)
-    markdown = media_type in {"text/markdown", "text/plain", "text/html", DOCX_MEDIA_TYPE}  # what their loaders write as Markdown does
+    markdown = media_type in {
+        "text/markdown",
+        "text/plain",
+        "text/html",
+        DOCX_MEDIA_TYPE,
+        PPTX_MEDIA_TYPE,
+    }  # what their loaders write as Markdown does
     fence: tuple[int, str] | None = None
     section: tuple[int, int, str] | None = None  # (start, heading level, reason)
     for i, (start, end, line) in enumerate(lines):

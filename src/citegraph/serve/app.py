@@ -91,10 +91,10 @@ class VerifyRequest(BaseModel):
 class UploadedFile(BaseModel):
     name: str = Field(
         min_length=1,
-        description="file name (its extension picks the reader: .txt .md .html .pdf .docx .csv .tsv, a chat export .json); the document id",
+        description="file name (its extension picks the reader: .txt .md .html .pdf .docx .xlsx .pptx .csv .tsv .eml .vtt .srt, a chat export .json); the document id",
     )
     text: str | None = Field(None, description="the file's text")
-    content_base64: str | None = Field(None, description="or its bytes, base64 (a PDF, a Word document)")
+    content_base64: str | None = Field(None, description="or its bytes, base64 (a PDF, an Office file)")
 
 
 class UploadRequest(BaseModel):

@@ -751,7 +751,7 @@ $("upload-form").addEventListener("submit", async (event) => {
   showError($("docs-error"), "");
   const files = Array.from($("files").files);
   if (!files.length) {
-    showError($("docs-error"), "choose one or more files first (.txt .md .html .pdf .docx .csv, chat .json)");
+    showError($("docs-error"), "choose one or more files first (.txt .md .html .pdf .docx .xlsx .pptx .csv .eml .vtt, chat .json)");
     return;
   }
   const access = $("access").value.split(",").map((s) => s.trim()).filter(Boolean);
