@@ -329,6 +329,7 @@ def test_a_powerpoint_deck_is_read_slide_by_slide_with_its_notes(splitter: Sente
         "Milestone: Beta; Day: 2 June.",
     ]
     assert [units.index(u) for u in order] == sorted(units.index(u) for u in order)
+    assert units.count("Tidepool 5.0") == 1 and units.count("Dates") == 1  # a title once, not again as one of the shapes
 
 
 def test_an_email_is_read_with_its_sender_day_and_subject_and_a_quoted_reply_is_framed(graph: CiteGraph, tmp_path: Path) -> None:
@@ -336,7 +337,7 @@ def test_an_email_is_read_with_its_sender_day_and_subject_and_a_quoted_reply_is_
         "From: Sofia Almeida <sofia@example.com>\n"
         "To: Platform <platform@example.com>\n"
         "Date: Tue, 04 Mar 2025 10:31:00 +0000\n"
-        "Subject: Rollback of 4.12.1\n"
+        "Subject: Re: Fwd: Rollback of 4.12.1\n"
         "Content-Type: text/plain; charset=utf-8\n\n"
         "We roll back to 4.12.0 now and rebuild the index\n"
         "concurrently tonight.\n\n"
@@ -351,7 +352,7 @@ def test_an_email_is_read_with_its_sender_day_and_subject_and_a_quoted_reply_is_
     assert dated == "2025-03-04"  # the day it was sent
     framed = {" ".join(text.split()): frame for text, frame in graph.store.db.execute("SELECT text, frame FROM spans")}  # type: ignore[attr-defined]
     assert framed["From: Sofia Almeida <sofia@example.com>"] == ""  # a unit of its own
-    assert "Rollback of 4.12.1" in framed  # the subject: the message's title
+    assert "Rollback of 4.12.1" in framed  # the subject, without "Re: Fwd:": the message's title
     assert framed["We roll back to 4.12.0 now and rebuild the index concurrently tonight."] == ""  # a wrapped line is one sentence
     quoted = [frame for text, frame in framed.items() if "no rollback needed" in text]
     assert quoted and all(quoted)  # the quoted earlier message is not the sender's own words

@@ -213,6 +213,7 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
     os.symlink("..", docs / "sub" / "up")  # a folder loop
     (docs / "vanish.md").write_text("This file is deleted after it was found.", encoding="utf-8")
     (docs / "table.xlsx").write_bytes(b"PK\x03\x04 not really a spreadsheet")
+    (docs / "notes.odt").write_bytes(b"PK\x03\x04 an OpenDocument text")
     os.mkfifo(docs / "pipe.txt")  # reading it would block forever
     os.symlink("/dev/zero", docs / "zeros.txt")  # size 0, endless
 
@@ -240,7 +241,8 @@ def test_bad_input_folder_reports_each_file_and_ingests_the_rest(tmp_path: Path,
         "loop.txt": ("failed", "symbolic link loop"),
         "sub/up": ("skipped", "symbolic link to a folder: not followed"),
         "vanish.md": ("failed", "file disappeared before it could be read"),
-        "table.xlsx": ("skipped", "unsupported file type '.xlsx'"),
+        "table.xlsx": ("failed", "cannot read the workbook"),
+        "notes.odt": ("skipped", "unsupported file type '.odt'"),
         "pipe.txt": ("failed", "not a regular file"),
         "zeros.txt": ("skipped", "symbolic link to a file outside the ingested folder"),
     }

@@ -33,9 +33,9 @@ def read_email(path: str, data: bytes) -> tuple[str, Metadata]:
     except Exception as exc:  # the parser is lenient; a failure here is a file that is no message at all
         raise InputFileError(path, f"cannot read the e-mail: {exc}", "save the message as .eml (RFC 822)") from exc
     lines = []
-    subject = " ".join(str(message.get("Subject") or "").split())
+    subject = _REPLY.sub("", " ".join(str(message.get("Subject") or "").split()))
     if subject:
-        lines.append(subject)  # the message's title: a heading over it, never a claim
+        lines.append(subject)  # the message's title: a heading over it, never a claim ("Re:" would read as a speaker)
     for field in ("From", "To", "Cc", "Date"):
         value = message.get(field)
         if value:
@@ -72,6 +72,7 @@ def read_email(path: str, data: bytes) -> tuple[str, Metadata]:
     return "\n\n".join(lines) + "\n\n" + "\n".join(body_lines).strip() + "\n", Metadata(dated)
 
 
+_REPLY = re.compile(r"^(?:(?:re|fwd?|aw|sv|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)  # "Re: Fwd: ..." before a subject
 _QUOTED = re.compile(r"^(?:[ \t]*>)+[ \t]?")
 
 

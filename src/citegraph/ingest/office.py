@@ -200,7 +200,8 @@ def _pptx(data: bytes) -> tuple[str, Metadata]:
         title = slide.shapes.title
         if title is not None and title.has_text_frame and title.text_frame.text.strip():
             blocks.append(" ".join(title.text_frame.text.split()))
-        placed = sorted((s for s in slide.shapes if s is not title), key=lambda s: (s.top or 0, s.left or 0))
+        titled = None if title is None else title.shape_id  # each access to a shape makes a new proxy: compare ids
+        placed = sorted((s for s in slide.shapes if s.shape_id != titled), key=lambda s: (s.top or 0, s.left or 0))
         for shape in placed:
             if shape.has_text_frame:
                 blocks.extend(t for p in shape.text_frame.paragraphs if (t := _paragraph(p)))
