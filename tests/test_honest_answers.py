@@ -124,6 +124,19 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
             "After those 30 days, the retention service deletes the workspace snapshots.",
             None,
         ),
+        # a change announced as "from X to Y": the old value said elsewhere is what no longer holds
+        (
+            "The muster drill is held every Monday at 07:30, before the first sailing.",
+            "From 17 June the weekly muster drill moves from Monday to Tuesday, because the new Monday freight sailing leaves at 07:20.",
+            "date",
+        ),
+        ("The muster drill is held every Tuesday at 07:30.", "The weekly muster drill moves from Monday to Tuesday.", None),
+        ("The office opens Monday to Friday.", "The office cleaning moves from Monday to Friday.", None),  # another subject
+        (
+            "Snapshot exports stay available for 30 days after cancellation.",
+            "The snapshot export window changes from 30 days to 14 days after cancellation.",
+            "number",
+        ),
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -13,6 +13,8 @@ for 14 days after cancellation" from an old FAQ. By rule, two claims conflict wh
   "14 days"; "a month" and "30 days" agree, :func:`citegraph.verify.text.quantities`), dates
   of the same kind that differ ("March 3" / "March 5", "Monday" / "Sunday", 2023 / 2024), or opposite
   polarity (one negated, the other not);
+* or one announces a change ("the drill moves from Monday to Tuesday", "changes from 30 days to
+  14 days") and the other, sharing two content words, gives the old value and not the new one;
 * or are **related** (below) and time their subject differently against the same event ("removed at
   cancellation" / "available for 30 days after cancellation": ``timing``);
 * or share three content words, name no different things, and, related, state different values of
@@ -148,12 +150,18 @@ def _timing(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str
 
 #: a value a sentence gives as the one it replaces, not as what holds: "14 days instead of 30 days",
 #: "up from £250", "raised from 10 to 14 characters" (the old value is read out before values are compared)
+_CHANGE_VERB = (
+    r"(?:(?:raise|increase|extend|lengthen|reduce|lower|shorten|change|move|drop|shift|switch)(?:s|d|ed|es)?"
+    r"|cuts?|rises?|rose|falls?|fell|goe?s|went|grows?|grew)"
+)
 _REPLACED = re.compile(
     r"\b(?:instead of|rather than|up from|down from|as opposed to|compared (?:with|to)|previously|formerly)\s+[^,.;:()]+"
-    r"|\b(raised|increased|extended|lengthened|reduced|lowered|shortened|cut|changed|moved|rose|fell|dropped|went|goes|grew)"
+    rf"|\b({_CHANGE_VERB})"
     r"\s+from\s+[^,.;:()]+?(?=\s+to\b)",
     re.IGNORECASE,
 )
+#: a change said as "<verb> from X to Y" ("the drill moves from Monday to Tuesday"): X held, Y holds now
+_CHANGE = re.compile(rf"\b{_CHANGE_VERB}\s+from\s+([^,.;:()]+?)\s+to\s+([^,.;:()]+)", re.IGNORECASE)
 
 
 def _current(text: str) -> str:
@@ -176,12 +184,27 @@ def _stated_the_replaced(a: str, b: str) -> tuple[str, str] | None:
     return None
 
 
+def _stated_the_changed_day(a: str, b: str) -> tuple[str, str] | None:
+    """``b`` says a day, weekday, month or year changed ("moves from Monday to Tuesday") and ``a``
+    gives the old one, not the new: ``a`` says what no longer holds."""
+    stated = dates_by_kind(_current(a))
+    for change in _CHANGE.finditer(b):
+        old, new = dates_by_kind(change.group(1)), dates_by_kind(change.group(2))
+        for kind in ("day", "month", "year", "weekday"):
+            if kind in old and kind in new and kind in stated and stated[kind] & old[kind] and not stated[kind] & new[kind]:
+                was, now = " or ".join(sorted(stated[kind])), " or ".join(sorted(new[kind]))
+                return "date", f"{was} vs {now} (which replaced {' or '.join(sorted(old[kind]))})"
+    return None
+
+
 def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     """``(kind, detail)`` when claims ``a`` and ``b`` share their subject and state different values,
     or are related and time the same thing differently against one event. A value a sentence says it
     replaced ("instead of 30 days") is not one of its values."""
     if len(content_words(a) & content_words(b)) >= 2 and not _different_things(a, b):
-        replaced = _stated_the_replaced(a, b) or _stated_the_replaced(b, a)
+        replaced = (
+            _stated_the_replaced(a, b) or _stated_the_replaced(b, a) or _stated_the_changed_day(a, b) or _stated_the_changed_day(b, a)
+        )
         if replaced:
             return replaced
     a, b = _current(a), _current(b)
