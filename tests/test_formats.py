@@ -405,3 +405,61 @@ def test_an_office_file_cut_short_fails_alone_with_its_reason(graph: CiteGraph, 
     assert status["cut.docx"].status.value == "failed" and "cannot read the Word document" in status["cut.docx"].reason
     assert "saved by Word" in status["cut.docx"].reason
     assert status["rooms.csv"].status.value == "ok"
+
+
+def test_a_question_asking_who_or_when_brings_the_emails_sender_or_day(graph: CiteGraph, tmp_path: Path) -> None:
+    """A body sentence of an e-mail does not carry its sender or day the way a chat line carries its
+    speaker and time: for a question asking who (when), the message's From: (Date:) line comes with
+    it (numbered after the context where retrieval did not find it) and is quoted beside the sentence."""
+    body = " ".join(f"Item {n} of the checklist is unchanged this week." for n in range(1, 13))
+    (tmp_path / "reply.eml").write_text(
+        "From: Callum Reid <callum.reid@example.com>\n"
+        "To: Priya Natarajan <priya@example.com>\n"
+        "Date: Fri, 13 Jun 2025 08:02:00 +0100\n"
+        "Subject: Re: Drill log\n\n"
+        f"The drill log template is updated and on the shared drive now. {body}\n",
+        encoding="utf-8",
+    )
+    graph.ingest([tmp_path])
+    who = graph.ask("Who updated the drill log template?")
+    sender = next(c for c in who.context if c.span.text == "From: Callum Reid <callum.reid@example.com>")
+    assert sender.evidence.found_by in {"sender", "passage"}
+    assert sender.marker in {m for claim in who.claims for m in claim.markers}  # quoted beside the sentence
+    when = graph.ask("When was the drill log template updated?")
+    assert any(claim.text.startswith("Date: Fri, 13 Jun 2025") for claim in when.claims)
+    where = graph.ask("Where is the drill log template?")  # asks neither who nor when
+    assert not any(claim.text.startswith(("From:", "Date:")) for claim in where.claims)
+
+
+def test_a_message_header_is_read_only_where_the_first_lines_give_a_sender_and_a_date() -> None:
+    from citegraph.sentences import message_header
+
+    memo = "MEMO\n\nFrom: Priya Natarajan\nTo: All crew\nSent: 12 June 2025\n\nThe drill moves to Tuesdays.\n"
+    at = message_header(memo, "From")
+    assert at is not None and memo[at[0] : at[1]] == "From: Priya Natarajan"
+    date = message_header(memo, "Date")
+    assert date is not None and memo[date[0] : date[1]] == "Sent: 12 June 2025"  # Sent: stands for Date:
+    assert message_header("From: the 2023 survey, most riders travel by bike.\n\nMore text.\n", "From") is None  # no date: no header
+
+
+def test_the_senders_line_is_numbered_after_the_context_where_retrieval_did_not_find_it(graph: CiteGraph, tmp_path: Path) -> None:
+    from citegraph.answer.compose import _message_headers
+    from citegraph.models import ContextItem, Evidence
+    from citegraph.store.base import as_seen_in
+
+    (tmp_path / "reply.eml").write_text(
+        "From: Callum Reid <callum.reid@example.com>\nDate: Fri, 13 Jun 2025 08:02:00 +0100\nSubject: Drill log\n\n"
+        "The drill log template is updated and on the shared drive now.\n",
+        encoding="utf-8",
+    )
+    graph.ingest([tmp_path])
+    document = as_seen_in(graph.store, ("public",))
+    body = next(c for c in graph.ask("Where is the drill log template?").context if c.span.text.startswith("The drill log"))
+    context = (ContextItem(1, Evidence(body.span, 0.5, 0.5, "passage")),)
+    (sender,) = _message_headers(context, document, "From", "sender")
+    assert (sender.marker, sender.evidence.found_by, sender.span.text) == (2, "sender", "From: Callum Reid <callum.reid@example.com>")
+    (day,) = _message_headers(context, document, "Date", "time")
+    assert day.span.text == "Date: Fri, 13 Jun 2025 08:02:00 +0100"
+    assert (
+        _message_headers((ContextItem(1, Evidence(sender.span, 0.5, 0.5, "passage")),), document, "From", "sender") == ()
+    )  # the line itself

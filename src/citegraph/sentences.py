@@ -209,6 +209,34 @@ def conversation_time(text: str, at: int) -> tuple[int, int] | None:
         pos = text.rfind("\n", 0, pos - 1) + 1
 
 
+_HEADER_FIELD = re.compile(r"(?P<field>from|to|cc|date|sent)[ \t]*:[ \t]*\S", re.IGNORECASE)
+_HEADER_LINES = 8  #: a message's header is among its first lines
+
+
+def message_header(text: str, field: str) -> tuple[int, int] | None:
+    """Where the ``field`` line ("From", "Date") of a message's header lies in ``text`` (``(start,
+    end)``, its spaces trimmed): an e-mail as citegraph's loader writes it, or a memo that opens with
+    ``From:``, ``To:`` and ``Date:`` lines. Read only when the text's first lines give both a sender
+    and a date (``Sent:`` stands for ``Date:``); None otherwise."""
+    found: dict[str, tuple[int, int]] = {}
+    pos = seen = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped:
+            seen += 1
+            header = _HEADER_FIELD.match(stripped)
+            if header:
+                start = pos + len(line) - len(line.lstrip())
+                found.setdefault(header.group("field").casefold(), (start, start + len(stripped)))
+            if seen >= _HEADER_LINES:
+                break
+        pos += len(line)
+    if "from" not in found or not {"date", "sent"} & found.keys():
+        return None
+    key = field.casefold()
+    return found.get(key) or (found.get("sent") if key == "date" else None)
+
+
 def sections(spans: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[bool]]:
     """A document version's passages, from its spans alone (``(start, end, text)`` in document
     order): per span the passage it belongs to (0, 1, ... in order) and whether it is a heading.

@@ -35,8 +35,8 @@ from citegraph.models import (
     Retrieval,
     Span,
 )
-from citegraph.question import DATE, Question
-from citegraph.sentences import conversation_time, is_line_document, message_stamp
+from citegraph.question import AGENT, DATE, Question
+from citegraph.sentences import conversation_time, is_line_document, message_header, message_stamp
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
@@ -126,6 +126,9 @@ def compose(
     found = context  # what retrieval found: what the answerability check reads
     if not summary and document is not None and read.expected == DATE:
         context += _conversation_times(context, document)
+        context += _message_headers(context, document, "Date", "time")
+    if not summary and document is not None and read.expected == AGENT:
+        context += _message_headers(context, document, "From", "sender")
     emit("context", context)
     surroundings = None if document is None else partial(_around, document)
     if summary and context:  # the reader looks for one answer; a summary quotes the text it names
@@ -293,6 +296,37 @@ def _conversation_times(context: Sequence[ContextItem], document: Callable[[Span
         if stamp not in seen:
             seen.add(stamp)
             out.append(ContextItem(len(context) + len(out) + 1, Evidence(stamp, 0.0, 0.0, "time")))
+    return tuple(out)
+
+
+def _message_headers(
+    context: Sequence[ContextItem], document: Callable[[Span], Document | None], field: str, found_by: str
+) -> tuple[ContextItem, ...]:
+    """For a question asking when (``Date``) or who (``From``): the header line of the message each
+    context sentence is from, where its document is a message (an e-mail, a memo:
+    :func:`~citegraph.sentences.message_header`) and the sentence is below that line: a body sentence
+    does not carry its sender or its day the way a chat line carries its speaker and time. Numbered
+    after the context, score 0, as :func:`_conversation_times` numbers a conversation's time."""
+    out: list[ContextItem] = []
+    seen = {item.span for item in context}
+    headers: dict[tuple[str, str], tuple[Document, tuple[int, int]] | None] = {}
+    for item in context:
+        span = item.span
+        key = (span.document, span.version)
+        if key not in headers:
+            doc = document(span)
+            at = None if doc is None else message_header(doc.text, field)
+            headers[key] = None if doc is None or at is None else (doc, at)
+        found = headers[key]
+        if found is None:
+            continue
+        doc, (start, end) = found
+        if span.start < end or doc.text[span.start : span.end] != span.text:
+            continue  # a header line itself, or a sentence the document no longer holds
+        line = Span(span.document, span.version, start, end, doc.text[start:end])
+        if line not in seen:
+            seen.add(line)
+            out.append(ContextItem(len(context) + len(out) + 1, Evidence(line, 0.0, 0.0, found_by)))
     return tuple(out)
 
 

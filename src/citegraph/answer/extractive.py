@@ -18,7 +18,7 @@ from typing import NamedTuple
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.models import AnswerWarning, ContextItem, Span
-from citegraph.question import NUMBER, SATISFIES, Question, parse
+from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
 from citegraph.sentences import leans_on_previous
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words
@@ -87,6 +87,8 @@ def statements(item: ContextItem) -> list[str]:
 
 
 _WORDED = re.compile(r"[^\W_]")
+#: a message's header line that answers who (its sender) or when (its day), by the type a question asks for
+_HEADER_ASKED = {AGENT: re.compile(r"from[ \t]*:[ \t]*\S", re.IGNORECASE), DATE: re.compile(r"(?:date|sent)[ \t]*:[ \t]*\S", re.IGNORECASE)}
 
 
 def _bare(piece: str) -> str:
@@ -175,7 +177,8 @@ class ExtractiveAnswerer(Answerer):
         led = next((c for c in context if c.marker == lead), None)
         if led is not None and led not in quoted and unquotable(led) is None:
             quoted = [led, *quoted][: self.max_claims]
-        extra = [*self.times(quoted, context), *self.replies(quoted, context), *self.hops(quoted, context, question)]
+        asks = Question.read(question).expected if question else None
+        extra = [*self.times(quoted, context, asks), *self.replies(quoted, context), *self.hops(quoted, context, question)]
         for item in [*extra, *self.antecedents(quoted, context)]:
             if len(quoted) > self.max_claims:
                 break
@@ -215,12 +218,15 @@ class ExtractiveAnswerer(Answerer):
         return out
 
     @staticmethod
-    def times(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+    def times(quoted: Sequence[ContextItem], context: Sequence[ContextItem], asks: str | None = None) -> list[ContextItem]:
         """For each quoted chat line, the line giving its conversation's time where the context holds
         it (found by ``time``: the context of a question asking when has it for a line with no time of
         its own): "When did Adam invite Li Hua?" is answered by the session's "Time: 20260223_19:00"
-        as well as by the message."""
-        stamps = [c for c in context if c.evidence.found_by == "time"]
+        as well as by the message; for a quoted sentence of an e-mail, its ``Date:`` or, for a question
+        asking who, its ``From:`` line (found by ``sender``, or by retrieval itself: a header line
+        of the field the question ``asks`` for, above the quoted sentence in its message)."""
+        header = _HEADER_ASKED.get(asks or "")
+        stamps = [c for c in context if c.evidence.found_by in {"time", "sender"} or (header is not None and header.match(c.span.text))]
         out: list[ContextItem] = []
         for item in quoted:
             s = item.span

@@ -196,7 +196,9 @@ def _found_text(c: Citation) -> str:
     if c.found_by == "passage":
         return "found in a passage similar to the question"
     if c.found_by == "time":
-        return "the time of the conversation a quoted line belongs to (the question asks when)"
+        return "the time of the conversation or message a quoted line belongs to (the question asks when)"
+    if c.found_by == "sender":
+        return "who sent the message a quoted sentence is from (the question asks who)"
     if c.found_by == "summary":
         return "the sentence that stands for its section of the document the question names"
     return "found by sentence similarity to the question"

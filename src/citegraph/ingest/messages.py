@@ -1,8 +1,8 @@
 """Loaders for what people said: e-mails (``.eml``) and meeting transcripts (``.vtt``, ``.srt``).
 
 An e-mail is read as its subject (a heading, as a page's title is), its sender, recipients and day,
-a unit each ("From: Sofia Almeida <sofia@example.com>"), then its body as plain text (an HTML-only body through the HTML loader);
-the day it was sent is its date. A quoted earlier message ("On 4 March, Tom wrote:" and the lines
+a unit each ("From: Sofia Almeida <sofia@example.com>"), then its body as plain text (an HTML-only
+body through the HTML loader); the day it was sent is its date. A quoted earlier message ("On 4 March, Tom wrote:" and the lines
 after it) stays in the text without its "> " marks, where the structure reader frames what a
 reporting sentence announces (:mod:`citegraph.ingest.structure`), so it is not read as the
 sender's own words; quoted lines with no such sentence before them are read as the body is.
@@ -88,12 +88,10 @@ def read_transcript(path: str, data: bytes) -> tuple[str, Metadata]:
     turns: list[list[str]] = []  # [time, speaker, words]
     for cue in re.split(r"\n\s*\n", text):
         lines = [line.strip() for line in cue.split("\n") if line.strip()]
-        at = next((i for i, line in enumerate(lines) if _TIMING.match(line)), None)
-        if at is None:  # the WEBVTT header, a NOTE or STYLE block, a cue number alone
+        timed = next(((i, found) for i, line in enumerate(lines) if (found := _TIMING.match(line))), None)
+        if timed is None:  # the WEBVTT header, a NOTE or STYLE block, a cue number alone
             continue
-        timing = _TIMING.match(lines[at])
-        if timing is None:  # pragma: no cover - found by the same pattern just above
-            continue
+        at, timing = timed
         hours, minutes, seconds = timing.group(1) or "0", timing.group(2), timing.group(3)
         stamp = f"{int(hours):02d}:{int(minutes):02d}:{int(seconds):02d}"
         said = " ".join(lines[at + 1 :])

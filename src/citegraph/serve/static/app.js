@@ -509,7 +509,8 @@ function renderAudit(answer, numbers) {
       line.append(open, el("span", ` “${c.sentence}”`));
       item.append(line, el("span", `${(VERDICT[s.label] || [words(s.label)])[0]}: decided by ${s.stage} (${s.verifier}), ${score}`, "detail" + (s.label === "supported" ? "" : " bad")));
       for (const g of s.guards) item.append(el("span", (s.label === "supported" ? "note: " : "why: ") + g, "detail" + (s.label === "supported" ? "" : " bad")));
-      const found = c.found_by === "time" ? "the time of the conversation a quoted line is from" : "found by " + words(c.found_by || "similarity");
+      const found = c.found_by === "time" ? "the time of the conversation or message a quoted line is from"
+        : c.found_by === "sender" ? "who sent the message a quoted sentence is from" : "found by " + words(c.found_by || "similarity");
       item.append(el("span", c.route && c.route.length ? "found by the route " + routeText(c.route) : found, "detail"));
       if (c.stale) item.append(el("span", "stale: " + c.stale, "detail bad"));
     }
