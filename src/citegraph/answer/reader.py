@@ -114,7 +114,7 @@ class Reader:
     batch, so in a batch a passage's score would depend on its neighbours (and one at a time is no
     slower here, with no padding: 12 ms per pair on 2 cores). The runs of one :meth:`read` go side by
     side, each on one core (``threads`` of them, default the machine's cores): on two cores 16
-    passages took 39 ms so against 52 ms one after another with both cores per run, with the same
+    passages took 39 ms against 52 ms one after another with both cores per run, with the same
     outputs (docs/results/2026-12-05/reader-threads)."""
 
     name = "reader-minilm-int8"

@@ -21,6 +21,8 @@ from citegraph.ingest.loaders import Metadata, decode, table_rows
 __all__ = ["DOCX_MEDIA_TYPE", "PPTX_MEDIA_TYPE", "XLSX_MEDIA_TYPE", "read_csv", "read_docx", "read_pptx", "read_xlsx"]
 
 DOCX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+PPTX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 
 
 def read_docx(path: str, data: bytes) -> tuple[str, Metadata]:
@@ -114,8 +116,9 @@ def _table(table: Any) -> list[str]:
 
 def read_csv(path: str, data: bytes) -> tuple[str, Metadata]:
     """A CSV (or TSV) table: its first row is the header, each further row one sentence with every
-    cell after its column's name. The delimiter is the one the text uses (comma, semicolon, tab or
-    bar); a file that is one column is read as lines."""
+    cell after its column's name (a file of one column: one sentence per line, after the header),
+    as a CSV file is written with a header row. The delimiter is the one the text uses (comma,
+    semicolon, tab or bar)."""
     text = decode(path, data)
     sample = text[:8192]
     try:
@@ -133,10 +136,6 @@ def read_csv(path: str, data: bytes) -> tuple[str, Metadata]:
         return "", Metadata(None)
     header, body = (rows[0], rows[1:]) if len(rows) > 1 else (None, rows)
     return "\n\n".join(table_rows(header, body)) + "\n", Metadata(None)
-
-
-XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-PPTX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 
 
 def read_xlsx(path: str, data: bytes) -> tuple[str, Metadata]:
