@@ -443,7 +443,7 @@ def test_a_message_header_is_read_only_where_the_first_lines_give_a_sender_and_a
 
 
 def test_the_senders_line_is_numbered_after_the_context_where_retrieval_did_not_find_it(graph: CiteGraph, tmp_path: Path) -> None:
-    from citegraph.answer.compose import _message_headers
+    from citegraph.answer.compose import _header_line, _lines_beside
     from citegraph.models import ContextItem, Evidence
     from citegraph.store.base import as_seen_in
 
@@ -456,10 +456,10 @@ def test_the_senders_line_is_numbered_after_the_context_where_retrieval_did_not_
     document = as_seen_in(graph.store, ("public",))
     body = next(c for c in graph.ask("Where is the drill log template?").context if c.span.text.startswith("The drill log"))
     context = (ContextItem(1, Evidence(body.span, 0.5, 0.5, "passage")),)
-    (sender,) = _message_headers(context, document, "From", "sender")
+    (sender,) = _lines_beside(context, document, _header_line("From"), "sender")
     assert (sender.marker, sender.evidence.found_by, sender.span.text) == (2, "sender", "From: Callum Reid <callum.reid@example.com>")
-    (day,) = _message_headers(context, document, "Date", "time")
+    (day,) = _lines_beside(context, document, _header_line("Date"), "time")
     assert day.span.text == "Date: Fri, 13 Jun 2025 08:02:00 +0100"
     assert (
-        _message_headers((ContextItem(1, Evidence(sender.span, 0.5, 0.5, "passage")),), document, "From", "sender") == ()
+        _lines_beside((ContextItem(1, Evidence(sender.span, 0.5, 0.5, "passage")),), document, _header_line("From"), "sender") == ()
     )  # the line itself

@@ -213,6 +213,13 @@ _HEADER_FIELD = re.compile(r"(?P<field>from|to|cc|date|sent)[ \t]*:[ \t]*\S", re
 _HEADER_LINES = 8  #: a message's header is among its first lines
 
 
+def header_field(line: str) -> str | None:
+    """The field a message's header line gives ("From: Callum Reid" -> "from"; also ``to``, ``cc``,
+    ``date``, ``sent``), or None for a line shaped otherwise."""
+    found = _HEADER_FIELD.match(line)
+    return found.group("field").casefold() if found else None
+
+
 def message_header(text: str, field: str) -> tuple[int, int] | None:
     """Where the ``field`` line ("From", "Date") of a message's header lies in ``text`` (``(start,
     end)``, its spaces trimmed): an e-mail as citegraph's loader writes it, or a memo that opens with
@@ -224,10 +231,10 @@ def message_header(text: str, field: str) -> tuple[int, int] | None:
         stripped = line.strip()
         if stripped:
             seen += 1
-            header = _HEADER_FIELD.match(stripped)
-            if header:
+            named = header_field(stripped)
+            if named:
                 start = pos + len(line) - len(line.lstrip())
-                found.setdefault(header.group("field").casefold(), (start, start + len(stripped)))
+                found.setdefault(named, (start, start + len(stripped)))
             if seen >= _HEADER_LINES:
                 break
         pos += len(line)

@@ -125,10 +125,10 @@ def compose(
     context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence if summary else retrieval.evidence[:context_size]))
     found = context  # what retrieval found: what the answerability check reads
     if not summary and document is not None and read.expected == DATE:
-        context += _conversation_times(context, document)
-        context += _message_headers(context, document, "Date", "time")
+        context += _lines_beside(context, document, _conversation_time, "time")
+        context += _lines_beside(context, document, _header_line("Date"), "time")
     if not summary and document is not None and read.expected == AGENT:
-        context += _message_headers(context, document, "From", "sender")
+        context += _lines_beside(context, document, _header_line("From"), "sender")
     emit("context", context)
     surroundings = None if document is None else partial(_around, document)
     if summary and context:  # the reader looks for one answer; a summary quotes the text it names
@@ -269,65 +269,55 @@ def _cited_reading(answerability: Answerability | None, claims: Sequence[Claim])
     return reading if reading is not None and reading.probability >= ADDRESSED_AT and reading.marker in cited_markers(claims) else None
 
 
-def _conversation_times(context: Sequence[ContextItem], document: Callable[[Span], Document | None]) -> tuple[ContextItem, ...]:
-    """For a question asking when: the line that gives the time of the conversation each chat line of
-    the context belongs to, where the line has no time of its own ("Time: 20260223_19:00" opening a
-    session of ``AdamSmith: …`` lines), numbered after the context; found by ``time``, score 0 (no
-    answerer quotes it for itself; the extractive one quotes it with a line of its conversation:
-    :meth:`~citegraph.answer.extractive.ExtractiveAnswerer.times`)."""
+def _lines_beside(
+    context: Sequence[ContextItem],
+    document: Callable[[Span], Document | None],
+    where: Callable[[Document, Span], tuple[int, int] | None],
+    found_by: str,
+) -> tuple[ContextItem, ...]:
+    """The lines ``where`` finds, in each context sentence's document, that the sentence itself does
+    not carry (its conversation's time, its message's sender or day), each once, numbered after the
+    context with score 0: no answerer quotes one for itself; the extractive one quotes it beside a
+    sentence it belongs to (:meth:`~citegraph.answer.extractive.ExtractiveAnswerer.times`)."""
     out: list[ContextItem] = []
     seen = {item.span for item in context}
-    lines: dict[tuple[str, str], Document | None] = {}
+    docs: dict[tuple[str, str], Document | None] = {}
     for item in context:
         span = item.span
-        if message_stamp(span.text) is not None:
-            continue
         key = (span.document, span.version)
-        if key not in lines:
-            doc = document(span)
-            lines[key] = doc if doc is not None and is_line_document(doc.text) else None
-        doc = lines[key]
+        if key not in docs:
+            docs[key] = document(span)
+        doc = docs[key]
         if doc is None or doc.text[span.start : span.end] != span.text:
-            continue
-        at = conversation_time(doc.text, span.start)
+            continue  # a sentence the document no longer holds
+        at = where(doc, span)
         if at is None:
             continue
-        stamp = Span(span.document, span.version, at[0], at[1], doc.text[at[0] : at[1]])
-        if stamp not in seen:
-            seen.add(stamp)
-            out.append(ContextItem(len(context) + len(out) + 1, Evidence(stamp, 0.0, 0.0, "time")))
-    return tuple(out)
-
-
-def _message_headers(
-    context: Sequence[ContextItem], document: Callable[[Span], Document | None], field: str, found_by: str
-) -> tuple[ContextItem, ...]:
-    """For a question asking when (``Date``) or who (``From``): the header line of the message each
-    context sentence is from, where its document is a message (an e-mail, a memo:
-    :func:`~citegraph.sentences.message_header`) and the sentence is below that line: a body sentence
-    does not carry its sender or its day the way a chat line carries its speaker and time. Numbered
-    after the context, score 0, as :func:`_conversation_times` numbers a conversation's time."""
-    out: list[ContextItem] = []
-    seen = {item.span for item in context}
-    headers: dict[tuple[str, str], tuple[Document, tuple[int, int]] | None] = {}
-    for item in context:
-        span = item.span
-        key = (span.document, span.version)
-        if key not in headers:
-            doc = document(span)
-            at = None if doc is None else message_header(doc.text, field)
-            headers[key] = None if doc is None or at is None else (doc, at)
-        found = headers[key]
-        if found is None:
-            continue
-        doc, (start, end) = found
-        if span.start < end or doc.text[span.start : span.end] != span.text:
-            continue  # a header line itself, or a sentence the document no longer holds
-        line = Span(span.document, span.version, start, end, doc.text[start:end])
+        line = Span(span.document, span.version, at[0], at[1], doc.text[at[0] : at[1]])
         if line not in seen:
             seen.add(line)
             out.append(ContextItem(len(context) + len(out) + 1, Evidence(line, 0.0, 0.0, found_by)))
     return tuple(out)
+
+
+def _conversation_time(doc: Document, span: Span) -> tuple[int, int] | None:
+    """For a chat line with no time of its own: the line that gives its conversation's time ("Time:
+    20260223_19:00" opening a session of ``AdamSmith: …`` lines)."""
+    if message_stamp(span.text) is not None or not is_line_document(doc.text):
+        return None
+    return conversation_time(doc.text, span.start)
+
+
+def _header_line(field: str) -> Callable[[Document, Span], tuple[int, int] | None]:
+    """For a sentence below the header of a message (an e-mail, a memo:
+    :func:`~citegraph.sentences.message_header`): its ``field`` line (``From``, ``Date``). A body
+    sentence does not carry its sender or its day the way a chat line carries its speaker and time."""
+
+    def line(doc: Document, span: Span) -> tuple[int, int] | None:
+        at = message_header(doc.text, field)
+        return at if at is not None and span.start >= at[1] else None  # not the header line itself
+
+    return line
 
 
 def _around(document: Callable[[Span], Document | None], span: Span) -> str:

@@ -19,7 +19,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.models import AnswerWarning, ContextItem, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
-from citegraph.sentences import leans_on_previous
+from citegraph.sentences import header_field, leans_on_previous
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words
 
@@ -87,8 +87,8 @@ def statements(item: ContextItem) -> list[str]:
 
 
 _WORDED = re.compile(r"[^\W_]")
-#: a message's header line that answers who (its sender) or when (its day), by the type a question asks for
-_HEADER_ASKED = {AGENT: re.compile(r"from[ \t]*:[ \t]*\S", re.IGNORECASE), DATE: re.compile(r"(?:date|sent)[ \t]*:[ \t]*\S", re.IGNORECASE)}
+#: the header fields of a message that answer who (its sender) or when (its day), by the type a question asks for
+_HEADER_ASKED = {AGENT: {"from"}, DATE: {"date", "sent"}}
 
 
 def _bare(piece: str) -> str:
@@ -225,8 +225,8 @@ class ExtractiveAnswerer(Answerer):
         as well as by the message; for a quoted sentence of an e-mail, its ``Date:`` or, for a question
         asking who, its ``From:`` line (found by ``sender``, or by retrieval itself: a header line
         of the field the question ``asks`` for, above the quoted sentence in its message)."""
-        header = _HEADER_ASKED.get(asks or "")
-        stamps = [c for c in context if c.evidence.found_by in {"time", "sender"} or (header is not None and header.match(c.span.text))]
+        fields = _HEADER_ASKED.get(asks or "", set())
+        stamps = [c for c in context if c.evidence.found_by in {"time", "sender"} or header_field(c.span.text) in fields]
         out: list[ContextItem] = []
         for item in quoted:
             s = item.span

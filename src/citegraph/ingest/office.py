@@ -55,9 +55,19 @@ def _docx(data: bytes) -> tuple[str, Metadata]:
             text = _paragraph(item)
             if text:
                 blocks.append(text)
-    properties = document.core_properties
+    return "\n\n".join(blocks) + "\n", _saved(document.core_properties)
+
+
+def _saved(properties: Any) -> Metadata:
+    """The day an Office file says it was last saved (else created): its document properties."""
     when = properties.modified or properties.created
-    return "\n\n".join(blocks) + "\n", Metadata(when.date().isoformat() if when else None)
+    return Metadata(when.date().isoformat() if when else None)
+
+
+def _under_header(rows: list[list[str]], header: bool) -> list[str]:
+    """A table's rows as :func:`table_rows` writes them: under its first row where ``header`` and
+    there are more rows, else each row alone."""
+    return table_rows(rows[0], rows[1:]) if header and len(rows) > 1 else table_rows(None, rows)
 
 
 def _reason(exc: Exception) -> str:
@@ -109,9 +119,7 @@ def _table(table: Any) -> list[str]:
         if any(cells):
             rows.append(cells)
             bold.append(strong)
-    if len(rows) > 1 and all(rows[0]) and (len(rows[0]) != 2 or bold[0]):
-        return table_rows(rows[0], rows[1:])
-    return table_rows(None, rows)
+    return _under_header(rows, bool(rows) and all(rows[0]) and (len(rows[0]) != 2 or bold[0]))
 
 
 def read_csv(path: str, data: bytes) -> tuple[str, Metadata]:
@@ -134,8 +142,7 @@ def read_csv(path: str, data: bytes) -> tuple[str, Metadata]:
     rows = [row for row in rows if any(row)]
     if not rows:
         return "", Metadata(None)
-    header, body = (rows[0], rows[1:]) if len(rows) > 1 else (None, rows)
-    return "\n\n".join(table_rows(header, body)) + "\n", Metadata(None)
+    return "\n\n".join(_under_header(rows, header=True)) + "\n", Metadata(None)
 
 
 def read_xlsx(path: str, data: bytes) -> tuple[str, Metadata]:
@@ -160,12 +167,11 @@ def _xlsx(data: bytes) -> tuple[str, Metadata]:
             rows = [row[:width] + [""] * (width - len(row)) for row in rows]
             if len(workbook.worksheets) > 1 or sheet.title.casefold() not in {"sheet1", "sheet", "feuil1", "tabelle1", "hoja1"}:
                 blocks.append(sheet.title)
-            header, body = (rows[0], rows[1:]) if len(rows) > 1 else (None, rows)
-            blocks.extend(table_rows(header, body))
-        modified = workbook.properties.modified or workbook.properties.created
+            blocks.extend(_under_header(rows, header=True))
+        saved = _saved(workbook.properties)
     finally:
         workbook.close()
-    return "\n\n".join(blocks) + "\n", Metadata(modified.date().isoformat() if modified else None)
+    return "\n\n".join(blocks) + "\n", saved
 
 
 def _cell(value: Any) -> str:
@@ -204,15 +210,12 @@ def _pptx(data: bytes) -> tuple[str, Metadata]:
         for shape in placed:
             if shape.has_text_frame:
                 blocks.extend(t for p in shape.text_frame.paragraphs if (t := _paragraph(p)))
-            elif getattr(shape, "has_table", False) and shape.has_table:
+            elif getattr(shape, "has_table", False):
                 rows = [[" ".join(cell.text.split()) for cell in row.cells] for row in shape.table.rows]
                 rows = [row for row in rows if any(row)]
-                header, body = (rows[0], rows[1:]) if len(rows) > 1 and all(rows[0]) else (None, rows)
-                blocks.extend(table_rows(header, body))
+                blocks.extend(_under_header(rows, bool(rows) and all(rows[0])))
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame
             if notes is not None:
                 blocks.extend(t for p in notes.paragraphs if (t := _paragraph(p)))
-    properties = deck.core_properties
-    when = properties.modified or properties.created
-    return "\n\n".join(blocks) + "\n", Metadata(when.date().isoformat() if when else None)
+    return "\n\n".join(blocks) + "\n", _saved(deck.core_properties)
