@@ -86,10 +86,10 @@ def test_passage_vectors_are_made_at_ingest_and_read_with_the_callers_graph(grap
             for i in range(view.n_spans)
             if view.passages[int(view.span_doc[i])][0] == doc
         )
-        texts[doc] = section_texts(spans)
+        texts[doc] = section_texts(spans, doc)
     # 24 paragraphs of ~65 characters: passages of at most SECTION_CHARS, closed at paragraph breaks
     assert len(texts["short"]) == 1 and len(texts["long"]) >= 3
-    assert texts["long"][0].startswith("Paragraph 0 says") and "office 23" in texts["long"][-1]
+    assert texts["long"][0].startswith("long: Paragraph 0 says") and "office 23" in texts["long"][-1]
     assert all(len(t) <= 1_000 for t in texts["long"])
     assert [doc for doc, _v in view.passages] == ["long"] * len(texts["long"]) + ["short"]
     expected = graph.embedder.embed([*texts["long"], *texts["short"]])

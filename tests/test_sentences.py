@@ -7,7 +7,17 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citegraph.sentences import SECTION_CHARS, SPACY_MODEL, SentenceSplitter, is_heading, load_spacy, section_texts, sections, split_blocks
+from citegraph.sentences import (
+    SECTION_CHARS,
+    SPACY_MODEL,
+    SentenceSplitter,
+    document_name,
+    is_heading,
+    load_spacy,
+    section_texts,
+    sections,
+    split_blocks,
+)
 
 # Arbitrary unicode (no lone surrogates: those cannot come out of a UTF-8 file), with extra weight on
 # the whitespace, punctuation and markup characters that move sentence boundaries.
@@ -128,6 +138,23 @@ def test_a_chat_is_cut_into_conversations_at_its_time_stamps(splitter: SentenceS
     spans = _spans(splitter, text, "text/plain")
     owner, heading = sections(spans)
     assert owner == [0, 0, 0, 1, 1, 1] and not any(heading)
+
+
+def test_each_passage_of_a_cut_document_opens_with_the_documents_name(splitter: SentenceSplitter) -> None:
+    """A chat window whose lines never name their subject ("Form closed: 54 people coming") is
+    embedded with the name of the log it is part of; a document of one passage as it was."""
+    lines = [f"[{d:02d}/04/2025, 09:{d:02d}] Declan Furlong: The coach for day {d} leaves the hotel at nine sharp." for d in range(1, 21)]
+    lines.append("[14/05/2025, 21:07] Joana Ferreira: Form closed: 54 people coming, 3 can't make it")
+    spans = _spans(splitter, "\n".join(lines) + "\n", "text/plain")
+    assert sections(spans)[0][-1] >= 1  # cut into windows the embedder reads whole
+    texts = section_texts(spans, "chat/whatsapp-porto-retreat-2025.txt")
+    assert all(t.startswith("whatsapp porto retreat 2025: [") for t in texts)
+    assert texts[-1].endswith("Joana Ferreira: Form closed: 54 people coming, 3 can't make it")
+    # a name of figures only names nothing; a document of one passage is embedded as before
+    assert section_texts(spans, "week3/20260121_1000.txt") == section_texts(spans)
+    one = _spans(splitter, "Larkspur is a project tracker. It is made by Quillon Labs.")
+    assert section_texts(one, "larkspur-overview.md") == ["Larkspur is a project tracker. It is made by Quillon Labs."]
+    assert document_name("policies/Retention_Policy.v2.html") == "Retention Policy.v2"
 
 
 def test_a_closing_emphasis_mark_does_not_open_the_next_sentence(splitter: SentenceSplitter) -> None:

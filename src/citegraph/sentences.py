@@ -37,6 +37,7 @@ __all__ = [
     "Sentence",
     "SentenceSplitter",
     "conversation_time",
+    "document_name",
     "fresh_spacy",
     "front_matter_end",
     "is_heading",
@@ -276,9 +277,25 @@ def sections(spans: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[boo
     return out, heading
 
 
-def section_texts(spans: Sequence[tuple[int, int, str]]) -> list[str]:
+def document_name(document: str) -> str:
+    """A document id read as words, for a passage's header: its file name without folders or
+    extension, "-" and "_" as spaces ("chat/whatsapp-porto-retreat-2025.txt" -> "whatsapp porto
+    retreat 2025"); empty when the name holds no letter ("week3/20260121_1000.txt"), which names nothing."""
+    name = document.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and ext.isalnum() and len(ext) <= 5 and not ext.isdigit():
+        name = stem
+    words = " ".join(name.replace("_", " ").replace("-", " ").split())
+    return words if any(ch.isalpha() for ch in words) else ""
+
+
+def section_texts(spans: Sequence[tuple[int, int, str]], document: str = "") -> list[str]:
     """One text per passage of :func:`sections`, what ingest embeds for it: its sentences in order
-    (:func:`passage_text`), after the heading it falls under when it does not start with one."""
+    (:func:`passage_text`), after the heading it falls under when it does not start with one. A
+    passage of a document cut into several opens with the document's name (:func:`document_name`),
+    so that a section or a chat window whose lines never name their subject ("Form closed: 54 people
+    coming") is still read as part of it ("whatsapp porto retreat 2025"); a document of one passage
+    is embedded as it was."""
     owner, heading = sections(spans)
     texts: list[list[str]] = []
     title = ""
@@ -288,7 +305,8 @@ def section_texts(spans: Sequence[tuple[int, int, str]]) -> list[str]:
         if head:
             title = text
         texts[s].append(text)
-    return [passage_text(t) for t in texts]
+    name = document_name(document) if len(texts) > 1 else ""
+    return [passage_text([f"{name}:", *t] if name else t) for t in texts]
 
 
 def front_matter_end(text: str) -> int:

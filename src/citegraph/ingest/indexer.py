@@ -342,7 +342,7 @@ class Indexer:
         # One embedding call for the whole batch: sentences, imported spans, each document's passages
         # (for the passage-level modes), and keys new to the store.
         texts = [t for _n, sents, ex in extracted for t in _span_texts(sents, ex)]
-        cuts = [_passages(_spans(sents, ex)) for _n, sents, ex in extracted]  # no sentence: no passage
+        cuts = [_passages(_spans(sents, ex), items[n][0].id) for n, sents, ex in extracted]  # no sentence: no passage
         passages = [t for cut in cuts for t in cut]
         new_keys = sorted(self._missing_keys({k for _n, _s, ex in extracted for k in _keys(ex)}))
         try:
@@ -399,7 +399,7 @@ class Indexer:
             texts = _span_texts(sentences, extraction)
             every.extend(_spans(sentences, extraction))
             # The last part carries the vectors of the version's passages, embedded with its sentences.
-            passage = _passages(every) if block is None else []
+            passage = _passages(every, doc.id) if block is None else []
             keys = _keys(extraction)
             new_keys = sorted(self._missing_keys(keys - made.keys()))
             try:
@@ -450,10 +450,10 @@ def _spans(sentences: Sequence[Sentence], extraction: Extraction) -> list[Span]:
     return [s.span for s in sentences] + list(extraction.extra_spans)
 
 
-def _passages(spans: Iterable[Span]) -> list[str]:
+def _passages(spans: Iterable[Span], document: str) -> list[str]:
     """The texts of a version's passages (:func:`~citegraph.sentences.section_texts`), cut from its
     spans in the order a view reads them."""
-    return section_texts([(s.start, s.end, s.text) for s in sorted(spans, key=lambda s: (s.start, s.end))])
+    return section_texts([(s.start, s.end, s.text) for s in sorted(spans, key=lambda s: (s.start, s.end))], document)
 
 
 def _keys(extraction: Extraction) -> set[str]:

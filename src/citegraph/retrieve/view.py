@@ -587,7 +587,7 @@ class GraphView:
                 made: list[str] = []
                 for v in np.unique(self.section_version[missing]).tolist():
                     spans = sorted(np.concatenate([self.spans_in(d) for d in range(first[v], first[v + 1])]).tolist(), key=rank.__getitem__)
-                    cut = section_texts([(int(c.span_start[i]), int(c.span_end[i]), texts[i]) for i in spans])
+                    cut = section_texts([(int(c.span_start[i]), int(c.span_end[i]), texts[i]) for i in spans], c.passages[v][0])
                     made += [cut[d - first[v]] for d in missing[self.section_version[missing] == v].tolist()]
                 order = missing[np.argsort(self.section_version[missing], kind="stable")]
                 vectors[order] = embed(made)
