@@ -11,7 +11,9 @@ from citegraph.sentences import (
     SECTION_CHARS,
     SPACY_MODEL,
     SentenceSplitter,
+    asks,
     document_name,
+    ends_asking,
     is_heading,
     load_spacy,
     section_texts,
@@ -155,6 +157,27 @@ def test_each_passage_of_a_cut_document_opens_with_the_documents_name(splitter: 
     one = _spans(splitter, "Larkspur is a project tracker. It is made by Quillon Labs.")
     assert section_texts(one, "larkspur-overview.md") == ["Larkspur is a project tracker. It is made by Quillon Labs."]
     assert document_name("policies/Retention_Policy.v2.html") == "Retention Policy.v2"
+
+
+def test_a_message_that_states_something_and_then_asks_is_no_question() -> None:
+    """Only a span that asks and states nothing else is a question (its reply, not it, is the
+    evidence); a chat message that offers something and closes with "What do you think?" states it."""
+    for question in (
+        "How long is customer data kept?",
+        "AdamSmith: Hey Li Hua! Can you measure the window in the basement?",
+        "Are you coming tonight? 😊",
+        "Is it done? Did you check?",
+    ):
+        assert asks(question) and ends_asking(question), question
+    for statement in (
+        "HaileyJohnson: Hey! I offer a doorstep delivery service for fresh milk and bread. What do you think?",
+        "Thrall: Nice work on the play area! 🌟 Maybe we could add a water feature? It could be fun for the kids! What do you all think?",
+        "who's doing the Thursday dinner? the venue only does lunch",
+        "We keep it for 30 days.",
+    ):
+        assert not asks(statement), statement
+    assert ends_asking("Thrall: Nice work! Maybe a water feature? What do you all think? 🌟")
+    assert not ends_asking("who's doing the Thursday dinner? the venue only does lunch")
 
 
 def test_a_closing_emphasis_mark_does_not_open_the_next_sentence(splitter: SentenceSplitter) -> None:

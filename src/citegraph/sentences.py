@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -36,8 +37,10 @@ __all__ = [
     "SPACY_MODEL",
     "Sentence",
     "SentenceSplitter",
+    "asks",
     "conversation_time",
     "document_name",
+    "ends_asking",
     "fresh_spacy",
     "front_matter_end",
     "is_heading",
@@ -123,6 +126,39 @@ _LEANS = re.compile(
     r"(?:is|are|was|were|has|have|had|can|could|will|would|may|might|must|means|includes?)\b)",
     re.IGNORECASE,
 )
+
+
+#: what may close a question after its mark: quotes, brackets, emoji and their joiners ("trying it out? 🍞🥛")
+_AFTER_MARK = frozenset("\"'”’)]\ufe0f\u200d")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+#: the most words of a sentence that only greets before a question ("Hey Li Hua!", "Quick one.")
+_GREETING_WORDS = 4
+
+
+def _before_close(text: str) -> str:
+    """``text`` without what may follow its last mark: spaces, quotes, brackets, emoji."""
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _AFTER_MARK or unicodedata.category(text[end - 1]).startswith("S")):
+        end -= 1
+    return text[:end]
+
+
+def ends_asking(text: str) -> bool:
+    """Whether ``text`` closes with a question ("… What do you all think? 🌟")."""
+    return _before_close(text).endswith("?")
+
+
+def asks(text: str) -> bool:
+    """Whether a span only asks: it ends with a question mark (and perhaps quotes or emoji after it),
+    and nothing before that question states anything: each earlier sentence is a question too, or a
+    greeting of a few words ("AdamSmith: Hey Li Hua! Can you measure the window?"). A chat message
+    that says something and then asks ("I offer a doorstep delivery service for fresh milk and bread.
+    What do you think?") states it, and is evidence like any statement."""
+    body = _before_close(text)
+    if not body.endswith("?"):
+        return False
+    before = _SENTENCE_BREAK.split(body.strip())[:-1]
+    return all(p.rstrip().endswith("?") or len(p.split()) <= _GREETING_WORDS for p in before)
 
 
 def leans_on_previous(text: str) -> bool:

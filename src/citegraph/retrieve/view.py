@@ -44,7 +44,7 @@ from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, day_of, days_named
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import capitalised, loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
-from citegraph.sentences import evidence_words, message_speaker, section_texts, sections
+from citegraph.sentences import asks, evidence_words, message_speaker, section_texts, sections
 from citegraph.store.columns import GraphColumns, GraphData
 from citegraph.store.snapshots import Derived, NothingKept
 
@@ -302,8 +302,9 @@ class GraphView:
         return {}
 
     def asks(self, span: int) -> bool:
-        """The span is a question (it ends with a question mark)."""
-        return self.columns.span_text[span].rstrip(" \"'”’)").endswith("?")
+        """The span only asks (:func:`~citegraph.sentences.asks`): a question, not a message that
+        states something and then asks what the others think."""
+        return asks(self.columns.span_text[span])
 
     @cached_property
     def not_evidence(self) -> np.ndarray:

@@ -16,7 +16,7 @@ from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import message_speaker
+from citegraph.sentences import ends_asking, message_speaker
 
 
 class Bridge(Mode):
@@ -313,7 +313,8 @@ class Bridge(Mode):
             if i in taken:
                 continue
             question = view.asks(i)
-            j = view.next_span(i) if question or "?" in view.columns.span_text[i] else None
+            text = view.columns.span_text[i]
+            j = view.next_span(i) if question or ("?" in text and not ends_asking(text)) else None
             if not question and i not in out:
                 out.append(i)
             if j is not None and eligible[j] and not view.asks(j) and j not in taken and j not in out:
