@@ -162,6 +162,28 @@ def test_a_speaker_label_answers_who_and_nothing_else() -> None:
     assert located(named_inside, [Reading(0.9, "Kieran", named_inside[0].span.text)], expected=None) == ("Kieran", 1, 0.9)
 
 
+def test_the_names_in_the_text_before_a_sentence_count_for_it_and_the_sentence_is_parsed_once() -> None:
+    """ "She has led the sales team since 2021." answers a question about Maria Lopez when the text
+    before it names her: the features read the two as one, though each is parsed apart (the
+    sentence's own parse is the one the answer's later checks find kept)."""
+    pytest.importorskip("spacy")
+    from citegraph.sentences import _parses
+
+    before = "Maria Lopez joined Brightwave in 2015. "
+    sentence = "She has led the sales team since 2021."
+
+    def read(q: str, passages: list[str]) -> list[Reading]:
+        return [Reading(0.6, "2021", p) for p in passages]
+
+    question = "Since when has Maria Lopez led the sales team?"
+    with_names = dict(assess(question, _context(sentence), read=read, surroundings=lambda span: before + span.text).features)
+    alone = dict(assess(question, _context(sentence), read=read).features)
+    assert with_names["entities"] == 1.0 and alone["entities"] == 0.0
+    assert with_names["sentence"] > alone["sentence"]
+    assert (sentence, True) in _parses  # parsed whole, for the checks that read its dependencies
+    assert (before + sentence, False) not in _parses and (before + sentence, True) not in _parses
+
+
 def test_a_sentence_is_read_alone_for_where_the_answer_is_and_with_the_text_before_it_for_whether() -> None:
     pytest.importorskip("spacy")
     before = "Maria Lopez joined Brightwave in 2015. "

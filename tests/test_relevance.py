@@ -57,6 +57,13 @@ def test_a_name_is_mentioned_when_each_of_its_words_is() -> None:
     assert result.coverage is not None and 0 < result.coverage < 1
 
 
+def test_the_claims_are_read_together_though_each_is_parsed_alone() -> None:
+    """The name in one claim and the date in another address "When did X…?" together."""
+    split = check_relevance(LOTHAIR, ["Ermengarde of Tours was the mother of Lothair II.", "She died on 20 March 851."])
+    assert (split.label, split.found_type, split.missing) == ("addressed", True, ())
+    assert check_relevance(LOTHAIR, ["She died on 20 March 851."]).label != "addressed"
+
+
 def test_nothing_to_check_is_unchecked_not_addressed() -> None:
     assert check_relevance(LOTHAIR, []).label == "unchecked"
     assert check_relevance(LOTHAIR, ["   "]).note == "the answer has no claim"

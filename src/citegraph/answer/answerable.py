@@ -72,12 +72,15 @@ def features(
 ) -> tuple[dict[str, float], tuple[str, ...]]:
     """The features of a ``question`` (its answer type and terms, read from its one parse) against
     parsed context ``sentences`` (their similarities to it, and the reader's P(answers) of each), and
-    the question's entities no sentence names."""
+    the question's entities no sentence names. A sentence may be given as a tuple of parses (the text
+    before it, then itself), read as one."""
     expected = question.expected
     entities, words = question.terms
-    per_sentence = [said_words(s) for s in sentences]
+    parts = [tuple(s) if isinstance(s, tuple) else (s,) for s in sentences]  # each sentence: its parses (the text before it, itself)
+    per_sentence = [set().union(*(said_words(d) for d in docs)) for docs in parts]
     said = set().union(*per_sentence) if per_sentence else set()
-    text = " ".join(s.text.casefold() for s in sentences)
+    bodies = [" ".join(d.text for d in docs).casefold() for docs in parts]
+    text = " ".join(bodies)
     missing = tuple(e for e in entities if not named(e, said, text))
     weight = 2.0 * len(entities) + len(words)
 
@@ -92,14 +95,14 @@ def features(
     if expected is not None:
         labels = SATISFIES[expected]
         typed = float(
-            any(ent.label_ in labels and ent.text.casefold() not in asked for s in sentences for ent in s.ents)
-            or (expected == "number" and any(t.like_num for s in sentences for t in s))
+            any(ent.label_ in labels and ent.text.casefold() not in asked for docs in parts for d in docs for ent in d.ents)
+            or (expected == "number" and any(t.like_num for docs in parts for d in docs for t in d))
         )
     found = {
         "entities": (len(entities) - len(missing)) / len(entities) if entities else 1.0,
         "named": 1.0 if entities else 0.0,
         "words": sum(1 for w in words if w in said) / len(words) if words else 1.0,
-        "sentence": max((share(bag, s.text.casefold()) for bag, s in zip(per_sentence, sentences, strict=True)), default=0.0),
+        "sentence": max((share(bag, body) for bag, body in zip(per_sentence, bodies, strict=True)), default=0.0),
         "typed": typed,
         "similarity": max(similarities, default=0.0),
         "reader": max(read, default=0.0),
@@ -135,8 +138,13 @@ def assess(
     alone = [item.span.text for item in context]
     texts = [surroundings(item.span) if surroundings else item.span.text for item in context]
     asked = Question.of(question)  # read once by the caller; only the context is parsed here
-    sentences = None if asked.doc is None else parse(texts, dependencies=False)  # words, lemmas, tags, entities: no dependency read
-    if sentences is None:
+    # Each sentence is parsed alone (kept: the answer's later checks read the same parses) and the text
+    # before it apart, without the dependency parser (the features read words, lemmas, tags and
+    # entities): parsing the two together gave the same features, at the cost of a second parse of every sentence.
+    before = [t[: len(t) - len(a)].strip() if t.endswith(a) else "" for a, t in zip(alone, texts, strict=True)]
+    own = None if asked.doc is None else parse(alone)
+    leads = None if own is None else parse([b for b in before if b], dependencies=False)
+    if own is None or leads is None:
         return Answerability(True, None, note="no spaCy model: answerability was not assessed")
     try:
         if read is None:
@@ -149,6 +157,8 @@ def assess(
         return Answerability(True, None, note=f"the reader is unavailable ({exc}): answerability was not assessed")
     readings = [got[text] for text in alone]
     read_p = [max(got[a].probability, got[t].probability) for a, t in zip(alone, texts, strict=True)]
+    lead_of = iter(leads)
+    sentences = [(next(lead_of), doc) if b else doc for b, doc in zip(before, own, strict=True)]
     values, missing = features(asked, sentences, [item.evidence.similarity for item in context], read_p)
     p = probability(values)
     answerable = p >= threshold

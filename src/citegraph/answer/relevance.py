@@ -95,16 +95,18 @@ def check_relevance(question: str | Question, claims: Sequence[str]) -> Relevanc
     if not any(c.strip() for c in claims):
         return Relevance("unchecked", None, None, None, note="the answer has no claim")
     asked = Question.of(question)
-    parsed = None if asked.doc is None else parse([" ".join(c.strip() for c in claims)])
+    # each claim parsed alone: an extractive answer's claims are its quoted sentences, parsed already by the checks before
+    parsed = None if asked.doc is None else parse([c.strip() for c in claims if c.strip()])
     if parsed is None:
         return Relevance("unchecked", None, None, None, note="no spaCy model: relevance was not checked")
-    answer = parsed[0]
     expected = asked.expected
     entities, words = asked.terms
-    said = said_words(answer)
+    said = set().union(*(said_words(doc) for doc in parsed))
+    text = " ".join(doc.text for doc in parsed).casefold()
+    tokens = [t for doc in parsed for t in doc]
 
     def mentioned(term: str, entity: bool) -> bool:
-        return named(term, said, answer.text.casefold()) if entity else term in said
+        return named(term, said, text) if entity else term in said
 
     terms = (*entities, *words)
     missing = tuple(t for t in entities if not mentioned(t, True)) + tuple(t for t in words if not mentioned(t, False))
@@ -114,9 +116,9 @@ def check_relevance(question: str | Question, claims: Sequence[str]) -> Relevanc
     found: bool | None = None
     if expected is not None:
         labels = SATISFIES[expected]
-        found = any(e.label_ in labels for e in answer.ents) or (expected == NUMBER and any(t.like_num for t in answer))
+        found = any(e.label_ in labels for doc in parsed for e in doc.ents) or (expected == NUMBER and any(t.like_num for t in tokens))
         if expected == AGENT and not found:
-            found = any(t.pos_ == "PROPN" for t in answer)  # a name spaCy did not type
+            found = any(t.pos_ == "PROPN" for t in tokens)  # a name spaCy did not type
     if coverage is None and found is None:
         return Relevance("unchecked", None, None, None, note="the question names nothing to look for")
     covered = coverage is None or coverage >= _ADDRESSED_COVERAGE
