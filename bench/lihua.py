@@ -12,6 +12,8 @@ is asked through :meth:`CiteGraph.ask` as the CLI asks it. Per type:
   numbered context (all of them for Multi);
 - **abstained**: the status is ``not_found`` or ``no_evidence`` (for Null, the right outcome; for the
   others, a miss);
+- **confidently wrong**: shown green (``verified`` or ``quoted``) without the gold in what it shows
+  (for Null, shown green at all): issue 35's "no green badge on a wrong answer" (target at most 0.05);
 - beside them, the simplest baselines: "the gold answer is somewhere in the context" (what any
   answer picking from the context could reach at best), and "always answer" for Null;
 - **written in the evidence**: whether the gold answer, so normalised, is written at all in its
@@ -44,6 +46,7 @@ from citegraph.models import AnswerStatus
 from common import environment
 
 ABSTAINED = {AnswerStatus.NOT_FOUND, AnswerStatus.NO_EVIDENCE}
+CHECKED = {AnswerStatus.VERIFIED, AnswerStatus.QUOTED}  #: the statuses shown green, read as "checked"
 
 
 def norm(text: str) -> str:
@@ -109,6 +112,9 @@ def main() -> None:
                     "abstained": answer.status in ABSTAINED,
                     "contained": (answer.status not in ABSTAINED) if yes_no else contained(q["answer"], shown),
                     "in_claims": (answer.status not in ABSTAINED) if yes_no else contained(q["answer"], claims),
+                    # green, and not holding the gold (for Null, green at all): the status promises more than was found
+                    "confidently_wrong": answer.status in CHECKED
+                    and (q["type"] == "Null" or not (yes_no or contained(q["answer"], shown))),
                     "lead": answer.lead.text if answer.lead is not None else None,
                     "in_context_answer": True if yes_no else contained(q["answer"], context),
                     "written": q["type"] != "Null" and (yes_no or contained(q["answer"], written)),
@@ -135,6 +141,7 @@ def main() -> None:
             "in_claims": rate(rs, "in_claims"),
             "evidence_in_context": rate(rs, "evidence_in_context"),
             "abstained": rate(rs, "abstained"),
+            "confidently_wrong": rate(rs, "confidently_wrong"),
             "answer_in_context": rate(rs, "in_context_answer"),
             "written": rate(rs, "written"),
             "contained_of_written": rate(w, "contained") if (w := [r for r in rs if r["written"]]) else None,
@@ -149,13 +156,14 @@ def main() -> None:
         f"Machine: {environment()}; {seconds:.0f} s in all (ingest included when the store was new).",
         "",
         "| type | n | gold in the answer (lead or claims) | in the claims alone | gold anywhere in the context (ceiling) | evidence sessions in the context | abstained "
-        "| gold written in its evidence (ceiling of any quoting answer) | gold in the answer, of those written |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| gold written in its evidence (ceiling of any quoting answer) | gold in the answer, of those written | confidently wrong |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for kind, r in result.items():
         lines.append(
             f"| {kind} | {r['n']} | {r['contained']:.3f} | {r['in_claims']:.3f} | {r['answer_in_context']:.3f} | {r['evidence_in_context']:.3f} "
-            f"| {r['abstained']:.3f} | {r['written']:.3f} | {'–' if r['contained_of_written'] is None else format(r['contained_of_written'], '.3f')} |"
+            f"| {r['abstained']:.3f} | {r['written']:.3f} | {'–' if r['contained_of_written'] is None else format(r['contained_of_written'], '.3f')} "
+            f"| {r['confidently_wrong']:.3f} |"
         )
     lines += ["", "Null: abstained is the right outcome (always answering abstains on 0.000). For Single and Multi it is a miss."]
     text = "\n".join(lines) + "\n"

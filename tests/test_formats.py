@@ -1,6 +1,6 @@
 """The documents people keep, read as their formats mean (issue 35, item 6): each chat message one
 unit with its speaker and time, in every chat format (timestamped lines, WhatsApp's two exports,
-Slack and Teams JSON); a PDF's headings apart from the sentence after them."""
+Slack, Teams, Telegram and Discord JSON); a PDF's headings apart from the sentence after them."""
 
 from __future__ import annotations
 
@@ -81,6 +81,44 @@ def test_a_teams_export_and_a_json_that_is_no_chat() -> None:
         read_chat_json("package.json", b'{"name": "x", "version": "1"}')
     with pytest.raises(InputFileError, match=r"broken.json: not valid JSON \(line 1"):
         read_chat_json("broken.json", b"[{")
+
+
+def test_telegram_and_discord_exports_keep_each_speaker_and_skip_what_has_no_text() -> None:
+    """Telegram writes a formatted message as a list of parts and its notices as "service" messages;
+    DiscordChatExporter writes the author as an object; a shared file has no text to read."""
+    telegram = {
+        "name": "Van rota",
+        "messages": [
+            {"id": 1, "type": "service", "date": "2025-03-04T10:10:00", "actor": "Rhea Lind", "action": "create_group", "text": ""},
+            {"id": 2, "type": "message", "date": "2025-03-04T10:12:00", "from": "Rhea Lind", "text": "Who takes the pager after Tomas?"},
+            {
+                "id": 3,
+                "type": "message",
+                "date": "2025-03-04T10:14:00",
+                "from": "Oskar Vale",
+                "text": ["Me until ", {"type": "bold", "text": "Sunday"}, ", then Rhea."],
+            },
+            {"id": 4, "type": "message", "date": "2025-03-04T10:15:00", "from": "Oskar Vale", "photo": "photos/1.jpg", "text": ""},
+        ],
+    }
+    text, _meta = read_chat_json("telegram/result.json", json.dumps(telegram).encode())
+    assert text.splitlines() == [
+        "2025-03-04 10:12 Rhea Lind: Who takes the pager after Tomas?",
+        "2025-03-04 10:14 Oskar Vale: Me until Sunday, then Rhea.",
+    ]
+    discord = {
+        "channel": {"name": "on-call"},
+        "messages": [
+            {"timestamp": "2025-03-04T10:12:00+00:00", "author": {"name": "rhea", "nickname": "Rhea Lind"}, "content": "Pager?"},
+            {"timestamp": "2025-03-04T10:14:00+00:00", "author": {"name": "oskar"}, "content": "Me until Sunday.", "attachments": []},
+            {"timestamp": "2025-03-04T10:15:00+00:00", "author": {"name": "oskar"}, "attachments": [{"fileName": "rota.pdf"}]},
+        ],
+    }
+    text, _meta = read_chat_json("discord/on-call.json", json.dumps(discord).encode())
+    assert text.splitlines() == ["2025-03-04 10:12 Rhea Lind: Pager?", "2025-03-04 10:14 oskar: Me until Sunday."]
+    # text in a layout it does not know is not dropped quietly: the file says why it is not read
+    with pytest.raises(UnsupportedFile, match=r"odd\.json: a JSON message whose text is in a layout"):
+        read_chat_json("odd.json", json.dumps({"messages": [{"from": "Rhea", "text": {"html": "<b>Pager?</b>"}}]}).encode())
 
 
 def test_a_folder_with_a_chat_export_and_other_json_ingests_the_chat_and_skips_the_rest(graph: CiteGraph, tmp_path: Path) -> None:

@@ -309,12 +309,18 @@ def _sender(message: dict[str, Any]) -> str:
     if isinstance(message.get("from"), dict):  # Teams: {"from": {"user": {"displayName": ...}}}
         user = message["from"].get("user") or message["from"]
         sender = user.get("displayName") if isinstance(user, dict) else None
+    author = message.get("author")
+    if isinstance(author, dict):  # Discord (DiscordChatExporter): {"author": {"name": ..., "nickname": ...}}
+        author = author.get("nickname") or author.get("name")
     for value in (
         profile.get("real_name"),
         profile.get("display_name"),
         message.get("user_name"),
         sender,
-        message.get("author"),
+        author,
+        message.get("sender"),
+        message.get("speaker"),
+        message.get("username"),
         message.get("user"),
     ):
         if isinstance(value, str) and value.strip():
@@ -340,8 +346,30 @@ def _when(message: dict[str, Any], path: str) -> str:
     return ""
 
 
+_TEXT_KEYS = ("text", "body", "content", "message")
+
+
+def _message_text(message: dict[str, Any]) -> str | None:
+    """A message's text: a string (Slack, Discord, generic), Teams' ``{"body": {"content": …}}``, or
+    Telegram's list of parts (strings and ``{"type": "bold", "text": …}``) joined; None when none."""
+    if isinstance(message.get("body"), dict):  # Teams
+        content = message["body"].get("content")
+        return content if isinstance(content, str) else None
+    for key in _TEXT_KEYS:
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if (
+            isinstance(value, list)
+            and value
+            and all(isinstance(p, str) or (isinstance(p, dict) and isinstance(p.get("text"), str)) for p in value)
+        ):
+            return "".join(p if isinstance(p, str) else p["text"] for p in value)
+    return next((message[k] for k in _TEXT_KEYS if isinstance(message.get(k), str)), None)
+
+
 def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
-    """A JSON chat export (Slack's channel files, a Teams or generic message list) as one line per
+    """A JSON chat export (Slack's channel files, a Teams, Telegram, Discord or generic message list) as one line per
     message, ``YYYY-MM-DD HH:MM Name: text`` in the order written, so each message is one unit of
     evidence with its speaker and time (:func:`citegraph.sentences.is_line_document`). Slack's user
     mentions (``<@U123>``) become the names the export gives those users; links keep their text. JSON
@@ -358,13 +386,13 @@ def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
     names = {str(m["user"]): _sender(m) for m in messages if isinstance(m.get("user"), str) and _sender(m) != m["user"]}
     lines = []
     for message in messages:
-        if message.get("subtype") in _SYSTEM:
+        if message.get("subtype") in _SYSTEM or message.get("type") == "service":  # joins, topics; Telegram's "pinned", "joined"
             continue
-        text = next((message[k] for k in ("text", "body", "content", "message") if isinstance(message.get(k), str)), None)
-        if isinstance(message.get("body"), dict):  # Teams: {"body": {"content": ...}}
-            text = message["body"].get("content")
+        text = _message_text(message)
         if text is None:
-            raise UnsupportedFile(path, "a JSON message without text", _CHAT_FIX)
+            if not any(message.get(k) for k in _TEXT_KEYS):
+                continue  # a file, a call or a reaction, with no text to read
+            raise UnsupportedFile(path, "a JSON message whose text is in a layout citegraph does not read", _CHAT_FIX)
         text = _SLACK_MENTION.sub(lambda m: "@" + (m.group(2) or names.get(m.group(1), m.group(1))), text)
         text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
         text = " ".join(text.split())
