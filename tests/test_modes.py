@@ -267,6 +267,41 @@ def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_
     assert not any(e.entity == "sofia almeida" and "who works from Lisbon" in e.span.text for e in evidence)
 
 
+def test_the_sentence_that_goes_on_from_the_first_ranked_one_is_read_after_it(minilm_graph: CiteGraph) -> None:
+    """A passage's best sentence often introduces what the next one says: "Millbrook Branch has one
+    step at the entrance." and, in the same paragraph, "A portable ramp is available…". Across a
+    paragraph break, or in a chat log, the next sentence is no continuation."""
+    graph = minilm_graph
+    graph.ingest_texts(
+        [
+            TextInput(
+                "access.md",
+                "# Getting into our branches\n\nEastbank Branch is on one level with step-free access. Millbrook Branch has one step at "
+                "the entrance. A portable ramp is available: ring the bell beside the door and a member of staff will put it out.\n\n"
+                "Assistance dogs are welcome.\n",
+            ),
+            TextInput(
+                "branches.md",
+                "# Branches\n\nMillbrook Branch, on The Green, is our smallest branch. Millbrook is open on Tuesdays and Saturdays.\n",
+            ),
+        ],
+        access=("public",),
+    )
+    question = "Is there a step at the entrance of Millbrook Branch?"
+    graph.retriever.context_size = 2  # a context of two sentences: the continuation takes the second place
+    texts = [e.span.text for e in graph.retriever.retrieve(question, ["public"]).evidence]
+    assert texts[0] == "Millbrook Branch has one step at the entrance."
+    assert texts[1].startswith("A portable ramp is available")
+    view = graph.retriever.view(["public"])
+    by_text = {view.columns.span_text[i]: i for i in range(view.n_spans)}
+    eligible = np.ones(view.n_spans, dtype=bool)
+    # after a paragraph break the next sentence is another paragraph's
+    ramp = by_text["A portable ramp is available: ring the bell beside the door and a member of staff will put it out."]
+    dogs = by_text["Assistance dogs are welcome."]
+    assert Bridge._continued(view, [ramp, dogs], eligible, 8) == [ramp, dogs]
+    assert Bridge._continued(view, [ramp], eligible, 8) == [ramp]
+
+
 def test_the_second_hop_goes_through_a_role_written_with_its_article(minilm_graph: CiteGraph) -> None:
     """ "the Building Safety Lead" is a name as "Building Safety Lead" is: the article it was written
     with does not stop the mention hop from the sentence giving the role to the one saying who holds it."""

@@ -66,7 +66,15 @@ MODES: dict[str, Callable[[], Mode]] = {
     "hybrid": Hybrid,
     "bridge": Bridge,
     "bridge-embedded": lambda: Bridge(
-        embedded=True, seeds=0.5, mentions=0.1, titles=1.0, per_passage=2, mention_hop=True, speakers=0.1, dates=0.5
+        embedded=True,
+        seeds=0.5,
+        mentions=0.1,
+        titles=1.0,
+        per_passage=2,
+        mention_hop=True,
+        speakers=0.1,
+        dates=0.5,
+        continuation=True,
     ),
 }
 

@@ -71,6 +71,7 @@ class Bridge(Mode):
         mention_hop: bool = False,
         speakers: float = 0.0,
         dates: float = 0.0,
+        continuation: bool = False,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -97,6 +98,8 @@ class Bridge(Mode):
         self.speakers = speakers
         #: a passage naming a day the question names ("on 20260930", "on 4 March"), in a sentence or its document's name, gains this
         self.dates = dates
+        #: the sentence after the first-ranked one, in the same paragraph, read right after it (:meth:`_continued`)
+        self.continuation = continuation
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
     mention_cap = 2048  #: the mention hop follows no name given by more sentences than this (a bounded read per name)
@@ -283,6 +286,8 @@ class Bridge(Mode):
             if len(picked) >= limit:
                 break
         ranked = (picked + rest)[:limit]
+        if self.continuation and ranked:
+            ranked = self._continued(view, ranked, eligible, query.context_size)[:limit]
         hop = self._mention_hop(view, query, ranked[: query.context_size], eligible, sims) if self.mention_hop and ranked else None
         if hop is not None:  # read with the first passage's sentences, before the rest
             rest_ranked = [i for i in ranked if i != hop[0]]
@@ -300,6 +305,22 @@ class Bridge(Mode):
             else:
                 out.append(Evidence(view.span(i), float(sims[i]), float(sims[i]), "passage"))
         return out, [view.keys[via[d][1]] for d in via]
+
+    @staticmethod
+    def _continued(view: GraphView, ranked: list[int], eligible: np.ndarray, context_size: int) -> list[int]:
+        """``ranked`` with the sentence after its first one read right after it, when that sentence
+        goes on in the same paragraph (no line between them) of a document that is no chat log, may be
+        evidence, asks nothing and is not in the context yet: a passage's best sentence often
+        introduces what the next one says ("Millbrook Branch has one step at the entrance." / "A
+        portable ramp is available: ring the bell beside the door…")."""
+        top = ranked[0]
+        after = view.next_span(top)
+        if after is None or view.is_log(int(view.span_doc[top])) or not eligible[after] or view.asks(after):
+            return ranked
+        c = view.columns
+        if int(c.span_start[after]) - int(c.span_end[top]) > 1 or after in ranked[:context_size]:  # two characters: a paragraph break
+            return ranked
+        return [top, after, *(i for i in ranked[1:] if i != after)]
 
     @staticmethod
     def _replies(view: GraphView, lead: list[int], eligible: np.ndarray, replying: dict[int, int], taken: set[int]) -> list[int]:
