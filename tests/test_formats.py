@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from citegraph.errors import InputFileError, UnsupportedFile
-from citegraph.ingest.loaders import read_chat_json
+from citegraph.ingest.messages import read_chat_json
 from citegraph.pipeline import CiteGraph
 from citegraph.sentences import SentenceSplitter, is_line_document, split_blocks
 from tests.pdfs import pdf_pages

@@ -93,7 +93,7 @@ _LOADERS = {
     ".html": ("text/html", loaders.read_html),
     ".htm": ("text/html", loaders.read_html),
     ".pdf": ("application/pdf", loaders.read_pdf),
-    ".json": ("text/plain", loaders.read_chat_json),  # a chat export (Slack, Teams...): one line per message
+    ".json": ("text/plain", messages.read_chat_json),  # a chat export (Slack, Teams...): one line per message
     ".docx": (office.DOCX_MEDIA_TYPE, office.read_docx),
     ".csv": ("text/csv", office.read_csv),  # a table: one sentence per row, each cell after its column's name
     ".tsv": ("text/csv", office.read_csv),

@@ -10,7 +10,7 @@ import re
 import warnings
 from typing import Any, NamedTuple
 
-from citegraph.errors import InputFileError, UnsupportedFile
+from citegraph.errors import InputFileError
 from citegraph.sentences import front_matter_end
 
 __all__ = [
@@ -20,7 +20,6 @@ __all__ = [
     "load_pdf",
     "load_text",
     "parse_date",
-    "read_chat_json",
     "read_html",
     "read_pdf",
     "read_text",
@@ -290,119 +289,6 @@ def _running_lines(pages: list[list[str]]) -> list[set[int]]:
             seen[key] = seen.get(key, 0) + 1
     repeated = {key for key, count in seen.items() if count >= max(2, (len(pages) + 1) // 2)}
     return [{i for i, key in ends(lines) if key in repeated or _PAGE_NUMBER.fullmatch(" ".join(lines[i].split()))} for lines in pages]
-
-
-# -- chat exports as JSON: one line per message, "YYYY-MM-DD HH:MM Name: text" -----------------------
-_CHAT_FIX = (
-    "citegraph reads a JSON chat export: a list of messages (or an object with a 'messages' list), each with its text "
-    "('text', 'body' or 'content'), its sender ('user_profile.real_name', 'user_name', 'from', 'author' or 'user') and "
-    "its time ('ts' in epoch seconds, or 'createdDateTime', 'timestamp', 'date' as ISO 8601)"
-)
-_SLACK_MENTION = re.compile(r"<@(\w+)(?:\|([^>]+))?>")
-_SYSTEM = frozenset({"channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name", "channel_archive"})
-_SLACK_LINK = re.compile(r"<(https?://[^|>]+)(?:\|([^>]+))?>")
-
-
-def _sender(message: dict[str, Any]) -> str:
-    profile: dict[str, Any] = message["user_profile"] if isinstance(message.get("user_profile"), dict) else {}
-    sender = message.get("from") if not isinstance(message.get("from"), dict) else None
-    if isinstance(message.get("from"), dict):  # Teams: {"from": {"user": {"displayName": ...}}}
-        user = message["from"].get("user") or message["from"]
-        sender = user.get("displayName") if isinstance(user, dict) else None
-    author = message.get("author")
-    if isinstance(author, dict):  # Discord (DiscordChatExporter): {"author": {"name": ..., "nickname": ...}}
-        author = author.get("nickname") or author.get("name")
-    for value in (
-        profile.get("real_name"),
-        profile.get("display_name"),
-        message.get("user_name"),
-        sender,
-        author,
-        message.get("sender"),
-        message.get("speaker"),
-        message.get("username"),
-        message.get("user"),
-    ):
-        if isinstance(value, str) and value.strip():
-            return " ".join(value.split())
-    return "unknown"
-
-
-def _when(message: dict[str, Any], path: str) -> str:
-    """The message's time as ``YYYY-MM-DD HH:MM`` (UTC for an epoch ``ts``), or "" when it has none."""
-    ts = message.get("ts")
-    if ts is not None:
-        try:
-            return dt.datetime.fromtimestamp(float(ts), tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
-        except (TypeError, ValueError, OverflowError, OSError):
-            raise InputFileError(path, f"a message's 'ts' is not epoch seconds: {str(ts)[:40]!r}", _CHAT_FIX) from None
-    for key in ("createdDateTime", "timestamp", "date", "time"):
-        value = message.get(key)
-        if isinstance(value, str) and value.strip():
-            try:
-                return dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M")
-            except ValueError:
-                return " ".join(value.split())[:40]
-    return ""
-
-
-_TEXT_KEYS = ("text", "body", "content", "message")
-
-
-def _message_text(message: dict[str, Any]) -> str | None:
-    """A message's text: a string (Slack, Discord, generic), Teams' ``{"body": {"content": …}}``, or
-    Telegram's list of parts (strings and ``{"type": "bold", "text": …}``) joined; None when none."""
-    if isinstance(message.get("body"), dict):  # Teams
-        content = message["body"].get("content")
-        return content if isinstance(content, str) else None
-    for key in _TEXT_KEYS:
-        value = message.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if (
-            isinstance(value, list)
-            and value
-            and all(isinstance(p, str) or (isinstance(p, dict) and isinstance(p.get("text"), str)) for p in value)
-        ):
-            return "".join(p if isinstance(p, str) else p["text"] for p in value)
-    return next((message[k] for k in _TEXT_KEYS if isinstance(message.get(k), str)), None)
-
-
-def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
-    """A JSON chat export (Slack's channel files, a Teams, Telegram, Discord or generic message list) as one line per
-    message, ``YYYY-MM-DD HH:MM Name: text`` in the order written, so each message is one unit of
-    evidence with its speaker and time (:func:`citegraph.sentences.is_line_document`). Slack's user
-    mentions (``<@U123>``) become the names the export gives those users; links keep their text. JSON
-    that is not a message list is skipped with the layout citegraph reads."""
-    import json
-
-    try:
-        loaded = json.loads(decode(path, data))
-    except json.JSONDecodeError as exc:
-        raise InputFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "fix the file") from exc
-    messages = loaded.get("messages") if isinstance(loaded, dict) else loaded
-    if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
-        raise UnsupportedFile(path, "JSON that is not a chat export", _CHAT_FIX)
-    names = {str(m["user"]): _sender(m) for m in messages if isinstance(m.get("user"), str) and _sender(m) != m["user"]}
-    lines = []
-    for message in messages:
-        if message.get("subtype") in _SYSTEM or message.get("type") == "service":  # joins, topics; Telegram's "pinned", "joined"
-            continue
-        text = _message_text(message)
-        if text is None:
-            if not any(message.get(k) for k in _TEXT_KEYS):
-                continue  # a file, a call or a reaction, with no text to read
-            raise UnsupportedFile(path, "a JSON message whose text is in a layout citegraph does not read", _CHAT_FIX)
-        text = _SLACK_MENTION.sub(lambda m: "@" + (m.group(2) or names.get(m.group(1), m.group(1))), text)
-        text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
-        text = " ".join(text.split())
-        if not text:
-            continue
-        when = _when(message, path)
-        lines.append(f"{when + ' ' if when else ''}{_sender(message)}: {text}")
-    if not lines:
-        raise UnsupportedFile(path, "a JSON chat export without any message text", _CHAT_FIX)
-    return "\n".join(lines) + "\n", Metadata()
 
 
 # -- what a document says about itself: its date, and the documents it replaces ---------------------

@@ -1,4 +1,5 @@
-"""Loaders for what people said: e-mails (``.eml``) and meeting transcripts (``.vtt``, ``.srt``).
+"""Loaders for what people said: e-mails (``.eml``), meeting transcripts (``.vtt``, ``.srt``) and chat
+exports as JSON (Slack, Teams, Telegram, Discord).
 
 An e-mail is read as its subject (a heading, as a page's title is), its sender, recipients and day,
 a unit each ("From: Sofia Almeida <sofia@example.com>"), then its body as plain text (an HTML-only
@@ -11,19 +12,24 @@ A transcript is read as a chat log is: one line per turn, ``[00:01:05] Speaker: 
 each turn is one unit with its speaker and time (:func:`citegraph.sentences.message_speaker`);
 the speaker is the cue's voice tag (``<v Sofia Almeida>``) or the ``Name:`` it opens with, and the
 cues one speaker says in a row (a tool cuts a long turn into several) are one turn.
+
+A JSON chat export is read as one ``YYYY-MM-DD HH:MM Name: text`` line per message
+(:func:`read_chat_json`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import email
 import email.policy
 import email.utils
 import re
+from typing import Any
 
-from citegraph.errors import InputFileError
+from citegraph.errors import InputFileError, UnsupportedFile
 from citegraph.ingest.loaders import Metadata, decode, read_html
 
-__all__ = ["read_email", "read_transcript"]
+__all__ = ["read_chat_json", "read_email", "read_transcript"]
 
 
 def read_email(path: str, data: bytes) -> tuple[str, Metadata]:
@@ -113,3 +119,116 @@ def read_transcript(path: str, data: bytes) -> tuple[str, Metadata]:
         )
     out = [f"[{stamp}] {speaker}: {words}" if speaker else f"[{stamp}] {words}" for stamp, speaker, words in turns]
     return "\n".join(out) + "\n", Metadata(None)
+
+
+# -- chat exports as JSON: one line per message, "YYYY-MM-DD HH:MM Name: text" -----------------------
+_CHAT_FIX = (
+    "citegraph reads a JSON chat export: a list of messages (or an object with a 'messages' list), each with its text "
+    "('text', 'body' or 'content'), its sender ('user_profile.real_name', 'user_name', 'from', 'author' or 'user') and "
+    "its time ('ts' in epoch seconds, or 'createdDateTime', 'timestamp', 'date' as ISO 8601)"
+)
+_SLACK_MENTION = re.compile(r"<@(\w+)(?:\|([^>]+))?>")
+_SYSTEM = frozenset({"channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name", "channel_archive"})
+_SLACK_LINK = re.compile(r"<(https?://[^|>]+)(?:\|([^>]+))?>")
+
+
+def _sender(message: dict[str, Any]) -> str:
+    profile: dict[str, Any] = message["user_profile"] if isinstance(message.get("user_profile"), dict) else {}
+    sender = message.get("from") if not isinstance(message.get("from"), dict) else None
+    if isinstance(message.get("from"), dict):  # Teams: {"from": {"user": {"displayName": ...}}}
+        user = message["from"].get("user") or message["from"]
+        sender = user.get("displayName") if isinstance(user, dict) else None
+    author = message.get("author")
+    if isinstance(author, dict):  # Discord (DiscordChatExporter): {"author": {"name": ..., "nickname": ...}}
+        author = author.get("nickname") or author.get("name")
+    for value in (
+        profile.get("real_name"),
+        profile.get("display_name"),
+        message.get("user_name"),
+        sender,
+        author,
+        message.get("sender"),
+        message.get("speaker"),
+        message.get("username"),
+        message.get("user"),
+    ):
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())
+    return "unknown"
+
+
+def _when(message: dict[str, Any], path: str) -> str:
+    """The message's time as ``YYYY-MM-DD HH:MM`` (UTC for an epoch ``ts``), or "" when it has none."""
+    ts = message.get("ts")
+    if ts is not None:
+        try:
+            return dt.datetime.fromtimestamp(float(ts), tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
+        except (TypeError, ValueError, OverflowError, OSError):
+            raise InputFileError(path, f"a message's 'ts' is not epoch seconds: {str(ts)[:40]!r}", _CHAT_FIX) from None
+    for key in ("createdDateTime", "timestamp", "date", "time"):
+        value = message.get(key)
+        if isinstance(value, str) and value.strip():
+            try:
+                return dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M")
+            except ValueError:
+                return " ".join(value.split())[:40]
+    return ""
+
+
+_TEXT_KEYS = ("text", "body", "content", "message")
+
+
+def _message_text(message: dict[str, Any]) -> str | None:
+    """A message's text: a string (Slack, Discord, generic), Teams' ``{"body": {"content": …}}``, or
+    Telegram's list of parts (strings and ``{"type": "bold", "text": …}``) joined; None when none."""
+    if isinstance(message.get("body"), dict):  # Teams
+        content = message["body"].get("content")
+        return content if isinstance(content, str) else None
+    for key in _TEXT_KEYS:
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if (
+            isinstance(value, list)
+            and value
+            and all(isinstance(p, str) or (isinstance(p, dict) and isinstance(p.get("text"), str)) for p in value)
+        ):
+            return "".join(p if isinstance(p, str) else p["text"] for p in value)
+    return next((message[k] for k in _TEXT_KEYS if isinstance(message.get(k), str)), None)
+
+
+def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
+    """A JSON chat export (Slack's channel files, a Teams, Telegram, Discord or generic message list) as one line per
+    message, ``YYYY-MM-DD HH:MM Name: text`` in the order written, so each message is one unit of
+    evidence with its speaker and time (:func:`citegraph.sentences.is_line_document`). Slack's user
+    mentions (``<@U123>``) become the names the export gives those users; links keep their text. JSON
+    that is not a message list is skipped with the layout citegraph reads."""
+    import json
+
+    try:
+        loaded = json.loads(decode(path, data))
+    except json.JSONDecodeError as exc:
+        raise InputFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "fix the file") from exc
+    messages = loaded.get("messages") if isinstance(loaded, dict) else loaded
+    if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
+        raise UnsupportedFile(path, "JSON that is not a chat export", _CHAT_FIX)
+    names = {str(m["user"]): _sender(m) for m in messages if isinstance(m.get("user"), str) and _sender(m) != m["user"]}
+    lines = []
+    for message in messages:
+        if message.get("subtype") in _SYSTEM or message.get("type") == "service":  # joins, topics; Telegram's "pinned", "joined"
+            continue
+        text = _message_text(message)
+        if text is None:
+            if not any(message.get(k) for k in _TEXT_KEYS):
+                continue  # a file, a call or a reaction, with no text to read
+            raise UnsupportedFile(path, "a JSON message whose text is in a layout citegraph does not read", _CHAT_FIX)
+        text = _SLACK_MENTION.sub(lambda m: "@" + (m.group(2) or names.get(m.group(1), m.group(1))), text)
+        text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
+        text = " ".join(text.split())
+        if not text:
+            continue
+        when = _when(message, path)
+        lines.append(f"{when + ' ' if when else ''}{_sender(message)}: {text}")
+    if not lines:
+        raise UnsupportedFile(path, "a JSON chat export without any message text", _CHAT_FIX)
+    return "\n".join(lines) + "\n", Metadata()
