@@ -557,6 +557,25 @@ def test_a_quoted_message_that_asks_brings_its_reply() -> None:
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
 
+def test_the_best_quote_brings_the_sentence_that_goes_on_from_it() -> None:
+    """ "Millbrook Branch has one step at the entrance." introduces the ramp the next sentence
+    offers: it is quoted with it, though less like the question. Not across a paragraph break."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    step = "Millbrook Branch has one step at the entrance."
+    ramp = "A portable ramp is available: ring the bell beside the door and a member of staff will put it out."
+    question = "How do I get into the Millbrook branch in a wheelchair?"
+
+    def context(gap: int) -> list[ContextItem]:
+        first = Span("access.html", "v1", 100, 100 + len(step), step)
+        second = Span("access.html", "v1", first.end + gap, first.end + gap + len(ramp), ramp)
+        return [ContextItem(1, Evidence(first, 0.8, 0.8, "passage")), ContextItem(2, Evidence(second, 0.3, 0.3, "passage"))]
+
+    assert [item.marker for item in ExtractiveAnswerer().select(context(1), question).quoted] == [1, 2]
+    assert [item.marker for item in ExtractiveAnswerer().select(context(2), question).quoted] == [1]  # "\n\n": another paragraph
+
+
 def test_a_message_of_several_sentences_is_quoted_with_each_sentence_cited() -> None:
     from citegraph.answer.citations import parse_markers, split_claims
     from citegraph.answer.extractive import ExtractiveAnswerer

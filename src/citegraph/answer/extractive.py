@@ -19,7 +19,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.models import AnswerWarning, ContextItem, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
-from citegraph.sentences import header_field, leans_on_previous
+from citegraph.sentences import header_field, leans_on_previous, message_speaker
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words
 
@@ -146,8 +146,8 @@ class ExtractiveAnswerer(Answerer):
 
     def select(self, context: Sequence[ContextItem], question: str = "", lead: int | None = None) -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
-        ``relative`` of the best quoted one's, up to ``max_claims``; then each quote's other hop (see
-        :meth:`hops`), one more claim at most; quotes keep the context's order. (A mode may order the
+        ``relative`` of the best quoted one's, up to ``max_claims``; then a reply, the best quote's
+        continuation (:meth:`continuation`) or each quote's other hop (see :meth:`hops`), one more claim at most; quotes keep the context's order. (A mode may order the
         context by passage, so the best sentence need not come first.)
 
         ``lead`` is the marker of the sentence the reader found the answer in
@@ -178,7 +178,13 @@ class ExtractiveAnswerer(Answerer):
         if led is not None and led not in quoted and unquotable(led) is None:
             quoted = [led, *quoted][: self.max_claims]
         asks = Question.read(question).expected if question else None
-        extra = [*self.times(quoted, context, asks), *self.replies(quoted, context), *self.hops(quoted, context, question)]
+        best_quoted = min(quoted, key=rank) if quoted else None
+        extra = [
+            *self.times(quoted, context, asks),
+            *self.replies(quoted, context),
+            *self.continuation(best_quoted, quoted, context),
+            *self.hops(quoted, context, question),
+        ]
         for item in [*extra, *self.antecedents(quoted, context)]:
             if len(quoted) > self.max_claims:
                 break
@@ -253,6 +259,18 @@ class ExtractiveAnswerer(Answerer):
                 out.append(c)
                 have.add(c.marker)
         return out
+
+    @staticmethod
+    def continuation(best: ContextItem | None, quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+        """For the best quoted sentence, the one that goes on from it in the same paragraph (nothing
+        but a space or a wrapped line between them), where the context holds it and it asks nothing: a
+        sentence often introduces what the next says ("Millbrook Branch has one step at the entrance."
+        / "A portable ramp is available: ring the bell…"). Not for a chat line, whose next line is
+        someone else's (its reply is :meth:`replies`'s)."""
+        if best is None or message_speaker(best.span.text) is not None:
+            return []
+        c = _beside(context, best.span, {item.marker for item in quoted}, after=True)
+        return [c] if c is not None and c.span.start - best.span.end <= 1 and not _asks(c) else []
 
     @staticmethod
     def antecedents(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
