@@ -350,7 +350,10 @@ def test_with_a_judge_semantic_conflicts_are_caught_in_one_batch(conflicting_han
     # FAQ's 14 days in its context
     assert not [w for w in without.warnings if w.code == "conflict" and "claims" in dict(w.data)]
     judge = _Judge()
-    answer = _audit(conflicting_handbook(CheckingVerifier(LLMJudge(judge))), question, cited)
+    graph = conflicting_handbook(CheckingVerifier(LLMJudge(judge)))
+    markers = {c.span.text: c.marker for c in graph.ask(question).context}
+    judge.pairs.clear()  # what the audited answer puts to the judge, not the first answer's own checks
+    answer = graph.ask(question, answer_text=" ".join(f"{claim} [{markers[sentence]}]." for claim, sentence in cited))
     assert [c.status for c in answer.claims] == [ClaimStatus.SUPPORTED] * 3
     assert answer.status == AnswerStatus.CONFLICTING
     (conflict,) = [w for w in answer.warnings if w.code == "conflict" and "claims" in dict(w.data)]

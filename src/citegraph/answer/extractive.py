@@ -146,8 +146,8 @@ class ExtractiveAnswerer(Answerer):
 
     def select(self, context: Sequence[ContextItem], question: str = "", lead: int | None = None) -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
-        ``relative`` of the best quoted one's, up to ``max_claims``; then a reply, the best quote's
-        continuation (:meth:`continuation`) or each quote's other hop (see :meth:`hops`), one more claim at most; quotes keep the context's order. (A mode may order the
+        ``relative`` of the best quoted one's, up to ``max_claims``; then a reply, each quote's other hop
+        (see :meth:`hops`) or the best quote's continuation (:meth:`continuation`), one more claim at most; quotes keep the context's order. (A mode may order the
         context by passage, so the best sentence need not come first.)
 
         ``lead`` is the marker of the sentence the reader found the answer in
@@ -182,8 +182,8 @@ class ExtractiveAnswerer(Answerer):
         extra = [
             *self.times(quoted, context, asks),
             *self.replies(quoted, context),
+            *self.hops(quoted, context, question),  # a second hop before a continuation: one more claim at most
             *self.continuation(best_quoted, quoted, context),
-            *self.hops(quoted, context, question),
         ]
         for item in [*extra, *self.antecedents(quoted, context)]:
             if len(quoted) > self.max_claims:
