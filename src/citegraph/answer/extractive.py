@@ -147,8 +147,9 @@ class ExtractiveAnswerer(Answerer):
     def select(self, context: Sequence[ContextItem], question: str = "", lead: int | None = None) -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
         ``relative`` of the best quoted one's, up to ``max_claims``; then a reply, each quote's other hop
-        (see :meth:`hops`) or the best quote's continuation (:meth:`continuation`), one more claim at most; quotes keep the context's order. (A mode may order the
-        context by passage, so the best sentence need not come first.)
+        (see :meth:`hops`) or the best quote's continuation (:meth:`continuation`), one more claim at
+        most; quotes keep the context's order. (A mode may order the context by passage, so the best
+        sentence need not come first.)
 
         ``lead`` is the marker of the sentence the reader found the answer in
         (:attr:`Answerability.reading <citegraph.models.Answerability.reading>`): it is quoted whatever
