@@ -32,6 +32,7 @@ from citegraph.spacy_import import import_spacy
 
 __all__ = [
     "MAX_SENTENCE_CHARS",
+    "PARAGRAPH_BREAK",
     "PASSAGE_CHARS",
     "SECTION_CHARS",
     "SPACY_MODEL",
@@ -41,6 +42,7 @@ __all__ = [
     "conversation_time",
     "document_name",
     "ends_asking",
+    "file_stem",
     "fresh_spacy",
     "front_matter_end",
     "is_heading",
@@ -49,6 +51,7 @@ __all__ = [
     "message_stamp",
     "parsed",
     "passage_text",
+    "same_paragraph",
     "section_texts",
     "sections",
     "split_blocks",
@@ -189,6 +192,8 @@ def passage_text(sentences: Iterable[str]) -> str:
 
 #: Characters of one passage of a long document: what the embedder reads whole (256 word pieces).
 SECTION_CHARS = 1_000
+#: Characters between two spans that make a paragraph break ("\n\n"; one is a space or a wrapped line).
+PARAGRAPH_BREAK = 2
 #: A passage this full closes at a paragraph break rather than run on to the size limit.
 _SECTION_FULL = 600
 _HEADING_CHARS = 80
@@ -301,7 +306,7 @@ def sections(spans: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[boo
         head = is_heading(text)
         gap = start - last_end if last_end is not None else 0
         close = size > 0 and (
-            (head and body) or _starts_talk(text) or (gap >= 2 and size >= _SECTION_FULL) or size + len(text) > SECTION_CHARS
+            (head and body) or _starts_talk(text) or (gap >= PARAGRAPH_BREAK and size >= _SECTION_FULL) or size + len(text) > SECTION_CHARS
         )
         if close:
             current, size, body = current + 1, 0, False
@@ -313,16 +318,26 @@ def sections(spans: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[boo
     return out, heading
 
 
+def file_stem(document: str) -> str:
+    """A document id's file name without its folders or its extension ("policies/retention-policy.md"
+    -> "retention-policy"; "5.0.1" and "notes.2024" keep what follows the dot, no extension)."""
+    name = document.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    return stem if dot and stem and ext.isalnum() and len(ext) <= 5 and not ext.isdigit() else name
+
+
 def document_name(document: str) -> str:
     """A document id read as words, for a passage's header: its file name without folders or
     extension, "-" and "_" as spaces ("chat/whatsapp-porto-retreat-2025.txt" -> "whatsapp porto
     retreat 2025"); empty when the name holds no letter ("week3/20260121_1000.txt"), which names nothing."""
-    name = document.rsplit("/", 1)[-1]
-    stem, dot, ext = name.rpartition(".")
-    if dot and stem and ext.isalnum() and len(ext) <= 5 and not ext.isdigit():
-        name = stem
-    words = " ".join(name.replace("_", " ").replace("-", " ").split())
+    words = " ".join(file_stem(document).replace("_", " ").replace("-", " ").split())
     return words if any(ch.isalpha() for ch in words) else ""
+
+
+def same_paragraph(end: int, start: int) -> bool:
+    """Whether a span starting at ``start`` goes on the paragraph of one ending at ``end``: at most
+    one character between them (a space, a wrapped line); two (a blank line) are a paragraph break."""
+    return start - end < PARAGRAPH_BREAK
 
 
 def section_texts(spans: Sequence[tuple[int, int, str]], document: str = "") -> list[str]:

@@ -19,7 +19,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.models import AnswerWarning, ContextItem, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
-from citegraph.sentences import header_field, leans_on_previous, message_speaker
+from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words
 
@@ -271,7 +271,7 @@ class ExtractiveAnswerer(Answerer):
         if best is None or message_speaker(best.span.text) is not None:
             return []
         c = _beside(context, best.span, {item.marker for item in quoted}, after=True)
-        return [c] if c is not None and c.span.start - best.span.end <= 1 and not _asks(c) else []
+        return [c] if c is not None and same_paragraph(best.span.end, c.span.start) and not _asks(c) else []
 
     @staticmethod
     def antecedents(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:

@@ -11,6 +11,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from citegraph.sentences import file_stem
+
 __all__ = ["capitalised", "cased", "loose_key", "named_ngrams", "relation_stems", "title_key"]
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
@@ -28,11 +30,7 @@ def title_key(document: str) -> str:
     """A document id read as a name: its file name without folders or extension, "-" and "_" as
     spaces, without a trailing "(album)" or "(2)", a leading "the", case folded ("Patti LaBelle
     (album)" -> "patti labelle"; "policies/retention-policy.md" -> "retention policy")."""
-    name = document.rsplit("/", 1)[-1]
-    stem, dot, ext = name.rpartition(".")
-    if dot and stem and ext.isalnum() and len(ext) <= 5 and not ext.isdigit():
-        name = stem
-    name = _DISAMBIGUATION.sub("", name.replace("_", " ").replace("-", " "))
+    name = _DISAMBIGUATION.sub("", file_stem(document).replace("_", " ").replace("-", " "))
     words = " ".join(name.casefold().split())
     return words[4:] if words.startswith("the ") else words
 

@@ -16,7 +16,7 @@ from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import ends_asking, message_speaker
+from citegraph.sentences import ends_asking, message_speaker, same_paragraph
 
 
 class Bridge(Mode):
@@ -318,7 +318,7 @@ class Bridge(Mode):
         if after is None or view.is_log(int(view.span_doc[top])) or not eligible[after] or view.asks(after):
             return ranked
         c = view.columns
-        if int(c.span_start[after]) - int(c.span_end[top]) > 1 or after in ranked[:context_size]:  # two characters: a paragraph break
+        if not same_paragraph(int(c.span_end[top]), int(c.span_start[after])) or after in ranked[:context_size]:
             return ranked
         return [top, after, *(i for i in ranked[1:] if i != after)]
 
