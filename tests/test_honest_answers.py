@@ -64,6 +64,9 @@ def test_different_quantities_are_different(a: str, b: str) -> None:
 def test_a_rate_is_not_a_duration() -> None:
     assert "duration" not in quantities("It costs $10 a month.")
     assert "duration" not in quantities("Backups run once a week and three times a day.")
+    # the second unit of a rate is no duration of its own: "two days a week" is 2 days, not also 7
+    assert quantities("Staff can work from home up to two days a week.") == {"duration": {2.0}}
+    assert quantities("Computers are free for up to an hour a day.") == {"duration": {1 / 24}}
     assert same_value(30.0, 30.4375) and not same_value(28.0, 30.4375)
 
 
@@ -137,6 +140,14 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
             "The snapshot export window changes from 30 days to 14 days after cancellation.",
             "number",
         ),
+        # the change said with its object between the verb and "from", and in the -ing form
+        (
+            "Everyone has a learning budget of £750 per person per year.",
+            "Aisha proposed raising the personal learning budget from £750 to £1,000 a year.",
+            "number",
+        ),
+        ("The weekly stand-up is held on Mondays.", "We are moving the weekly stand-up from Monday to Wednesday.", "date"),
+        ("The weekly stand-up is held on Wednesdays.", "We are moving the weekly stand-up from Monday to Wednesday.", None),
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -45,6 +45,7 @@ from citegraph.verify.assertion import parse
 from citegraph.verify.base import Verifier
 from citegraph.verify.guards import moment_conflict
 from citegraph.verify.text import (
+    DAYS,
     content_words,
     dates_by_kind,
     has_negation,
@@ -98,12 +99,15 @@ _MUST = frozenset({"mandatory", "compulsory", "obligatory", "required", "enforce
 #: deletes the workspace snapshots" (different moments of one thing)
 _SHARED_FOR_VALUES = 3
 _NAME = re.compile(r"[A-Za-z][\w'’-]*")
+_WEEKDAYS = frozenset(DAYS)
 
 
 def _names(text: str) -> set[str]:
-    """The capitalised words of a sentence past its first word, case folded: what it names."""
+    """The capitalised words of a sentence past its first word, case folded: what it names. A day of
+    the week is a value, not a thing ("on Mondays" and "from Monday to Wednesday" name nothing apart);
+    a month stays a name, as it often dates a moment ("51% in 1998" / "33.88% as of December 31, 2013")."""
     words = _NAME.findall(text)
-    return {w.casefold() for w in words[1:] if w[:1].isupper()}
+    return {w.casefold() for w in words[1:] if w[:1].isupper() and w.casefold().removesuffix("s") not in _WEEKDAYS}
 
 
 def _different_things(a: str, b: str) -> bool:
@@ -151,17 +155,20 @@ def _timing(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str
 #: a value a sentence gives as the one it replaces, not as what holds: "14 days instead of 30 days",
 #: "up from £250", "raised from 10 to 14 characters" (the old value is read out before values are compared)
 _CHANGE_VERB = (
-    r"(?:(?:raise|increase|extend|lengthen|reduce|lower|shorten|change|move|drop|shift|switch)(?:s|d|ed|es)?"
-    r"|cuts?|rises?|rose|falls?|fell|goe?s|went|grows?|grew)"
+    r"(?:(?:rais|increas|reduc|chang|mov)(?:e|es|ed|ing)|(?:extend|lengthen|lower|shorten|shift|switch)(?:s|es|ed|ing)?"
+    r"|drop(?:s|ped|ping)?|cuts?|cutting|rises?|rising|rose|falls?|falling|fell|goe?s|going|went|grows?|growing|grew)"
 )
+#: what is changed, said between the verb and "from" ("raising the personal learning budget from £750 to
+#: £1,000"): a few words, none of them a value's or a clause's end
+_OBJECT = r"(?:\s+(?!from\b|to\b)[A-Za-z][\w'’-]*){0,5}"
 _REPLACED = re.compile(
     r"\b(?:instead of|rather than|up from|down from|as opposed to|compared (?:with|to)|previously|formerly)\s+[^,.;:()]+"
-    rf"|\b({_CHANGE_VERB})"
+    rf"|\b({_CHANGE_VERB}{_OBJECT})"
     r"\s+from\s+[^,.;:()]+?(?=\s+to\b)",
     re.IGNORECASE,
 )
 #: a change said as "<verb> from X to Y" ("the drill moves from Monday to Tuesday"): X held, Y holds now
-_CHANGE = re.compile(rf"\b{_CHANGE_VERB}\s+from\s+([^,.;:()]+?)\s+to\s+([^,.;:()]+)", re.IGNORECASE)
+_CHANGE = re.compile(rf"\b{_CHANGE_VERB}{_OBJECT}\s+from\s+([^,.;:()]+?)\s+to\s+([^,.;:()]+)", re.IGNORECASE)
 
 
 def _current(text: str) -> str:

@@ -302,7 +302,7 @@ DATE_KINDS = ("day", "month", "year", "weekday")
 
 # -- quantities with their units, normalised -------------------------------------------------------
 # "a month", "an hour", "half a year": a duration said with an article is one (or half) of the unit,
-# unless it is a rate ("$10 a month", "once a year", "3 times a week").
+# unless it is a rate ("$10 a month", "once a year", "3 times a week", "two days a week").
 _RATE_BEFORE = frozenset({"once", "twice", "time", "times", "per", "every", "each"})
 
 
@@ -313,6 +313,8 @@ def _article_durations(tokens: list[str]) -> list[tuple[float, str, int, int]]:
         if tok not in {"a", "an"} or DIMENSIONS.get(unit, ("",))[0] != "duration":
             continue
         before = tokens[i - 1] if i else ""
+        if singular(before) in UNITS:  # "two days a week", "an hour a day": a rate's second unit, not a duration
+            continue
         if before == "half":
             out.append((0.5, unit, i - 1, i + 2))
         elif not (before in _RATE_BEFORE or before[:1].isdigit() or before in NUMBER_WORDS):
