@@ -117,3 +117,13 @@ def test_a_month_is_named_by_a_day_of_it_written_in_numbers() -> None:
     assert named("january", set(), "time: 20260118_12:00")  # LiHua's session stamp
     assert not named("march", set(), "room 2025 0304, ext. 20250")  # numbers that are no day
     assert not named("march madness", set(), stamped)  # a name with more than a month in it needs its words
+
+
+def test_a_name_written_as_one_token_is_named_by_that_token() -> None:
+    from citegraph.answer.relevance import named, said_words
+
+    line = "2025-03-04 10:02 Tom Ashby: @Sofia need a decision from you, rollback means 4.12.1 features disappear for a day"
+    said = said_words(load_spacy()(line))
+    assert named("4.12.1", said, line.casefold())  # a version: its pieces "4", "12", "1" are no words of the line
+    assert not named("4.12.2", said, line.casefold())
+    assert not named("4.12", said, line.casefold())
