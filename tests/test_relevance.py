@@ -32,6 +32,11 @@ LOTHAIR = "When did Lothair II's mother die?"
         ("Which city hosted the games?", "place"),
         ("What does the acronym stand for?", None),
         ("Are both bands from the same country?", None),
+        # the noun asked about may follow "is the" ("What's the", "What was the"), unless it owns the next noun
+        ("My son is 15. Can he use the laser cutter? What's the age limit?", "number"),
+        ("What was the date of the fire?", "date"),
+        ("What is the city's main export?", None),
+        ("What is the capital of France?", None),
     ],
 )
 def test_the_question_word_sets_the_expected_answer_type(question: str, expected: str | None) -> None:

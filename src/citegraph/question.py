@@ -42,6 +42,8 @@ WHAT_NOUN = {
     "number": NUMBER, "percentage": NUMBER, "percent": NUMBER, "amount": NUMBER, "population": NUMBER, "age": NUMBER,
     "city": PLACE, "country": PLACE, "state": PLACE, "place": PLACE, "town": PLACE, "location": PLACE,
 }  # fmt: skip
+#: what may stand between "what" and the noun it asks about: "what's the", "what was the", "which are the"
+_COPULA_OR_ARTICLE = frozenset({"is", "'s", "’s", "was", "are", "were", "the", "a", "an"})
 _LIGHT = frozenset({"be", "do", "have", "get", "make", "take", "give", "go", "become", "include", "call", "know", "name"})
 
 
@@ -167,10 +169,16 @@ def expected_type(question: Any) -> str | None:
         if low == "how" and nxt is not None and nxt.lower_ in HOW:
             return HOW[nxt.lower_]
         if low in {"what", "which"} and nxt is not None:
-            # "what year", "which city", "in what year"; the noun may carry a modifier ("what exact date")
-            for follower in tokens[i + 1 : i + 3]:
+            # "what year", "which city", "in what year"; the noun may carry a modifier ("what exact date"),
+            # and follow "is the" ("What's the age limit?", "What was the date of …"), but not own the
+            # noun after it ("What is the city's main export?" asks for no place)
+            j = i + 1
+            while j < len(tokens) and tokens[j].lower_ in _COPULA_OR_ARTICLE:
+                j += 1
+            for k, follower in enumerate(tokens[j : j + 2], start=j):
                 if follower.pos_ in {"NOUN", "PROPN"}:
-                    return WHAT_NOUN.get(follower.lemma_.lower())
+                    owned = k + 1 < len(tokens) and tokens[k + 1].lower_ in {"'s", "’s"}
+                    return None if owned else WHAT_NOUN.get(follower.lemma_.lower())
     return None
 
 
