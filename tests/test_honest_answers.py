@@ -22,7 +22,7 @@ from citegraph.store import SQLiteStore
 from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.conflicts import find_conflicts, rule_conflict
 from citegraph.verify.guards import check_guards
-from citegraph.verify.text import moments, quantities, same_value, shared_values
+from citegraph.verify.text import counts, moments, quantities, same_value, shared_values
 
 POLICY = "Snapshot exports stay available for 30 days after cancellation."
 FAQ = "Exports are removed at cancellation."
@@ -64,6 +64,12 @@ def test_different_quantities_are_different(a: str, b: str) -> None:
 def test_a_rate_is_not_a_duration() -> None:
     assert "duration" not in quantities("It costs $10 a month.")
     assert "duration" not in quantities("Backups run once a week and three times a day.")
+    assert counts("up to 20 items on an adult card and four branches, 1,200 visitors") == {
+        "item": {20.0: "20 items"},
+        "branche": {4.0: "four branches"},
+        "visitor": {1200.0: "1,200 visitors"},
+    }
+    assert counts("In 2019 films were made; the course lasts 3 hours for 10 users.") == {}  # a year; units are quantities
     # the second unit of a rate is no duration of its own: "two days a week" is 2 days, not also 7
     assert quantities("Staff can work from home up to two days a week.") == {"duration": {2.0}}
     assert quantities("Computers are free for up to an hour a day.") == {"duration": {1 / 24}}
@@ -148,6 +154,14 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
         ),
         ("The weekly stand-up is held on Mondays.", "We are moving the weekly stand-up from Monday to Wednesday.", "date"),
         ("The weekly stand-up is held on Wednesdays.", "We are moving the weekly stand-up from Monday to Wednesday.", None),
+        # a count of one thing: "15 items" against "20 items" (a year before a plural is no count)
+        (
+            "You can have up to 15 items on your card at any one time.",
+            "You can have up to 20 items on an adult card at any one time, and up to 10 items on a child's card.",
+            "number",
+        ),
+        ("You can have up to 20 items on your card.", "You can have up to 20 items on an adult card and 10 items on a child's card.", None),
+        ("In 2019 films were shown at the festival.", "In 2021 films were shown at the festival.", "date"),
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -10,7 +10,8 @@ for 14 days after cancellation" from an old FAQ. By rule, two claims conflict wh
   workspaces" and "Snapshot exports stay available for 30 days" share only "snapshot": different
   things, no conflict;
 * and state **different values**: the same dimension with values none of which agree ("30 days" /
-  "14 days"; "a month" and "30 days" agree, :func:`citegraph.verify.text.quantities`), dates
+  "14 days"; "a month" and "30 days" agree, :func:`citegraph.verify.text.quantities`), counts of
+  one thing none of which agree ("15 items" / "20 items", :func:`citegraph.verify.text.counts`), dates
   of the same kind that differ ("March 3" / "March 5", "Monday" / "Sunday", 2023 / 2024), or opposite
   polarity (one negated, the other not);
 * or one announces a change ("the drill moves from Monday to Tuesday", "changes from 30 days to
@@ -47,6 +48,7 @@ from citegraph.verify.guards import moment_conflict
 from citegraph.verify.text import (
     DAYS,
     content_words,
+    counts,
     dates_by_kind,
     has_negation,
     moments,
@@ -223,6 +225,10 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     for unit in sorted(qa.keys() & qb.keys()):
         if not shared_values(qa[unit], qb[unit]):
             return "number", f"{said_values(a, unit)} vs {said_values(b, unit)}"
+    ca, cb = counts(a), counts(b)
+    for noun in sorted(ca.keys() & cb.keys()):  # "up to 15 items on your card" / "up to 20 items on an adult card"
+        if not shared_values(set(ca[noun]), set(cb[noun])):
+            return "number", f"{' or '.join(ca[noun].values())} vs {' or '.join(cb[noun].values())}"
     if timing:
         return timing
     da, db = dates_by_kind(a), dates_by_kind(b)

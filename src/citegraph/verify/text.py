@@ -23,6 +23,7 @@ __all__ = [
     "VALUE_WORDS",
     "YEAR",
     "content_words",
+    "counts",
     "date_matches",
     "dates_by_kind",
     "has_negation",
@@ -347,6 +348,29 @@ def quantities(text: str) -> dict[str, set[float]]:
     out: dict[str, set[float]] = {}
     for dimension, base, _value, _unit, _i, _j in _measured(text):
         out.setdefault(dimension, set()).add(base)
+    return out
+
+
+#: a count of things: a number, in figures or a count word, before a plural noun in lower case ("15
+#: items", "four branches", "1,200 visitors"); a four-figure number is a year's ("2019 films"), not a count
+_COUNTED = re.compile(
+    r"(?<![\w.,£$€/:-])(\d{1,3}(?:,\d{3})+|\d{1,3}|"
+    + "|".join(sorted(_COUNT_WORDS, key=len, reverse=True))
+    + r")\s+([a-z][a-z-]*[a-rt-z]s)\b"
+)
+
+
+def counts(text: str) -> dict[str, dict[float, str]]:
+    """The things ``text`` counts, by the noun in the singular: "up to 15 items on your card" ->
+    ``{"item": {15.0: "15 items"}}``. A noun that is a unit (days, users, times) is a quantity
+    (:func:`quantities`), not counted here."""
+    out: dict[str, dict[float, str]] = {}
+    for m in _COUNTED.finditer(text):
+        number, noun = m.group(1), singular(m.group(2))
+        if noun in UNITS:
+            continue
+        value = float(number.replace(",", "")) if number[0].isdigit() else float(NUMBER_WORDS[number])
+        out.setdefault(noun, {}).setdefault(value, m.group(0))
     return out
 
 
