@@ -54,7 +54,7 @@ __all__ = [
     "summary_request",
 ]
 
-SUMMARY_SECTIONS = 12  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
+SUMMARY_SECTIONS = 20  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
 PER_SECTION = 3  #: the most sentences of one section, when the document has fewer sections than :data:`SUMMARY_SECTIONS`
 #: in a document of one section that is no chat log or transcript (an article: written lead first),
 #: after the lead its sentences by likeness to its centroid plus ``POSITION`` x (1 - place / length):
