@@ -118,6 +118,11 @@ SECURITY = "# Security policy\n\n" + "\n\n".join(
         ("Suppliers", "Security reviews every supplier.", "A data processing agreement is signed first."),
         ("Training", "Everyone takes the security course.", "The course covers phishing and passwords."),
         ("Reviews", "Access is reviewed by managers.", "Reviews happen every quarter."),
+        # sections enough that one sentence of each is what a summary has room for
+        ("Backups", "Backups run every night at 02:00.", "They are kept for 35 days."),
+        ("Remote work", "Public Wi-Fi needs the VPN.", "The VPN starts by itself."),
+        ("Visitors", "Visitors sign in at reception.", "They wear a badge all day."),
+        ("Printing", "Confidential printouts are shredded the same day.", "The shredder is by the printer."),
     ]
 )
 
@@ -127,7 +132,7 @@ def test_a_section_whose_lead_states_nothing_specific_is_summed_up_with_its_firs
 ) -> None:
     g = _checked(splitter, write("security-policy.md", SECURITY).parent)
     quoted = [c.text for c in g.ask("Summarize the security policy.").claims]
-    # seven sections: one sentence each, but a lead that only names its topic brings the sentence that says what is required
+    # eleven sections: one sentence each, but a lead that only names its topic brings the sentence that says what is required
     assert "Every person has their own named accounts." in quoted and any("Two-factor" in q for q in quoted)
     assert any("full-disk encryption" in q for q in quoted) and any("30 days" in q for q in quoted)
     # a lead that is itself specific ("within one hour") stands alone, as does a section with nothing specific after its lead
