@@ -22,7 +22,8 @@ from citegraph.store import SQLiteStore
 from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.conflicts import find_conflicts, rule_conflict
 from citegraph.verify.guards import check_guards
-from citegraph.verify.text import counts, moments, quantities, same_value, shared_values
+from citegraph.verify.moments import moments
+from citegraph.verify.text import counts, quantities, same_value, shared_values
 
 POLICY = "Snapshot exports stay available for 30 days after cancellation."
 FAQ = "Exports are removed at cancellation."

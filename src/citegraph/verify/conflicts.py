@@ -45,17 +45,16 @@ from citegraph.sentences import message_stamp
 from citegraph.verify.assertion import parse
 from citegraph.verify.base import Verifier
 from citegraph.verify.guards import moment_conflict
+from citegraph.verify.moments import moments, show_moment
 from citegraph.verify.text import (
     DAYS,
     content_words,
     counts,
     dates_by_kind,
     has_negation,
-    moments,
     quantities,
     said_values,
     shared_values,
-    show_moment,
     tokenize,
 )
 

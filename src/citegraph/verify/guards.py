@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citegraph.verify.moments import moments, show_moment
 from citegraph.verify.text import (
     DATE_KINDS,
     DAYS,
@@ -56,7 +57,6 @@ from citegraph.verify.text import (
     dates_by_kind,
     has_negation,
     has_phrase,
-    moments,
     numbers_in,
     premise_sentences,
     quantities,
@@ -67,7 +67,6 @@ from citegraph.verify.text import (
     said_values,
     same_value,
     shared_values,
-    show_moment,
     singular,
     spelled_number,
     tokenize,

@@ -29,7 +29,7 @@ __all__ = [
     "has_negation",
     "has_phrase",
     "in_premise_units",
-    "moments",
+    "measured",
     "numbers_in",
     "premise_sentences",
     "quantities",
@@ -39,7 +39,6 @@ __all__ = [
     "same_value",
     "segmenter",
     "shared_values",
-    "show_moment",
     "singular",
     "spelled_number",
     "tokenize",
@@ -323,7 +322,7 @@ def _article_durations(tokens: list[str]) -> list[tuple[float, str, int, int]]:
     return out
 
 
-def _measured(text: str) -> list[tuple[str, float, float, str, int, int]]:
+def measured(text: str) -> list[tuple[str, float, float, str, int, int]]:
     """``(dimension or unit, value in the dimension's base, value as said, unit as said, first token,
     token after)`` for every number with a unit in ``text``, money after a currency sign included."""
     tokens = tokenize(text)
@@ -346,7 +345,7 @@ def quantities(text: str) -> dict[str, set[float]]:
     in days ("a month" 30.4375, "30 days" 30), percentages, data sizes in bytes, lengths in metres,
     money by currency ("$5 million" 5,000,000 under ``usd``); other units (users, seats) by unit."""
     out: dict[str, set[float]] = {}
-    for dimension, base, _value, _unit, _i, _j in _measured(text):
+    for dimension, base, _value, _unit, _i, _j in measured(text):
         out.setdefault(dimension, set()).add(base)
     return out
 
@@ -376,7 +375,7 @@ def counts(text: str) -> dict[str, dict[float, str]]:
 
 def said_numbers(text: str, dimension: str) -> set[float]:
     """The numbers ``text`` states in ``dimension``, as said (2 for "2 years")."""
-    return {value for dim, _base, value, _unit, _i, _j in _measured(text) if dim == dimension}
+    return {value for dim, _base, value, _unit, _i, _j in measured(text) if dim == dimension}
 
 
 def same_value(a: float, b: float) -> bool:
@@ -395,12 +394,12 @@ def in_premise_units(claim: str, premise: str) -> str:
     pair is not left to know that a month is 30 days. Different values are left as they are (the
     guards prove those a conflict); money, which has no words to align, too."""
     premise_tokens = tokenize(premise)
-    said = [(dim, base, " ".join(premise_tokens[i:j])) for dim, base, _v, _u, i, j in _measured(premise) if i >= 0]
+    said = [(dim, base, " ".join(premise_tokens[i:j])) for dim, base, _v, _u, i, j in measured(premise) if i >= 0]
     if not said:
         return claim
     claim_tokens = tokenize(claim)
     out = claim
-    for dim, base, _value, _unit, i, j in _measured(claim):
+    for dim, base, _value, _unit, i, j in measured(claim):
         surface = claim_tokens[i:j] if i >= 0 else []
         match = next((text for d, b, text in said if d == dim and same_value(b, base)), None)
         if not surface or match is None or match == " ".join(surface):
@@ -408,49 +407,6 @@ def in_premise_units(claim: str, premise: str) -> str:
         pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, surface)) + r"\b", re.IGNORECASE)
         replacement = match.replace("\\", "\\\\")  # the premise's words, taken literally
         out = pattern.sub(replacement, out, count=1)
-    return out
-
-
-# -- moments: when something happens, relative to an event ----------------------------------------
-# "removed at cancellation" is the moment of cancellation (offset 0); "available for 30 days after
-# cancellation" runs to 30 days after it (offset +30); "7 days before renewal" is -7. Two texts about
-# the same thing that put it at different offsets from the same event cannot both hold.
-_AT = frozenset({"at", "on", "upon", "until", "till"})
-_DETERMINERS = frozenset({"the", "a", "an", "your", "their", "its", "his", "her", "our", "my", "each", "every", "any"})
-
-
-def _anchor(tokens: list[str], k: int) -> tuple[str, int] | None:
-    """The event noun at ``tokens[k]`` (past one determiner) and its position, if it is a word."""
-    if k < len(tokens) and tokens[k] in _DETERMINERS:
-        k += 1
-    if k >= len(tokens):
-        return None
-    word = tokens[k]
-    if word[0].isdigit() or word in FUNCTION_WORDS or word in VALUE_WORDS or len(word) < 3:
-        return None
-    return singular(word), k
-
-
-def moments(text: str) -> dict[str, set[float]]:
-    """Offsets in days from the events ``text`` times things by: ``{"cancellation": {30.0}}`` for
-    "for 30 days after cancellation", ``{"cancellation": {0.0}}`` for "at cancellation" or "until
-    cancellation". Only durations directly before "after"/"before", and "at"/"on"/"upon"/"until"
-    directly before the event (one determiner between), are read."""
-    tokens = tokenize(text)
-    out: dict[str, set[float]] = {}
-    taken: set[int] = set()
-    for dimension, base, _value, _unit, _i, j in _measured(text):
-        if dimension != "duration" or j < 0 or j >= len(tokens) or tokens[j] not in {"after", "before"}:
-            continue
-        found = _anchor(tokens, j + 1)
-        if found:
-            out.setdefault(found[0], set()).add(base if tokens[j] == "after" else -base)
-            taken.add(found[1])
-    for k, tok in enumerate(tokens):
-        if tok in _AT:
-            found = _anchor(tokens, k + 1)
-            if found and found[1] not in taken:
-                out.setdefault(found[0], set()).add(0.0)
     return out
 
 
@@ -487,19 +443,10 @@ def dates_by_kind(text: str) -> dict[str, set[str]]:
     return out
 
 
-def _show_duration(days: float) -> str:
-    for unit in ("century", "decade", "year", "month", "week", "day", "hour", "minute", "second"):
-        count = days / DIMENSIONS[unit][1]
-        if count >= 1 and abs(count - round(count)) <= TOLERANCE * count:
-            n = round(count)
-            return f"{n} {unit}" + ("s" if n != 1 and unit != "century" else "")
-    return f"{days:g} days"
-
-
 def said_values(text: str, dimension: str) -> str:
     """The values of ``dimension`` as ``text`` says them ("12 months or $10"), for messages."""
     shown = []
-    for dim, base, value, unit, _i, _j in _measured(text):
+    for dim, base, value, unit, _i, _j in measured(text):
         if dim != dimension:
             continue
         if unit in _CURRENCY:
@@ -507,10 +454,3 @@ def said_values(text: str, dimension: str) -> str:
         else:
             shown.append(f"{value:g} {unit}" + ("s" if value != 1 and unit in DIMENSIONS and unit.isalpha() and unit != "century" else ""))
     return " or ".join(dict.fromkeys(shown)) or dimension
-
-
-def show_moment(offset: float, anchor: str) -> str:
-    """``at cancellation``, ``30 days after cancellation``."""
-    if offset == 0:
-        return f"at {anchor}"
-    return f"{_show_duration(abs(offset))} {'after' if offset > 0 else 'before'} {anchor}"
