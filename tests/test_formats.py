@@ -1,6 +1,7 @@
 """The documents people keep, read as their formats mean (issue 35, item 6): each chat message one
 unit with its speaker and time, in every chat format (timestamped lines, WhatsApp's two exports,
-Slack, Teams, Telegram and Discord JSON); a PDF's headings apart from the sentence after them."""
+Zoom's saved chat, IRC logs, Slack, Teams, Telegram and Discord JSON); a PDF's headings apart from the
+sentence after them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from citegraph.errors import InputFileError, UnsupportedFile
 from citegraph.ingest.messages import read_chat_json
 from citegraph.pipeline import CiteGraph
-from citegraph.sentences import SentenceSplitter, is_line_document, split_blocks
+from citegraph.sentences import SentenceSplitter, is_line_document, message_speaker, split_blocks
 from tests.pdfs import pdf_pages
 
 CHATS = {
@@ -25,6 +26,15 @@ CHATS = {
     "whatsapp-android.txt": "04/03/2025, 10:12 - Rhea Lind: Who takes the pager after Tomas this week?\n"
     "04/03/2025, 10:14 - Oskar Vale: Me until Sunday, then Ilona takes over.\n"
     "04/03/2025, 10:15 - Rhea Lind: Thanks, noted. I will update the rota.\n",
+    "zoom-chat.txt": "10:12:05 From Rhea Lind to Everyone: Who takes the pager after Tomas this week?\n"
+    "10:14:40 From Oskar Vale to Everyone: Me until Sunday, then Ilona takes over.\n"
+    "10:15:02 From Rhea Lind to Oskar Vale: Thanks, noted. I will update the rota.\n",
+    "irc.log": "[10:12] <Rhea_Lind> Who takes the pager after Tomas this week?\n"
+    "[10:14] <Oskar_Vale> Me until Sunday, then Ilona takes over.\n"
+    "[10:15] <Rhea_Lind> Thanks, noted. I will update the rota.\n",
+    "iso-zoned.txt": "2025-03-04T10:12:00Z Rhea Lind: Who takes the pager after Tomas this week?\n"
+    "2025-03-04T10:14:00Z Oskar Vale: Me until Sunday, then Ilona takes over.\n"
+    "2025-03-04T10:15:00Z Rhea Lind: Thanks, noted. I will update the rota.\n",
 }
 SLACK = [
     {"type": "message", "subtype": "channel_join", "user": "U1", "text": "<@U1> has joined the channel", "ts": "1741082000.0001"},
@@ -61,7 +71,8 @@ def test_each_chat_line_is_one_unit_with_its_speaker_and_time(name: str, splitte
     units = [s.span.text for s in splitter.split("chat", "v", text)]
     assert len(units) == 3 and all(line.strip() in units for line in text.splitlines())  # never joined, never cut
     reply = next(u for u in units if "Me until Sunday" in u)
-    assert "Oskar Vale" in reply and "10:14" in reply
+    assert ("Oskar Vale" in reply or "Oskar_Vale" in reply) and "10:14" in reply
+    assert message_speaker(reply) in {"Oskar Vale", "Oskar_Vale"} and message_speaker(units[0]) in {"Rhea Lind", "Rhea_Lind"}
 
 
 def test_a_slack_export_is_read_as_one_line_per_message_with_names_and_times() -> None:

@@ -60,15 +60,19 @@ __all__ = [
 _FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 
-#: a chat line's time before its speaker: "2025-03-04 10:12 ", "[04/03/2025, 22:14] ", "04/03/2025, 22:14 - "
+#: a chat line's time before its speaker: "2025-03-04 10:12 ", "2025-03-04T10:12:00Z ", "[04/03/2025,
+#: 22:14] ", "04/03/2025, 22:14 - ", a time alone ("10:12:05 ", Zoom's saved chat; "10:12 AM ")
 _TIME_PREFIX = (
     r"(?:\[[^\]\n]{4,32}\][ \t]*"
-    r"|\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?[ \t]+"
-    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[ \t]*-[ \t]*)"
+    r"|\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?[ \t]+"
+    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[ \t]*-[ \t]*"
+    r"|\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[ \t]+)"
 )
-#: "Name: message", "Time: 20260506_12:00", "Q: ...", a time before the name: one entry per line, as
-#: chat logs, transcripts and notes are kept
-_ENTRY = re.compile(rf"(?P<stamp>{_TIME_PREFIX})?(?P<speaker>[^\s:\[][^:\n]{{0,40}}):[ \t]+\S")
+#: "Name: message", "Time: 20260506_12:00", "Q: ...", IRC's "<nick> message", a time before the name:
+#: one entry per line, as chat logs, transcripts and notes are kept
+_ENTRY = re.compile(rf"(?P<stamp>{_TIME_PREFIX})?(?:<(?P<nick>[^<>\s]{{1,40}})>|(?P<speaker>[^\s:\[<][^:\n]{{0,40}}):)[ \t]+\S")
+#: Zoom's saved chat names who wrote to whom: "From Anna Berg to Everyone"
+_ADDRESSED = re.compile(r"From[ \t]+(?P<name>.+?)[ \t]+to[ \t]+.+", re.IGNORECASE)
 _SAMPLE_CHARS = 4000
 
 
@@ -80,9 +84,16 @@ def message_stamp(text: str) -> str | None:
 
 def message_speaker(text: str) -> str | None:
     """Who a chat line says is speaking ("2025-03-04 10:31 Sofia Almeida: Roll back…" -> "Sofia
-    Almeida", "JakeWatson: For sure!" -> "JakeWatson"), or None for a line not shaped ``Speaker: text``."""
+    Almeida", "JakeWatson: For sure!" -> "JakeWatson", "[10:12] <rhea> on it" -> "rhea", "10:12:05
+    From Anna Berg to Everyone: Hi" -> "Anna Berg"), or None for a line not shaped ``Speaker: text``."""
     found = _ENTRY.match(text.strip())
-    return found.group("speaker").strip() if found else None
+    if found is None:
+        return None
+    if found.group("nick"):
+        return found.group("nick")
+    speaker = found.group("speaker").strip()
+    addressed = _ADDRESSED.fullmatch(speaker) if found.group("stamp") else None  # Zoom: "From Anna Berg to Everyone"
+    return addressed.group("name").strip() if addressed else speaker
 
 
 def is_line_document(text: str) -> bool:
