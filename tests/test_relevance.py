@@ -122,6 +122,9 @@ def test_a_month_is_named_by_a_day_of_it_written_in_numbers() -> None:
     assert named("january", set(), "time: 20260118_12:00")  # LiHua's session stamp
     assert not named("march", set(), "room 2025 0304, ext. 20250")  # numbers that are no day
     assert not named("march madness", set(), stamped)  # a name with more than a month in it needs its words
+    assert named("4 march", set(), stamped) and named("3-4 march 2025", set(), stamped)  # days of the month, by the stamp's
+    assert not named("5 march", set(), stamped) and not named("4 april", set(), stamped)
+    assert named("6 may", set(), "time: 20260506_12:00") and not named("7 may", set(), "time: 20260506_12:00")
 
 
 def test_a_name_written_as_one_token_is_named_by_that_token() -> None:

@@ -65,14 +65,14 @@ def said_words(doc: Any) -> set[str]:
 
 
 #: a day written in numbers, year first: "2025-03-04" (a chat's stamp), "20260506" (LiHua's "Time: 20260506_12:00")
-_NUMERIC_DAY = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:-(\d\d)-\d\d|(\d\d)\d\d(?=\D|$))")
+_NUMERIC_DAY = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:-(\d\d)-(\d\d)|(\d\d)(\d\d)(?=\D|$))")
 
 
 def named(name: str, said: set[str], text: str) -> bool:
     """A named entity is mentioned when each of its words is among ``said`` (the words and lemmas of
     ``text``): "Eric Ambler" in "Eric Clifford Ambler was …"; a name of glue words only, when ``text``
-    holds it; a month (and year), when a day of it is written in numbers ("in March" by a chat line
-    stamped "2025-03-04"); a name the text writes as one token, as written ("4.12.1", "C++": its
+    holds it; a month (and year, and days), when a day of it is written in numbers ("in March", "on
+    4 March" or "the weekend of 8-9 March" by a chat line stamped "2025-03-04" or "2025-03-09"); a name the text writes as one token, as written ("4.12.1", "C++": its
     pieces apart, "4", "12", "1", are no words of it)."""
     if name.casefold() in said:
         return True
@@ -83,11 +83,12 @@ def named(name: str, said: set[str], text: str) -> bool:
         return True
     months = [MONTHS.index(p) + 1 for p in parts if p in MONTHS]
     years = [p for p in parts if re.fullmatch(r"(?:19|20)\d\d", p)]
-    if len(months) != 1 or len(months) + len(years) != len(parts):
+    days = [int(p) for p in parts if re.fullmatch(r"\d{1,2}", p) and 1 <= int(p) <= 31]
+    if len(months) != 1 or len(months) + len(years) + len(days) != len(parts):
         return False
     for found in _NUMERIC_DAY.finditer(text):
-        year, month = found.group(1), int(found.group(2) or found.group(3))
-        if month == months[0] and all(y == year for y in years):
+        year, month, day = found.group(1), int(found.group(2) or found.group(4)), int(found.group(3) or found.group(5))
+        if month == months[0] and all(y == year for y in years) and (not days or day in days):
             return True
     return False
 
