@@ -75,6 +75,12 @@ def test_each_chat_line_is_one_unit_with_its_speaker_and_time(name: str, splitte
     assert message_speaker(reply) in {"Oskar Vale", "Oskar_Vale"} and message_speaker(units[0]) in {"Rhea Lind", "Rhea_Lind"}
 
 
+def test_a_line_that_opens_with_a_tag_is_no_irc_message() -> None:
+    assert message_speaker("[10:12] <rhea> on it") == "rhea"
+    assert message_speaker("<br> Opening hours are below.") is None  # a tag, with no time before it
+    assert not is_line_document("<p> First.\n<p> Second.\n<p> Third.\n")
+
+
 def test_a_slack_export_is_read_as_one_line_per_message_with_names_and_times() -> None:
     text, meta = read_chat_json("general/2025-03-04.json", json.dumps(SLACK).encode())
     lines = text.splitlines()

@@ -68,9 +68,10 @@ _TIME_PREFIX = (
     r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[ \t]*-[ \t]*"
     r"|\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[ \t]+)"
 )
-#: "Name: message", "Time: 20260506_12:00", "Q: ...", IRC's "<nick> message", a time before the name:
-#: one entry per line, as chat logs, transcripts and notes are kept
-_ENTRY = re.compile(rf"(?P<stamp>{_TIME_PREFIX})?(?:<(?P<nick>[^<>\s]{{1,40}})>|(?P<speaker>[^\s:\[<][^:\n]{{0,40}}):)[ \t]+\S")
+#: "Name: message", "Time: 20260506_12:00", "Q: ...", IRC's "[10:12] <nick> message" (after a time
+#: only: a line that opens with "<br>" is no message), a time before the name: one entry per line, as
+#: chat logs, transcripts and notes are kept
+_ENTRY = re.compile(rf"(?P<stamp>{_TIME_PREFIX})?(?:(?<=\s)<(?P<nick>[^<>\s]{{1,40}})>|(?P<speaker>[^\s:\[<][^:\n]{{0,40}}):)[ \t]+\S")
 #: Zoom's saved chat names who wrote to whom: "From Anna Berg to Everyone"
 _ADDRESSED = re.compile(r"From[ \t]+(?P<name>.+?)[ \t]+to[ \t]+.+", re.IGNORECASE)
 _SAMPLE_CHARS = 4000

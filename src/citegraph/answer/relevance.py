@@ -72,8 +72,9 @@ def named(name: str, said: set[str], text: str) -> bool:
     """A named entity is mentioned when each of its words is among ``said`` (the words and lemmas of
     ``text``): "Eric Ambler" in "Eric Clifford Ambler was …"; a name of glue words only, when ``text``
     holds it; a month (and year, and days), when a day of it is written in numbers ("in March", "on
-    4 March" or "the weekend of 8-9 March" by a chat line stamped "2025-03-04" or "2025-03-09"); a name the text writes as one token, as written ("4.12.1", "C++": its
-    pieces apart, "4", "12", "1", are no words of it)."""
+    4 March" or "the weekend of 8-9 March" by a chat line stamped "2025-03-04" or "2025-03-09"); a
+    name the text writes as one token, as written ("4.12.1", "C++": its pieces apart, "4", "12", "1",
+    are no words of it)."""
     if name.casefold() in said:
         return True
     parts = [p for p in re.findall(r"\w+", name) if p not in _NAME_GLUE]
