@@ -412,3 +412,38 @@ def test_a_day_the_question_names_lifts_the_passages_that_name_it(graph: CiteGra
         assert graph.retriever.retrieve(question, ["public"]).evidence[0].span.document == document
         graph.retriever.mode = Bridge(embedded=True, per_passage=1, dates=0.0)  # without: the sessions tie, the first wins
         assert graph.retriever.retrieve(question, ["public"]).evidence[0].span.document == "week40/20260930_1600.txt"
+
+
+def test_the_walk_is_about_a_name_only_in_a_whole_document_not_a_section_that_opens_with_it(graph: CiteGraph) -> None:
+    """A passage cut from the middle of a long handbook that happens to open with "Lisbon" is not the
+    passage about Lisbon (it opens with whatever came next); a one-passage note that opens with it is."""
+    filler = "Ask in #ask-people for anything else about this. " * 14
+    handbook = "\n\n".join(
+        [
+            "Parking is free for staff on Saturdays. " + filler,
+            "Lisbon is where lunches are ordered on Mondays. " + filler,
+            "Laptops lock after five minutes. " + filler,
+        ]
+    )
+    graph.ingest_texts(
+        [
+            TextInput("handbook.md", handbook, media_type="text/markdown"),
+            TextInput("lisbon.md", "Lisbon is where the support team sits, on the second floor."),
+            TextInput("team.md", "The support team is led by Joana Reis, who works from Lisbon."),
+        ],
+        access=("public",),
+    )
+    view = graph.retriever.view(["public"])
+    whole = {}
+    for d, (doc, _v) in enumerate(view.passages):
+        whole.setdefault(doc, set()).add(bool(view.whole[d]))
+    assert whole == {"handbook.md": {False}, "lisbon.md": {True}, "team.md": {True}}
+    lisbon = view.index["lisbon"]
+    about = {view.passages[d][0] for d in view.topic_passages[lisbon]}
+    assert {"handbook.md", "lisbon.md"} <= about  # a cut of the handbook opens with the name: about it by its first sentence
+    mode, team = Bridge(), next(d for d, (doc, _v) in enumerate(view.passages) if doc == "team.md")
+    scores, sims = np.zeros(len(view.passages)), np.zeros(view.n_spans)
+    found = mode._best_bridge(view, team, scores, sims, {team})
+    assert found is not None and view.passages[found[1]][0] == "lisbon.md" and found[2] == lisbon
+    # with the note already in the context, no cut of the handbook stands in for it
+    assert mode._best_bridge(view, team, scores, sims, {team, found[1]}) is None

@@ -286,6 +286,13 @@ class GraphView:
                 found[day].add(d)
         return {day: np.array(sorted(ps), dtype=np.int64) for day, ps in found.items()}
 
+    @cached_property
+    def whole(self) -> np.ndarray:
+        """Per passage: it is the whole of its document version (a short document, one passage), not one
+        section of a long one or one window of a chat log."""
+        versions = self.section_version
+        return np.bincount(versions)[versions] == 1 if len(versions) else np.zeros(0, dtype=bool)
+
     def is_log(self, passage: int) -> bool:
         """The passage is lines of a chat log or transcript: two or more spans, most of them shaped
         ``Speaker: text`` (:func:`~citegraph.sentences.message_speaker`). Such a passage is a window of

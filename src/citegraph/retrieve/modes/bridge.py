@@ -28,9 +28,12 @@ class Bridge(Mode):
        the question-entity seeds' bonus (:meth:`seed_bonus`: a passage about a name the question
        gives, or mentioning it, lifted by how rare that name is).
     2. For each of the ``first_hops`` best passages, every entity it mentions is a candidate bridge;
-       a passage whose first sentence mentions that entity is *about* it (a Wikipedia article, a
-       handbook page that names its subject first). The best such passage by its own score follows
-       the passage that named the entity: the second hop, which by nature resembles the question less.
+       a passage that is a whole document (:attr:`GraphView.whole`) and whose first sentence mentions
+       that entity is *about* it (a Wikipedia article, a one-page note that names its subject first; a
+       section of a long document or a window of a chat log opens with whatever came before it ended,
+       and is reached through a name by the mention hop instead). The best such passage by its own
+       score follows the passage that named the entity: the second hop, which by nature resembles the
+       question less.
     3. Sentences: for each passage in that order, up to ``per_passage`` of its sentences first (the
        one naming the bridge entity, or the passage's first sentence for a bridge passage, then the
        most similar), then the rest. A heading over body text is never one of them. A window of a
@@ -217,7 +220,9 @@ class Bridge(Mode):
             candidates, owner = candidates[order], owner[order]
         else:
             candidates, owner = gather(pointers, about, entities)
-        keep = ~np.isin(candidates, np.fromiter(placed, dtype=np.int64, count=len(placed)))
+        # about a name only as a whole document: a section of a long one, or a window of a chat log,
+        # opens with whatever came next, which is no subject ("It is open Monday to Saturday…")
+        keep = view.whole[candidates] & ~np.isin(candidates, np.fromiter(placed, dtype=np.int64, count=len(placed)))
         candidates, owner = candidates[keep], owner[keep]
         if not len(candidates):
             return None
