@@ -447,3 +447,15 @@ def test_the_walk_is_about_a_name_only_in_a_whole_document_not_a_section_that_op
     assert found is not None and view.passages[found[1]][0] == "lisbon.md" and found[2] == lisbon
     # with the note already in the context, no cut of the handbook stands in for it
     assert mode._best_bridge(view, team, scores, sims, {team, found[1]}) is None
+
+
+@pytest.mark.parametrize(("teams", "bridged"), [(3, True), (14, False)])
+def test_a_name_a_tenth_of_a_store_mentions_is_no_bridge(graph: CiteGraph, teams: int, bridged: bool) -> None:
+    """ "The office" in every team's note links nothing in particular; in a small store (a handful of
+    passages) the same name still does."""
+    notes = [TextInput(f"team-{i}.md", f"Team {i} books the office on Mondays.") for i in range(teams)]
+    graph.ingest_texts([*notes, TextInput("office.md", "The office is on Quay Street, above the bakery.")], access=("public",))
+    view = graph.retriever.view(["public"])
+    placed = {d for d, (doc, _v) in enumerate(view.passages) if doc.startswith("team-")}  # the notes are in the context
+    found = Bridge()._best_bridge(view, min(placed), np.zeros(len(view.passages)), np.zeros(view.n_spans), placed)
+    assert (found is not None and view.passages[found[1]][0] == "office.md") is bridged

@@ -18,6 +18,9 @@ from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
 from citegraph.sentences import ends_asking, message_speaker, same_paragraph
 
+COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
+COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
+
 
 class Bridge(Mode):
     """Passages by similarity, each top passage followed by the passage *about* an entity it mentions
@@ -49,7 +52,8 @@ class Bridge(Mode):
     A candidate bridge passage ``c``, reached through entity ``e`` from a first passage, scores
     ``score(c) + specificity × log(1 + passages / passages naming e) + naming × (similarity of the
     sentence naming e) + subject × [e is the first thing c names]``: a rare name, mentioned where the
-    first passage answers the question, that the second passage is about.
+    first passage answers the question, that the second passage is about. A name more than a tenth
+    of the passages mention (and more than :data:`COMMON_NAME_PASSAGES`) is no bridge at all.
     """
 
     name = "bridge"
@@ -198,6 +202,11 @@ class Bridge(Mode):
         smallest passage, then the first entity (ascending) naming it; None when there is none.
         ``asked``: the question's word stems (:func:`relation_stems`), for following the relation it names."""
         entities, naming = view.naming(d, sims)
+        # a name a tenth of the passages mention ("time" in a year of chats, "customer" in a handbook)
+        # links nothing in particular: no bridge goes through it
+        common = np.log1p(len(view.passages) / max(COMMON_NAME_PASSAGES, COMMON_NAME_SHARE * len(view.passages)))
+        keep = view.specificity[entities] >= common
+        entities, naming = entities[keep], naming[keep]
         if not len(entities):
             return None
         lift = self.specificity * view.specificity[entities] + self.naming * naming
