@@ -615,6 +615,31 @@ def test_a_message_of_several_sentences_is_quoted_with_each_sentence_cited() -> 
     assert claims == [("AdamSmith: Sure!", [1]), ('The Wi-Fi password is "Family123".', [1])]
 
 
+def test_a_proposal_made_as_a_question_in_a_chat_is_quoted_and_a_documents_question_is_not() -> None:
+    """ "How about we practise 'Take Me Home, Country Roads'?" is how Yuriko proposes the song: asked
+    what she proposed, the answer quotes it. In a document, "What about refunds?" is a question the
+    text goes on to answer, never a claim."""
+    from citegraph.answer.extractive import ExtractiveAnswerer, proposes, statements
+    from citegraph.models import ContextItem, Evidence, Span
+
+    assert proposes("YurikoYamamoto: How about we practise 'Take Me Home, Country Roads' this weekend?")
+    assert proposes("[16/04/2025, 12:30] Ellen Fisher: why don't we meet at 6?")
+    assert not proposes("How long is customer data kept?") and not proposes("How about that.")
+
+    def item(document: str, text: str) -> ContextItem:
+        return ContextItem(1, Evidence(Span(document, "v1", 0, len(text), text), 0.9, 0.9, "passage"))
+
+    line = item(
+        "week26/20260627_1900.txt", "YurikoYamamoto: Hey everyone! How about we practise 'Take Me Home, Country Roads' this weekend?"
+    )
+    assert statements(line) == ["YurikoYamamoto: Hey everyone!", "How about we practise 'Take Me Home, Country Roads' this weekend?"]
+    alone = item("week26/20260627_1900.txt", "WolfgangSchulz: How about Starbucks after work?")
+    assert [c.marker for c in ExtractiveAnswerer().select([alone], "Who suggests Starbucks after work?").quoted] == [1]
+    faq = item("faq.md", "What about refunds?")
+    assert ExtractiveAnswerer().select([faq], "Are refunds possible?").quoted == []
+    assert statements(item("faq.md", "Refunds take a week. What about refunds?")) == ["Refunds take a week."]
+
+
 def test_among_near_scores_the_sentence_with_what_the_question_asks_for_is_quoted_first() -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer, typed_markers
     from citegraph.models import ContextItem, Evidence, Span

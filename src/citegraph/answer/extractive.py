@@ -40,7 +40,7 @@ def unquotable(item: ContextItem) -> Frame | None:
         return Frame(FrameKind.FRAMED, (item.span.frame,))
     pieces = _pieces(item.span.text)
     if len(pieces) < 2:
-        return instruction_frame(item.span.text)
+        return None if _chat_proposal(item, item.span.text) else instruction_frame(item.span.text)
     found = [instruction_frame(_bare(piece)) for piece in pieces]
     return found[0] if all(found) else None
 
@@ -79,7 +79,7 @@ def statements(item: ContextItem) -> list[str]:
     pieces = [p for p in _pieces(item.span.text) if _WORDED.search(p)]
     if len(pieces) < 2:
         return pieces
-    pieces = [p for p in pieces if instruction_frame(_bare(p)) is None]
+    pieces = [p for p in pieces if instruction_frame(_bare(p)) is None or _chat_proposal(item, _bare(p))]
     # a directive beside a statement is the message's aside ("Just let me know when you're on your
     # way."); a unit of directives only (a checklist item of two steps) is quoted whole
     plain = [p for p in pieces if not directs(_bare(p))]
@@ -87,6 +87,31 @@ def statements(item: ContextItem) -> list[str]:
 
 
 _WORDED = re.compile(r"[^\W_]")
+#: a question that puts something forward ("How about we practise 'Take Me Home, Country Roads'?",
+#: "Why don't we meet at 6?"): in a conversation, the way a proposal, a suggestion or an offer is made
+_PROPOSES = re.compile(
+    r"^(?:(?:so|maybe|hey|ok|okay|oh|also|and|or|but)[,!]?\s+)*"
+    r"(?:how about|what about|why don'?t we|why not|shall we|should we|could we|can we|would you like|do you want to"
+    r"|want to|wanna|anyone up for|who'?s up for|are you up for|fancy)\b",
+    re.IGNORECASE,
+)
+
+
+def _chat_proposal(item: ContextItem, sentence: str) -> bool:
+    """``sentence``, of ``item``, is a proposal made in a conversation (a chat line that :func:`proposes`);
+    in a document, "What about refunds?" is a question it goes on to answer."""
+    return message_speaker(item.span.text) is not None and proposes(sentence)
+
+
+def proposes(sentence: str) -> bool:
+    """``sentence`` asks in order to propose something ("How about Thursday at 3?", a chat line's
+    "Ana: why don't we meet at 6?"): what it asks for is what its speaker puts forward, and an answer
+    to "what did she suggest?" quotes it."""
+    speaker = message_speaker(sentence)
+    said = sentence[sentence.index(speaker) + len(speaker) + 1 :].lstrip() if speaker and f"{speaker}:" in sentence else sentence
+    return said.rstrip().endswith("?") and _PROPOSES.search(_bare(said)) is not None
+
+
 #: the header fields of a message that answer who (its sender) or when (its day), by the type a question asks for
 _HEADER_ASKED = {AGENT: {"from"}, DATE: {"date", "sent"}}
 
