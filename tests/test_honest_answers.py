@@ -493,7 +493,8 @@ def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1, 3]
     # a bridge through a year ("the 2023 FAQ" -> everything dated 2023) is no second hop
     year = (Hop("faq", "mentions", "out", "2023", link),)
-    context[2] = ContextItem(3, Evidence(answer, 0.3, 0.3, "bridge", "2023", 1, year))
+    dated = span("faq.md", "Prices were checked on 1 May 2023.")
+    context[2] = ContextItem(3, Evidence(dated, 0.3, 0.3, "bridge", "2023", 1, year))
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
 
@@ -638,6 +639,29 @@ def test_a_proposal_made_as_a_question_in_a_chat_is_quoted_and_a_documents_quest
     faq = item("faq.md", "What about refunds?")
     assert ExtractiveAnswerer().select([faq], "Are refunds possible?").quoted == []
     assert statements(item("faq.md", "Refunds take a week. What about refunds?")) == ["Refunds take a week."]
+
+
+def test_a_quote_brings_a_sentence_of_another_document_naming_what_it_names_as_the_other_hop() -> None:
+    """No route joins "This year Aisha Mensah will lead the Summer Reading Challenge" to the handbook's
+    "At Eastbank the coordinator is Aisha Mensah" (passage ranking found both), yet they are the two
+    hops of "Which branch is the person leading the challenge based at?". A name the question itself
+    gives links nothing, and neither does a field's label."""
+    from citegraph.answer.extractive import ExtractiveAnswerer, names_in
+    from citegraph.models import ContextItem, Evidence, Span
+
+    assert names_in("Name: Aoife Brennan; Role: Deckhand; Base: Marr Island.") == {"Aoife Brennan", "Deckhand", "Marr Island"}
+    assert names_in("At Eastbank the coordinator is Aisha Mensah.") == {"Eastbank", "Aisha Mensah"}
+
+    def item(marker: int, document: str, text: str, score: float) -> ContextItem:
+        return ContextItem(marker, Evidence(Span(document, "v1", 0, len(text), text), score, score, "passage"))
+
+    question = "Which branch is the person leading this year's Summer Reading Challenge based at?"
+    lead = item(1, "minutes.md", "This year Aisha Mensah will lead the Summer Reading Challenge across all four branches.", 0.7)
+    other = item(3, "report.pdf", "2,415 children took part in the Summer Reading Challenge 2024.", 0.6)
+    link = item(2, "handbook.md", "At Eastbank the Children's Services Coordinator is Aisha Mensah.", 0.29)
+    assert [c.marker for c in ExtractiveAnswerer().select([lead, link, other], question).quoted] == [1, 2, 3]
+    unlinked = item(2, "handbook.md", "The Summer Reading Challenge runs in every branch.", 0.29)
+    assert [c.marker for c in ExtractiveAnswerer().select([lead, unlinked, other], question).quoted] == [1, 3]
 
 
 def test_among_near_scores_the_sentence_with_what_the_question_asks_for_is_quoted_first() -> None:

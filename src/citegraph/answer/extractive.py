@@ -103,6 +103,27 @@ def _chat_proposal(item: ContextItem, sentence: str) -> bool:
     return message_speaker(item.span.text) is not None and proposes(sentence)
 
 
+#: a run of capitalised words ("Aisha Mensah", "Marr Island", "Marrow & Finch"); the function words a
+#: sentence may open with ("At Eastbank …") are not part of it
+_NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'’-]*)*")
+_OPENERS = frozenset("a an and at but by each every for from if in it no on our so the this that to we when with yes you".split())
+
+
+def names_in(text: str) -> set[str]:
+    """The names ``text`` writes with capitals ("Aisha Mensah", "Marr Island"), less the function words a
+    sentence opens with and a field's label ("Base:" in "Name: Aoife Brennan; Base: Marr Island")."""
+    out = set()
+    for m in _NAME.finditer(text):
+        if text[m.end() : m.end() + 1] == ":":
+            continue
+        words = m.group(0).split()
+        while words and words[0].lower() in _OPENERS:
+            words.pop(0)
+        if words:
+            out.add(" ".join(words))
+    return out
+
+
 def proposes(sentence: str) -> bool:
     """``sentence`` asks in order to propose something ("How about Thursday at 3?", a chat line's
     "Ana: why don't we meet at 6?"): what it asks for is what its speaker puts forward, and an answer
@@ -224,7 +245,9 @@ class ExtractiveAnswerer(Answerer):
         retrieval reached through a bridge entity, the sentence that named the entity (the link); for
         a sentence that named a bridge entity, the sentence of the passage about it (the answer).
         "Loam was launched in 2018, which Daniel Reyes designed in 2016." and "Daniel Reyes is the chief
-        technology officer." are quoted together for "What is the job title of the person who designed Loam?"."""
+        technology officer." are quoted together for "What is the job title of the person who designed Loam?".
+        With no route between the quotes and the context, a sentence of another document naming what a
+        quote names (and the question does not) is the other hop (:func:`names_in`)."""
         by_span = {item.span: item for item in context}
         have = {item.marker for item in quoted}
 
@@ -247,6 +270,26 @@ class ExtractiveAnswerer(Answerer):
                 if partner is not None and partner.marker not in have:
                     out.append(partner)
                     have.add(partner.marker)
+        if not out and quoted:
+            # no route joins the quotes: the other hop is a sentence of another document that names
+            # someone or something a quote names and the question does not ("This year Aisha Mensah
+            # will lead the Summer Reading Challenge" and "At Eastbank the coordinator is Aisha
+            # Mensah"), the one retrieval ranked highest, for the best-scored quote that has one
+            # a word capitalised where a sentence opens ("Snapshots help.") is no name where the
+            # context writes it in lower case ("Owners keep snapshots …")
+            lower = " ".join(c.span.text for c in context)
+            for item in sorted(quoted, key=lambda c: (-c.evidence.score, c.marker)):
+                names = {
+                    n
+                    for n in names_in(item.span.text)
+                    if not set(n.lower().split()) <= asked and not re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", lower)
+                }
+                linked = [
+                    c for c in context if c.marker not in have and c.span.document != item.span.document and names & names_in(c.span.text)
+                ]
+                if linked:
+                    out.append(max(linked, key=lambda c: (c.evidence.score, -c.marker)))
+                    break
         return out
 
     @staticmethod
