@@ -75,6 +75,14 @@ def test_each_chat_line_is_one_unit_with_its_speaker_and_time(name: str, splitte
     assert message_speaker(reply) in {"Oskar Vale", "Oskar_Vale"} and message_speaker(units[0]) in {"Rhea Lind", "Rhea_Lind"}
 
 
+def test_a_chat_pasted_into_markdown_notes_names_its_speakers_without_the_markup(splitter: SentenceSplitter) -> None:
+    text = "- **Rhea Lind**: Who takes the pager after Tomas this week?\n- **Oskar Vale**: Me until Sunday.\n- Rhea Lind: Thanks, noted.\n"
+    assert is_line_document(text)
+    units = [s.span.text for s in splitter.split("notes.md", "v", text)]
+    assert [message_speaker(u) for u in units] == ["Rhea Lind", "Oskar Vale", "Rhea Lind"]
+    assert message_speaker("__Ana__: hi") == "Ana" and message_speaker("* Ana: hi") == "Ana"
+
+
 def test_a_line_that_opens_with_a_tag_is_no_irc_message() -> None:
     assert message_speaker("[10:12] <rhea> on it") == "rhea"
     assert message_speaker("<br> Opening hours are below.") is None  # a tag, with no time before it

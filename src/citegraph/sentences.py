@@ -75,6 +75,8 @@ _ENTRY = re.compile(rf"(?P<stamp>{_TIME_PREFIX})?(?:(?<=\s)<(?P<nick>[^<>\s]{{1,
 #: Zoom's saved chat names who wrote to whom: "From Anna Berg to Everyone"
 _ADDRESSED = re.compile(r"From[ \t]+(?P<name>.+?)[ \t]+to[ \t]+.+", re.IGNORECASE)
 _SAMPLE_CHARS = 4000
+#: a list item's marker before a speaker, and emphasis around one
+_MARKUP = re.compile(r"^\s*(?:[-*•+]\s+)?[*_]{0,2}|[*_]{1,2}\s*$")
 
 
 def message_stamp(text: str) -> str | None:
@@ -92,9 +94,10 @@ def message_speaker(text: str) -> str | None:
         return None
     if found.group("nick"):
         return found.group("nick")
-    speaker = found.group("speaker").strip()
+    # a line of Markdown notes: "- Joana: …", "**Joana Ferreira**: …" name Joana, not "- Joana"
+    speaker = _MARKUP.sub("", found.group("speaker")).strip()
     addressed = _ADDRESSED.fullmatch(speaker) if found.group("stamp") else None  # Zoom: "From Anna Berg to Everyone"
-    return addressed.group("name").strip() if addressed else speaker
+    return (addressed.group("name").strip() if addressed else speaker) or None
 
 
 def is_line_document(text: str) -> bool:
