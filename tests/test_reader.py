@@ -117,6 +117,23 @@ def test_a_reading_of_another_type_than_asked_is_not_the_answer() -> None:
 
 
 @pytest.mark.parametrize(
+    ("line", "speaker"),
+    [
+        ("Anna Berg: The pager goes to Ilona on Sunday.", "Anna Berg"),
+        ("2025-03-04 10:12 Anna Berg: The pager goes to Ilona on Sunday.", "Anna Berg"),
+        ("10:12:05 From Anna Berg to Everyone: The pager goes to Ilona on Sunday.", "Anna Berg"),  # Zoom's saved chat
+        ("[10:12] <anna_b> The pager goes to Ilona on Sunday.", "anna_b"),  # IRC
+    ],
+)
+def test_a_chat_lines_speaker_answers_who_said_it_not_what_was_said(line: str, speaker: str) -> None:
+    """In every chat shape, the speaker label is no answer to "what"; it is one to "who"."""
+    context = [_item(1, line)]
+    readings = [Reading(0.9, speaker, line)]
+    assert located(context, readings) is None
+    assert located(context, readings, expected="agent") == (speaker, 1, 0.9)
+
+
+@pytest.mark.parametrize(
     ("expected", "sentence", "answer", "fits"),
     [
         ("date", "The packs arrive at Central on 23 June.", "23 June", True),

@@ -51,6 +51,7 @@ from citegraph.answer.relevance import named, said_words
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Located, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
+from citegraph.sentences import message_speaker
 from citegraph.verify.text import DAYS, MONTHS
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
@@ -213,14 +214,13 @@ def located(
     return None
 
 
-#: what may come before a chat line's speaker: its time ("2025-03-06 08:20", "[16/04/2025, 12:02]")
-_STAMP = re.compile(r"[\d\s\[\]()/.,:\-]*(?:[AaPp]\.?[Mm]\.?)?[\s\]):\-]*")
-
-
 def _speaker(sentence: str, start: int, end: int) -> bool:
-    """``sentence[start:end]`` is the speaker label a chat line opens with, after its time if any
-    ("Kieran: For sure!", "2025-03-06 08:20 Jamal Reid: Cleared.")."""
-    return bool(_STAMP.fullmatch(sentence[:start])) and sentence[end:].lstrip().startswith(":")
+    """``sentence[start:end]`` is (part of) the speaker label a chat line opens with, in any of the
+    shapes :func:`~citegraph.sentences.message_speaker` reads ("Kieran: For sure!", "2025-03-06 08:20
+    Jamal Reid: Cleared.", Zoom's "10:12:05 From Anna Berg to Everyone: …", IRC's "[10:12] <rhea> …")."""
+    speaker = message_speaker(sentence)
+    at = sentence.find(speaker) if speaker else -1
+    return 0 <= at <= start and end <= at + len(speaker or "")
 
 
 _DIGIT = re.compile(r"\d")
