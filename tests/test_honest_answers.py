@@ -163,6 +163,11 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
         ),
         ("You can have up to 20 items on your card.", "You can have up to 20 items on an adult card and 10 items on a child's card.", None),
         ("In 2019 films were shown at the festival.", "In 2021 films were shown at the festival.", "date"),
+        # a thing said to cost nothing, against its price (the old FAQ's "free" beside the current fares)
+        ("Bikes travel free on all routes.", "Route: Kelso Quay – Marr Island; Adult single: £6.50; Bike: £1.50.", "number"),
+        ("Shipping is free of charge on every order.", "Shipping costs $4.99 per order.", "number"),
+        ("Tidepool's free trial lasts 30 days.", "Tidepool costs $10 per user a month.", None),  # a free trial is no free product
+        ("Parking is free for staff at Leeds.", "Parking at Lisbon costs €5 a day.", None),  # different places
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

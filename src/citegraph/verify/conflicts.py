@@ -219,7 +219,7 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     wa, wb = content_words(a), content_words(b)
     timing = _timing(a, b, wa, wb)
     if not _same_subject(wa, wb):
-        return timing or _related_values(a, b, wa, wb)
+        return timing or _related_values(a, b, wa, wb) or _free_against_price(a, b, wa, wb)
     qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
         if not shared_values(qa[unit], qb[unit]):
@@ -237,7 +237,7 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     na, nb = has_negation(tokenize(a)), has_negation(tokenize(b))
     if na != nb:
         return "polarity", "negated in one, not in the other"
-    return None
+    return _free_against_price(a, b, wa, wb)
 
 
 @lru_cache(maxsize=4096)
@@ -267,6 +267,29 @@ def _related_values(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> t
     ob = _obligation({t.casefold() for t in tokenize(b)})
     if oa and ob and oa != ob:
         return "modality", f"{oa} vs {ob}"
+    return None
+
+
+#: a thing said to cost nothing: "Bikes travel free", "free of charge", "at no extra cost", "for free"
+#: (not a "free trial", "free time", "free to choose")
+_COSTLESS = re.compile(
+    r"\b(?:free of charge|at no (?:extra |additional )?(?:cost|charge)|no charge|without charge|for free|costs? nothing"
+    r"|(?:is|are|was|were|be|go|goes|travel|travels|ride|rides|come|comes|stays?|remains?)\s+free\b(?!\s+(?:trials?|time|to|of)\b))",
+    re.IGNORECASE,
+)
+_MONEY = frozenset({"usd", "eur", "gbp"})
+
+
+def _free_against_price(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
+    """One sentence says a thing costs nothing and gives no price ("Bikes travel free on all routes"),
+    the other gives it a price ("Route: Kelso Quay – Marr Island; … Bike: £1.50"): two content words
+    shared (each by its lemma: "Bikes" is "Bike") and no different things named."""
+    if len(_lemmatised(a, wa) & _lemmatised(b, wb)) < 2 or _different_things(a, b):
+        return None
+    for free, priced in ((a, b), (b, a)):
+        money = sorted(quantities(priced).keys() & _MONEY)
+        if money and _COSTLESS.search(free) and not quantities(free).keys() & _MONEY:
+            return "number", f"free vs {said_values(priced, money[0])}"
     return None
 
 
