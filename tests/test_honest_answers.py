@@ -685,6 +685,9 @@ def test_among_near_scores_the_sentence_with_what_the_question_asks_for_is_quote
     assert typed_markers(question, context) == frozenset({2})  # a person the question does not name
     answerer = ExtractiveAnswerer(max_claims=1)
     assert [c.marker for c in answerer.select(context, question).quoted] == [2]
+    # at two thirds of the best score it still does ("The Willow Room seats 12" under the group's listing)
+    context[1] = item(2, context[1].span.text, 0.33)
+    assert [c.marker for c in answerer.select(context, question).quoted] == [2]
     # far below the best score, a typed sentence does not jump the queue; a question asking for no type changes nothing
     context[1] = item(2, context[1].span.text, 0.10)
     assert [c.marker for c in answerer.select(context, question).quoted] == [1]

@@ -186,9 +186,13 @@ class ExtractiveAnswerer(Answerer):
 
     name = "extractive"
 
-    def __init__(self, max_claims: int = 3, relative: float = 0.8) -> None:
+    def __init__(self, max_claims: int = 3, relative: float = 0.8, typed_relative: float = 0.6) -> None:
         self.max_claims = max_claims
         self.relative = relative
+        #: a sentence holding what the question asks for ranks first when its score is within this share
+        #: of the best one's (0.8 before; 0.6 and 0.5 gained one dev question of the corpora, 0.4 lost two:
+        #: docs/results/2026-12-06/typed-answers-further/)
+        self.typed_relative = typed_relative
 
     def select(self, context: Sequence[ContextItem], question: str = "", lead: int | None = None) -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
@@ -206,9 +210,9 @@ class ExtractiveAnswerer(Answerer):
         best = max((c.evidence.score for c in context), default=0.0)
 
         def rank(c: ContextItem) -> tuple[bool, float, int]:
-            # within ``relative`` of the best score, a sentence that holds what the question asks for
+            # within ``typed_relative`` of the best score, a sentence that holds what the question asks for
             # (a person for "who", a date for "when", a number for "how many") comes first
-            near = c.evidence.score >= self.relative * best
+            near = c.evidence.score >= self.typed_relative * best
             return (not (near and c.marker in typed), -c.evidence.score, c.marker)
 
         for item in sorted(context, key=rank):
