@@ -694,6 +694,27 @@ def test_among_near_scores_the_sentence_with_what_the_question_asks_for_is_quote
     assert typed_markers("Is the index migration holding a lock?", context) == frozenset()
 
 
+def test_asked_when_someone_said_it_their_own_line_is_quoted_before_another_account() -> None:
+    """ "When did Ruth tell the volunteers…?" is answered by Ruth's message and its time, not by the
+    minutes that record the decision she passed on (a date too, and closer to the question's words)."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    def item(marker: int, document: str, text: str, score: float) -> ContextItem:
+        return ContextItem(marker, Evidence(Span(document, "v1", 0, len(text), text), score, score, "passage"))
+
+    minutes = item(1, "board.md", "On 18 June the Board agreed a trial of Saturday deliveries from September.", 0.70)
+    ruth = item(2, "whatsapp.txt", "[19/06/2025, 10:15] Ruth Adeyemi: News from the Board: we're going to trial Saturday rounds.", 0.50)
+    other = item(3, "whatsapp.txt", "[19/06/2025, 10:20] Gwen Morgan: Brilliant news, count me in for the first Saturday.", 0.48)
+    context = [minutes, ruth, other]
+    answerer = ExtractiveAnswerer(max_claims=1)
+    assert [
+        c.marker for c in answerer.select(context, "When did Ruth tell the volunteers that Saturday deliveries would be trialled?").quoted
+    ] == [2]
+    # a question about no one's words: the best-scored date first, as before
+    assert [c.marker for c in answerer.select(context, "When will Saturday deliveries be trialled?").quoted] == [1]
+
+
 @pytest.mark.parametrize(
     ("text", "leans"),
     [

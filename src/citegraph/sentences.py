@@ -21,7 +21,7 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,7 @@ __all__ = [
     "Sentence",
     "SentenceSplitter",
     "asks",
+    "camel_words",
     "conversation_time",
     "document_name",
     "ends_asking",
@@ -54,6 +55,7 @@ __all__ = [
     "same_paragraph",
     "section_texts",
     "sections",
+    "speakers_named",
     "split_blocks",
 ]
 
@@ -98,6 +100,32 @@ def message_speaker(text: str) -> str | None:
     speaker = _MARKUP.sub("", found.group("speaker")).strip()
     addressed = _ADDRESSED.fullmatch(speaker) if found.group("stamp") else None  # Zoom: "From Anna Berg to Everyone"
     return (addressed.group("name").strip() if addressed else speaker) or None
+
+
+def camel_words(text: str) -> list[str]:
+    """Words, a handle written as one ("JakeWatson", "LiHua") split where its capitals are."""
+    return re.findall(r"[^\W\d_]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
+
+
+def speakers_named(question: str) -> Callable[[str], bool] | None:
+    """Whether a chat line's speaker is one the question names: the whole speaker as written
+    ("Sofia Almeida", "JakeWatson"), or the speaker's first name as a capitalised word of the
+    question past its first ("What did Tom say…" for "Tom Ashby", "Li Hua" for "LiHua"). None
+    when the question has no capitalised word to name anyone with."""
+    folded = question.casefold()
+    words = camel_words(question)
+    capitalised = {w.casefold() for w in words[1:] if w[:1].isupper()}
+    if not capitalised:
+        return None
+
+    def speaks(line: str) -> bool:
+        speaker = message_speaker(line)
+        if speaker is None:
+            return False
+        name = camel_words(speaker)
+        return bool(name) and (speaker.casefold() in folded or name[0].casefold() in capitalised)
+
+    return speaks
 
 
 def is_line_document(text: str) -> bool:

@@ -19,7 +19,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences
 from citegraph.models import AnswerWarning, ContextItem, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
-from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph
+from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words
 
@@ -87,6 +87,12 @@ def statements(item: ContextItem) -> list[str]:
 
 
 _WORDED = re.compile(r"[^\W_]")
+#: a question about what someone said, wrote or put forward ("When did Ruth tell…", "What does Jake suggest…")
+_SAYS = re.compile(
+    r"\b(?:say|says|said|tell|tells|told|post|posts|posted|announce[sd]?|mention(?:s|ed)?|write|writes|wrote|ask(?:s|ed)?"
+    r"|suggest(?:s|ed)?|propose[sd]?|share[sd]?|repl(?:y|ies|ied)|recommend(?:s|ed)?|offer(?:s|ed)?|think|thinks|thought|explain(?:s|ed)?)\b",
+    re.IGNORECASE,
+)
 #: a question that puts something forward ("How about we practise 'Take Me Home, Country Roads'?",
 #: "Why don't we meet at 6?"): in a conversation, the way a proposal, a suggestion or an offer is made
 _PROPOSES = re.compile(
@@ -209,11 +215,17 @@ class ExtractiveAnswerer(Answerer):
         typed = typed_markers(question, context) if question else frozenset()
         best = max((c.evidence.score for c in context), default=0.0)
 
-        def rank(c: ContextItem) -> tuple[bool, float, int]:
+        # asked what or when someone said ("When did Ruth tell the volunteers…?"), that person's own chat
+        # lines go first as well: before another source's account of the same thing (the Board's minutes)
+        speaks = speakers_named(question) if question and _SAYS.search(question) else None
+        spoken = frozenset(c.marker for c in context if speaks is not None and speaks(c.span.text))
+
+        def rank(c: ContextItem) -> tuple[int, float, int]:
             # within ``typed_relative`` of the best score, a sentence that holds what the question asks for
-            # (a person for "who", a date for "when", a number for "how many") comes first
+            # (a person for "who", a date for "when", a number for "how many") comes first, and a line
+            # spoken by the person the question says spoke; one that is both, before either
             near = c.evidence.score >= self.typed_relative * best
-            return (not (near and c.marker in typed), -c.evidence.score, c.marker)
+            return (-(near and c.marker in typed) - (near and c.marker in spoken), -c.evidence.score, c.marker)
 
         for item in sorted(context, key=rank):
             if len(quoted) >= self.max_claims:

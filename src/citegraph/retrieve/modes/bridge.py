@@ -4,7 +4,6 @@ the passage about an entity it mentions (the second hop), sentences chosen per p
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import ends_asking, message_speaker, same_paragraph
+from citegraph.sentences import ends_asking, same_paragraph, speakers_named
 
 COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
 COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
@@ -252,7 +251,7 @@ class Bridge(Mode):
         via: dict[int, tuple[int, int]] = {}  # bridge passage -> (the passage that named its entity, entity)
         asked = relation_stems(query.text) if self.relations else frozenset()
         replying: dict[int, int] = {}  # a reply -> the question it answers (see _replies)
-        speaks = _speakers_named(query.text) if self.speakers else None
+        speaks = speakers_named(query.text) if self.speakers else None
 
         def place(d: int, level: int) -> None:
             if d not in placed:
@@ -427,32 +426,6 @@ class Bridge(Mode):
         naming = [int(i) for i in view.spans_in(first) if entity in view.entities_of(int(i))]
         via_span = min(naming, key=lambda i: view.span_rank[i]) if naming else int(view.first_spans[first])
         return Bridge._hop_evidence(view, query, span, int(view.first_spans[first]), via_span, entity)
-
-
-def _camel_words(text: str) -> list[str]:
-    """Words, a handle written as one ("JakeWatson", "LiHua") split where its capitals are."""
-    return re.findall(r"[^\W\d_]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
-
-
-def _speakers_named(question: str) -> Callable[[str], bool] | None:
-    """Whether a chat line's speaker is one the question names: the whole speaker as written
-    ("Sofia Almeida", "JakeWatson"), or the speaker's first name as a capitalised word of the
-    question past its first ("What did Tom say…" for "Tom Ashby", "Li Hua" for "LiHua"). None
-    when the question has no capitalised word to name anyone with."""
-    folded = question.casefold()
-    words = _camel_words(question)
-    capitalised = {w.casefold() for w in words[1:] if w[:1].isupper()}
-    if not capitalised:
-        return None
-
-    def speaks(line: str) -> bool:
-        speaker = message_speaker(line)
-        if speaker is None:
-            return False
-        name = _camel_words(speaker)
-        return bool(name) and (speaker.casefold() in folded or name[0].casefold() in capitalised)
-
-    return speaks
 
 
 _DETERMINERS = frozenset({"the", "a", "an"})
