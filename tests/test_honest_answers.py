@@ -561,6 +561,30 @@ def test_a_line_that_asks_brings_the_reply_after_it(splitter: SentenceSplitter, 
     assert context[0].startswith("[14/05/2025, 21:09] Priya Raman") and context[1].startswith("[14/05/2025, 21:15] Joana Ferreira")
 
 
+def test_a_line_that_asks_the_others_for_someone_brings_the_reply_of_another_speaker(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    """ "I still need one more buddy for the Tuesday slot" asks without a question mark; Ellen's "I can
+    do Tuesdays" answers it. The speaker's own next line is no reply, and a line that asks nothing
+    brings nothing."""
+    chat = (
+        "[16/04/2025, 12:02] Dev Patel: Reading Buddies restarts after Easter. I still need one more buddy for the Tuesday slot\n"
+        "[16/04/2025, 12:30] Ellen Fisher: I can do Tuesdays Dev, my DBS came through last month\n"
+        "[16/04/2025, 12:40] Sam Whitfield: the spare keys are in the reading room\n"
+    )
+    folder = write("volunteers.txt", chat).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=2)
+    g.ingest([folder])
+    context = [item.span.text for item in g.ask("Which volunteer took the spare Tuesday reading buddies slot?").context]
+    # the reply is read right after the request, before Sam's line, which shares more of the question's words
+    assert context[0].startswith("[16/04/2025, 12:02] Dev Patel") and context[1].startswith("[16/04/2025, 12:30] Ellen Fisher")
+    from citegraph.retrieve.modes.bridge import _asks_for_someone
+
+    assert _asks_for_someone("2025-03-11 08:50 Lucía Ortega: I'm off 17–21 March. Who can take the Lisbon queue while I'm away?")
+    assert not _asks_for_someone("Dev Patel: the Tuesday slot is full now")
+    assert not _asks_for_someone("We still need one more volunteer for Tuesdays.")  # no chat line: a document's sentence
+
+
 def test_a_quoted_message_that_asks_brings_its_reply() -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer
     from citegraph.models import ContextItem, Evidence, Span

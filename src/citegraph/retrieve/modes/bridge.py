@@ -15,7 +15,23 @@ from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import ends_asking, same_paragraph, speakers_named
+from citegraph.sentences import ends_asking, message_speaker, same_paragraph, speakers_named
+
+#: a chat line that asks the others for someone or something, with or without a question mark ("I still
+#: need one more buddy for the Tuesday slot", "Who can take the Lisbon queue while I'm away?")
+_REQUESTS = re.compile(
+    r"\b(?:still need|need (?:one|two|a|an|some|someone|somebody|more|cover|volunteers?|help)"
+    r"|looking for (?:someone|somebody|a|an|volunteers?|cover)|(?:can|could) (?:anyone|someone|somebody)"
+    r"|anyone (?:free|able|around|available|up for)|who can|volunteers? wanted)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_for_someone(text: str) -> bool:
+    """``text`` is a chat line (:func:`~citegraph.sentences.message_speaker`) that asks for someone or
+    something (:data:`_REQUESTS`): the line after it, by someone else, is its reply."""
+    return message_speaker(text) is not None and _REQUESTS.search(text) is not None
+
 
 COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
 COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
@@ -339,16 +355,20 @@ class Bridge(Mode):
     def _replies(view: GraphView, lead: list[int], eligible: np.ndarray, replying: dict[int, int], taken: set[int]) -> list[int]:
         """``lead`` with each question in it (an FAQ's "How long is data kept?") standing for the
         sentence after it in its document, its answer, and each line that asks something on the way
-        ("who's doing the Thursday dinner? the venue only does lunch") followed by the line after it,
-        its reply (recorded in ``replying``), where that one is evidence, no question itself, and not
-        taken yet."""
+        ("who's doing the Thursday dinner? the venue only does lunch") or asks the others for someone
+        (:func:`_asks_for_someone`: "I still need one more buddy for the Tuesday slot", answered by
+        another speaker) followed by the line after it, its reply (recorded in ``replying``), where
+        that one is evidence, no question itself, and not taken yet."""
         out: list[int] = []
         for i in lead:
             if i in taken:
                 continue
             question = view.asks(i)
             text = view.columns.span_text[i]
-            j = view.next_span(i) if question or ("?" in text and not ends_asking(text)) else None
+            wants = not question and _asks_for_someone(text)
+            j = view.next_span(i) if question or ("?" in text and not ends_asking(text)) or wants else None
+            if wants and j is not None and message_speaker(view.columns.span_text[j]) in (None, message_speaker(text)):
+                j = None  # a request's reply is another speaker's line
             if not question and i not in out:
                 out.append(i)
             if j is not None and eligible[j] and not view.asks(j) and j not in taken and j not in out:
