@@ -290,9 +290,9 @@ class ExtractiveAnswerer(Answerer):
             # no route joins the quotes: the other hop is a sentence of another document that names
             # someone or something a quote names and the question does not ("This year Aisha Mensah
             # will lead the Summer Reading Challenge" and "At Eastbank the coordinator is Aisha
-            # Mensah"), the one retrieval ranked highest, for the best-scored quote that has one
-            # a word capitalised where a sentence opens ("Snapshots help.") is no name where the
-            # context writes it in lower case ("Owners keep snapshots …")
+            # Mensah"), the one retrieval ranked highest, for the best-scored quote that has one.
+            # A word capitalised where a sentence opens ("Snapshots help.") is no name where the
+            # context writes it in lower case ("Owners keep snapshots …").
             lower = " ".join(c.span.text for c in context)
             for item in sorted(quoted, key=lambda c: (-c.evidence.score, c.marker)):
                 names = {
