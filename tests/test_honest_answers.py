@@ -578,6 +578,13 @@ def test_a_line_that_asks_the_others_for_someone_brings_the_reply_of_another_spe
     context = [item.span.text for item in g.ask("Which volunteer took the spare Tuesday reading buddies slot?").context]
     # the reply is read right after the request, before Sam's line, which shares more of the question's words
     assert context[0].startswith("[16/04/2025, 12:02] Dev Patel") and context[1].startswith("[16/04/2025, 12:30] Ellen Fisher")
+    # the speaker going on is no reply: their own next line is not brought
+    own = chat.replace("[16/04/2025, 12:30] Ellen Fisher:", "[16/04/2025, 12:03] Dev Patel: and")
+    folder = write("volunteers.txt", own).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=2)
+    g.ingest([folder])
+    context = [item.span.text for item in g.ask("Which volunteer took the spare Tuesday reading buddies slot?").context]
+    assert context[0].startswith("[16/04/2025, 12:02] Dev Patel") and context[1].startswith("[16/04/2025, 12:40] Sam Whitfield")
     from citegraph.retrieve.modes.bridge import _asks_for_someone
 
     assert _asks_for_someone("2025-03-11 08:50 Lucía Ortega: I'm off 17–21 March. Who can take the Lisbon queue while I'm away?")
