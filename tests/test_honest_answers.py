@@ -548,16 +548,20 @@ def test_an_html_page_gives_its_meta_date_and_documents_show_dates(splitter: Sen
     assert doc["dated"] == "2024-09-30" and doc["superseded_by"] is None
 
 
+def _chat_context(splitter: SentenceSplitter, write: Callable[[str, str], Path], name: str, chat: str, question: str) -> list[str]:
+    """The two context sentences of ``question`` over a store holding only the chat log ``name``."""
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=2)
+    g.ingest([write(name, chat).parent])
+    return [item.span.text for item in g.ask(question).context]
+
+
 def test_a_line_that_asks_brings_the_reply_after_it(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
     chat = (
         "[14/05/2025, 21:09] Priya Raman: who's doing the Thursday dinner? the venue only does lunch on day 1\n"
         "[14/05/2025, 21:15] Joana Ferreira: I'll book Tasca do Cais in Gaia for Thursday, they have a room for 60\n"
         "[14/05/2025, 21:20] Declan Furlong: the coach leaves at nine on Friday morning\n"
     )
-    folder = write("retreat.txt", chat).parent
-    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=2)
-    g.ingest([folder])
-    context = [item.span.text for item in g.ask("Who is doing the Thursday dinner?").context]
+    context = _chat_context(splitter, write, "retreat.txt", chat, "Who is doing the Thursday dinner?")
     assert context[0].startswith("[14/05/2025, 21:09] Priya Raman") and context[1].startswith("[14/05/2025, 21:15] Joana Ferreira")
 
 
@@ -572,18 +576,13 @@ def test_a_line_that_asks_the_others_for_someone_brings_the_reply_of_another_spe
         "[16/04/2025, 12:30] Ellen Fisher: I can do Tuesdays Dev, my DBS came through last month\n"
         "[16/04/2025, 12:40] Sam Whitfield: the spare keys are in the reading room\n"
     )
-    folder = write("volunteers.txt", chat).parent
-    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=2)
-    g.ingest([folder])
-    context = [item.span.text for item in g.ask("Which volunteer took the spare Tuesday reading buddies slot?").context]
+    question = "Which volunteer took the spare Tuesday reading buddies slot?"
+    context = _chat_context(splitter, write, "volunteers.txt", chat, question)
     # the reply is read right after the request, before Sam's line, which shares more of the question's words
     assert context[0].startswith("[16/04/2025, 12:02] Dev Patel") and context[1].startswith("[16/04/2025, 12:30] Ellen Fisher")
     # the speaker going on is no reply: their own next line is not brought
     own = chat.replace("[16/04/2025, 12:30] Ellen Fisher:", "[16/04/2025, 12:03] Dev Patel: and")
-    folder = write("volunteers.txt", own).parent
-    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=2)
-    g.ingest([folder])
-    context = [item.span.text for item in g.ask("Which volunteer took the spare Tuesday reading buddies slot?").context]
+    context = _chat_context(splitter, write, "volunteers.txt", own, question)
     assert context[0].startswith("[16/04/2025, 12:02] Dev Patel") and context[1].startswith("[16/04/2025, 12:40] Sam Whitfield")
     from citegraph.retrieve.modes.bridge import _asks_for_someone
 
