@@ -13,6 +13,7 @@ import pytest
 from citegraph.eval.retrieval import load
 from citegraph.models import Evidence
 from citegraph.pipeline import CiteGraph, TextInput
+from citegraph.retrieve.days import calendar_name
 from citegraph.retrieve.modes import MODES, Bridge
 
 HOTPOT = Path(__file__).parent / "data" / "hotpot_sample.json"
@@ -459,3 +460,33 @@ def test_a_name_a_tenth_of_a_store_mentions_is_no_bridge(graph: CiteGraph, teams
     placed = {d for d, (doc, _v) in enumerate(view.passages) if doc.startswith("team-")}  # the notes are in the context
     found = Bridge()._best_bridge(view, min(placed), np.zeros(len(view.passages)), np.zeros(view.n_spans), placed)
     assert (found is not None and view.passages[found[1]][0] == "office.md") is bridged
+
+
+def test_a_day_or_a_month_is_no_bridge(graph: CiteGraph) -> None:
+    """ "Saturday" links the hours of every branch and a chat's weekend plans by the calendar, not by
+    what a question asks about: no bridge goes through a day, a month or a year; a name does."""
+    graph.ingest_texts(
+        [
+            TextInput("hours.md", "Central Library is open on Saturday from 9:30, and Ruth Adeyemi runs the desk."),
+            TextInput("social.md", "Saturday is the summer social in the Eastbank garden, bring a dish."),
+            TextInput("ruth.md", "Ruth Adeyemi coordinates the Books on Wheels service from Eastbank."),
+        ],
+        access=("public",),
+    )
+    view = graph.retriever.view(["public"])
+    assert view.calendar[view.index["saturday"]] and not view.calendar[view.index["ruth adeyemi"]]
+    hours = next(d for d, (doc, _v) in enumerate(view.passages) if doc == "hours.md")
+    sims = np.zeros(view.n_spans)
+    found = Bridge()._best_bridge(view, hours, np.zeros(len(view.passages)), sims, {hours})
+    assert found is not None and view.passages[found[1]][0] == "ruth.md"
+    ruth = next(d for d, (doc, _v) in enumerate(view.passages) if doc == "ruth.md")
+    assert Bridge()._best_bridge(view, hours, np.zeros(len(view.passages)), sims, {hours, ruth}) is None
+
+
+@pytest.mark.parametrize(
+    ("key", "calendar"),
+    [("saturday", True), ("mondays", True), ("march", True), ("2025", True), ("4 march 2025", True), ("2024/25", True),
+     ("summer", True), ("ruth adeyemi", False), ("march madness", False), ("tidepool 5.0", False)],
+)  # fmt: skip
+def test_a_name_that_is_only_a_time(key: str, calendar: bool) -> None:
+    assert calendar_name(key) is calendar

@@ -140,6 +140,9 @@ def test_a_chat_lines_speaker_answers_who_said_it_not_what_was_said(line: str, s
         ("date", "The packs arrive at Central on Saturday.", "Saturday", True),
         ("date", "The packs arrive at Central on Saturday.", "Central", False),  # no date in it
         ("date", "The decision was made by the board.", "The decision", False),  # "dec…" is no December
+        # spaCy tags "10th" an ordinal; with its month it says when
+        ("date", "Claims go to Sam on the expenses form by the 10th of the following month", "10th of the following month", True),
+        ("date", "Our team came 10th in the league.", "10th", False),  # an ordinal alone is no date
         ("number", "Staff get twenty-five days of leave.", "twenty-five days", True),
         ("number", "Staff get paid leave.", "paid leave", False),
         ("agent", "Sofia Almeida leads the Gantt rewrite.", "Sofia Almeida", True),

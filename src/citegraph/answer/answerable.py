@@ -248,4 +248,6 @@ def of_type(expected: str, sentence: str, start: int, end: int) -> bool:
     if parsed is None:
         return True
     overlapping = [e for e in parsed[0].ents if e.start_char < end and e.end_char > start]
+    if expected == DATE and _WHEN_WORDS.search(text) and any(e.label_ == "ORDINAL" for e in overlapping):
+        return True  # "the 10th of the following month": spaCy tags the day as an ordinal, the words say when
     return not overlapping or any(e.label_ in SATISFIES[expected] for e in overlapping)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DAY_DIGITS", "DAY_WORDS", "day_of", "days_named"]
+__all__ = ["DAY_DIGITS", "DAY_WORDS", "calendar_name", "day_of", "days_named"]
 
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _MONTH_RE = "|".join(_MONTH_NAMES)  # capitalised only: "may" the modal is not a month
@@ -43,3 +43,20 @@ def day_of(found: re.Match[str]) -> str | None:
 def days_named(text: str) -> set[str]:
     """The days of the year ``text`` names, as "March 4", however written (digits or words)."""
     return {d for pattern in (DAY_DIGITS, DAY_WORDS) for m in pattern.finditer(text) if (d := day_of(m)) is not None}
+
+
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+#: a name that is only a time: a day of the week or a month (or their plurals), a year or other bare
+#: number, a date, a season or a relative day ("saturday", "march", "2025", "4 march", "tomorrow")
+_CALENDAR = re.compile(
+    r"(?:(?:\d+(?:st|nd|rd|th)?|of|the|on|in|every|each|last|next|this|early|late|mid|end|"
+    + "|".join(w + "s?" for w in [*_WEEKDAYS, *(m.casefold() for m in _MONTH_NAMES)])
+    + r"|spring|summer|autumn|fall|winter|today|tomorrow|yesterday|tonight|weekends?|[\d./:-]+)\s*)+",
+    re.IGNORECASE,
+)
+
+
+def calendar_name(key: str) -> bool:
+    """Whether an entity's ``key`` names only a time ("saturday", "march", "2025", "4 march 2025"):
+    such a name links texts by the calendar, not by what they are about."""
+    return _CALENDAR.fullmatch(key.strip()) is not None

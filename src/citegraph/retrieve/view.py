@@ -40,7 +40,7 @@ from citegraph.models import Entity, EntityMention, Hop, Relation, Span
 from citegraph.retrieve import scoring
 from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
-from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, day_of, days_named
+from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, calendar_name, day_of, days_named
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import capitalised, loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
@@ -365,6 +365,11 @@ class GraphView:
             if s != t:
                 out[t].append(Hop(t, c.types[type_], "in", s, sp))
         return dict(out)
+
+    @cached_property
+    def calendar(self) -> np.ndarray:
+        """Per entity, whether its name is only a time (:func:`~citegraph.retrieve.days.calendar_name`)."""
+        return self.derived.array("calendar", lambda: np.fromiter((calendar_name(k) for k in self.keys), dtype=bool, count=len(self.keys)))
 
     @cached_property
     def specificity(self) -> np.ndarray:

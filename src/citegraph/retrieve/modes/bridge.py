@@ -220,7 +220,9 @@ class Bridge(Mode):
         # a name a tenth of the passages mention ("time" in a year of chats, "customer" in a handbook)
         # links nothing in particular: no bridge goes through it
         common = np.log1p(len(view.passages) / max(COMMON_NAME_PASSAGES, COMMON_NAME_SHARE * len(view.passages)))
-        keep = view.specificity[entities] >= common
+        # a day, a month or a year links texts by the calendar ("saturday": the opening hours of every
+        # branch, a chat's summer social), not by what the question is about
+        keep = (view.specificity[entities] >= common) & ~view.calendar[entities]
         entities, naming = entities[keep], naming[keep]
         if not len(entities):
             return None
@@ -400,6 +402,8 @@ class Bridge(Mode):
             for e in view.entities_of(first).tolist():
                 words = _name_words(view.names[e])
                 if not words or not all(w[:1].isupper() for w in words) or {w.casefold() for w in words} <= asked_folded:
+                    continue
+                if view.calendar[e]:  # "Saturday", "March": a time, not a subject (see _best_bridge)
                     continue
                 mentions = view.spans_of(e)
                 if len(mentions) > Bridge.mention_cap:
