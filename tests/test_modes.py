@@ -490,3 +490,16 @@ def test_a_day_or_a_month_is_no_bridge(graph: CiteGraph) -> None:
 )  # fmt: skip
 def test_a_name_that_is_only_a_time(key: str, calendar: bool) -> None:
     assert calendar_name(key) is calendar
+
+
+def test_a_reply_is_never_cut_from_the_context_its_question_is_in() -> None:
+    """ "Can anyone swap Saturday the 8th with me?" ranked eighth of eight had its reply ninth, outside
+    the context: the pair now takes the last two places, and a reply ranked far below its question
+    comes up to follow it."""
+    with_replies = Bridge._with_replies
+    last = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
+    assert with_replies(last, {18: 17}, 8) == [10, 11, 12, 13, 14, 15, 17, 18, 16, 19]
+    middle = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert with_replies(middle, {9: 3}, 8) == [1, 2, 3, 9, 4, 5, 6, 7, 8]
+    assert with_replies(middle, {4: 3}, 8) == middle  # already inside
+    assert with_replies([*middle, 20], {20: 9}, 8) == [*middle, 20]  # its question is outside the context too

@@ -323,6 +323,7 @@ class Bridge(Mode):
         if hop is not None:  # read with the first passage's sentences, before the rest
             rest_ranked = [i for i in ranked if i != hop[0]]
             ranked = [*rest_ranked[: self.per_passage], hop[0], *rest_ranked[self.per_passage :]][:limit]
+        ranked = self._with_replies(ranked, replying, query.context_size)
         out = []
         for i in ranked:
             d = int(view.span_doc[i])
@@ -352,6 +353,25 @@ class Bridge(Mode):
         if not same_paragraph(int(c.span_end[top]), int(c.span_start[after])) or after in ranked[:context_size]:
             return ranked
         return [top, after, *(i for i in ranked[1:] if i != after)]
+
+    @staticmethod
+    def _with_replies(ranked: list[int], replying: dict[int, int], size: int) -> list[int]:
+        """``ranked`` with each reply whose question or request is in the first ``size`` (the context)
+        moved to right after it, when the cut would leave it out: the reply takes the place of the
+        context's last sentence ("Can anyone swap Saturday the 8th with me?" ranked eighth keeps
+        "I'll take your Saturday" ninth, outside the context, otherwise)."""
+        out = list(ranked)
+        for at in range(min(size, len(out))):
+            asked = out[at]
+            late = next((j for j in out[size:] if replying.get(j) == asked), None)
+            if late is None:
+                continue
+            out.remove(late)
+            out.insert(at + 1, late)
+            # the question closes the context: it and its reply take its last two places
+            if at + 1 >= size and at >= 1 and replying.get(out[at - 1]) is None:
+                out.insert(at + 1, out.pop(at - 1))
+        return out
 
     @staticmethod
     def _replies(view: GraphView, lead: list[int], eligible: np.ndarray, replying: dict[int, int], taken: set[int]) -> list[int]:
