@@ -1,10 +1,12 @@
 """Warm answers in one process (issue 39, item 2): a corpus's questions asked one after another of
 an opened store with the default answerer and checker, after one question that loads the models.
 
-The same questions are asked in two fresh processes of the same run: one keeping no spaCy parse
+The same questions are asked in three fresh processes of the same run: one keeping no spaCy parse
 between the checks of an answer and between questions (``PARSES_KEPT = 0``, how every parse was made
-before ``citegraph.sentences.parsed``), one with the default; per-question seconds, p50 and p99, and
-the ratio of the two p50s. The answers of both runs are compared and must be the same.
+before ``citegraph.sentences.parsed``), one with the default, and one that first parses the store's
+sentences ahead, as ``citegraph serve`` does when it starts (:func:`citegraph.sentences.parse_ahead`);
+per-question seconds, p50 and p99, and the ratios of the p50s. The answers of the runs are compared
+and must be the same.
 
     python bench/warm_ask.py --data corpora/brightwave --db /tmp/brightwave.db --out docs/results/DATE/warm-ask/
 
@@ -41,8 +43,9 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _one(db: Path, questions: list[str], kept: int | None) -> dict[str, object]:
-    """One configuration, in this process: the questions asked after one that loads the models."""
+def _one(db: Path, questions: list[str], kept: int | None, ahead: bool = False) -> dict[str, object]:
+    """One configuration, in this process: the questions asked after one that loads the models;
+    with ``ahead``, after the store's sentences are parsed ahead as ``citegraph serve`` does at start."""
     from citegraph import sentences
     from citegraph.pipeline import CiteGraph
 
@@ -50,8 +53,15 @@ def _one(db: Path, questions: list[str], kept: int | None) -> dict[str, object]:
         sentences.PARSES_KEPT = kept
     graph = CiteGraph.open(str(db))
     graph.ask(questions[0])  # loads every model the answer needs
+    parsing = 0.0
+    if ahead:
+        start = time.perf_counter()
+        texts, leads = graph.texts_to_parse()
+        sentences.parse_ahead(texts)
+        sentences.parse_ahead(leads, dependencies=False)
+        parsing = time.perf_counter() - start
     seconds, answers = _asks(graph, questions[1:])
-    return {"seconds": seconds, "answers": answers}
+    return {"seconds": seconds, "answers": answers, "parsed_ahead_s": round(parsing, 2)}
 
 
 def main() -> None:
@@ -60,13 +70,14 @@ def main() -> None:
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--out", type=Path, help="where the report goes (not with --parses-kept)")
     parser.add_argument("--parses-kept", type=int, help="run one configuration in this process and print its JSON")
+    parser.add_argument("--ahead", action="store_true", help="with --parses-kept: parse the store's sentences ahead first")
     args = parser.parse_args()
     err = Console(stderr=True)
 
     corpus = json.loads((args.data / "corpus.json").read_text(encoding="utf-8"))
     questions = [q["question"] for q in corpus["questions"] if q.get("caller", ["public"]) == ["public"]]
     if args.parses_kept is not None:
-        print(json.dumps(_one(args.db, questions, None if args.parses_kept < 0 else args.parses_kept)))
+        print(json.dumps(_one(args.db, questions, None if args.parses_kept < 0 else args.parses_kept, args.ahead)))
         return
     if args.out is None:
         raise SystemExit("--out is needed")
@@ -79,10 +90,11 @@ def main() -> None:
     graph.close()
     before = load_before_run(err)
     runs = {}
-    for name, kept in (("parses not kept", 0), ("parses kept (default)", -1)):
+    configurations = (("parses not kept", 0, False), ("parses kept (default)", -1, False), ("parsed ahead (as serve does)", -1, True))
+    for name, kept, ahead in configurations:
         cmd = [sys.executable, __file__, "--data", str(args.data), "--db", str(args.db), "--parses-kept", str(kept)]
-        runs[name] = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    same = runs["parses not kept"]["answers"] == runs["parses kept (default)"]["answers"]
+        runs[name] = json.loads(subprocess.run([*cmd, "--ahead"] if ahead else cmd, check=True, capture_output=True, text=True).stdout)
+    same = all(run["answers"] == runs["parses not kept"]["answers"] for run in runs.values())
     figures = {
         name: {
             "n": len(s),
@@ -94,6 +106,7 @@ def main() -> None:
         for s in [run["seconds"]]
     }
     ratio = figures["parses kept (default)"]["p50"] / figures["parses not kept"]["p50"]
+    ahead_ratio = figures["parsed ahead (as serve does)"]["p50"] / figures["parses kept (default)"]["p50"]
     lines = [
         f"# Warm answers in one process ({args.data.name})",
         "",
@@ -105,16 +118,20 @@ def main() -> None:
         "|---|---|---|---|---|",
         *[f"| {name} | {f['n']} | {f['p50']:.3f} | {f['p99']:.3f} | {f['mean']:.3f} |" for name, f in figures.items()],
         "",
-        f"p50 with parses kept / without: {ratio:.2f}. Answers of the two runs identical: {'yes' if same else 'NO'}.",
+        f"p50 with parses kept / without: {ratio:.2f}; parsed ahead / kept: {ahead_ratio:.2f} (parsing ahead took "
+        f"{runs['parsed ahead (as serve does)']['parsed_ahead_s']} s before the questions). Answers of the three runs identical: "
+        f"{'yes' if same else 'NO'}.",
         "",
         f"Command: `python bench/warm_ask.py --data {args.data} --db {args.db} --out {args.out}`",
     ]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"warm-ask-{args.data.name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (args.out / f"warm-ask-{args.data.name}.json").write_text(json.dumps({"figures": figures, "ratio": ratio, "same": same}, indent=1))
+    (args.out / f"warm-ask-{args.data.name}.json").write_text(
+        json.dumps({"figures": figures, "ratio": ratio, "ahead_ratio": ahead_ratio, "same": same}, indent=1)
+    )
     print("\n".join(lines))
     if not same:
-        raise SystemExit("the answers differ between the two runs")
+        raise SystemExit("the answers differ between the runs")
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ def test_green_needs_both_the_relevance_check_and_the_readers_answer_in_a_cited_
 
 def test_the_reader_reads_a_sentence_with_the_words_before_it_and_nothing_after() -> None:
     from citegraph.answer.answerable import LEAD_IN
-    from citegraph.answer.compose import _around
+    from citegraph.answer.compose import with_lead_in
     from citegraph.models import Document
 
     filler = "Lorem ipsum dolor sit amet. " * 10
@@ -134,9 +134,9 @@ def test_the_reader_reads_a_sentence_with_the_words_before_it_and_nothing_after(
     start = text.index("She")
     span = Span("team.md", "v1", start, start + len("She leads sales."), "She leads sales.")
     doc = Document("team.md", "v1", text, "team.md")
-    read = _around(lambda s: doc, span)
+    read = with_lead_in(lambda s: doc, span)
     assert read.endswith("She leads sales.") and "Tomás" not in read  # nothing after the sentence
     assert "Maria Lopez joined in 2015." in read and len(read) <= LEAD_IN + len(span.text)
     assert read.split()[0] in filler.split()  # from a word's start, never a piece of one
     # a span the stored text does not hold (another version's) is read alone
-    assert _around(lambda s: Document("team.md", "v2", "Changed text.", "team.md"), span) == span.text
+    assert with_lead_in(lambda s: Document("team.md", "v2", "Changed text.", "team.md"), span) == span.text

@@ -584,11 +584,11 @@ def test_a_line_that_asks_the_others_for_someone_brings_the_reply_of_another_spe
     own = chat.replace("[16/04/2025, 12:30] Ellen Fisher:", "[16/04/2025, 12:03] Dev Patel: and")
     context = _chat_context(splitter, write, "volunteers.txt", own, question)
     assert context[0].startswith("[16/04/2025, 12:02] Dev Patel") and context[1].startswith("[16/04/2025, 12:40] Sam Whitfield")
-    from citegraph.retrieve.modes.bridge import _asks_for_someone
+    from citegraph.retrieve.modes.replies import asks_for_someone
 
-    assert _asks_for_someone("2025-03-11 08:50 Lucía Ortega: I'm off 17–21 March. Who can take the Lisbon queue while I'm away?")
-    assert not _asks_for_someone("Dev Patel: the Tuesday slot is full now")
-    assert not _asks_for_someone("We still need one more volunteer for Tuesdays.")  # no chat line: a document's sentence
+    assert asks_for_someone("2025-03-11 08:50 Lucía Ortega: I'm off 17–21 March. Who can take the Lisbon queue while I'm away?")
+    assert not asks_for_someone("Dev Patel: the Tuesday slot is full now")
+    assert not asks_for_someone("We still need one more volunteer for Tuesdays.")  # no chat line: a document's sentence
 
 
 def test_a_quoted_message_that_asks_brings_its_reply() -> None:

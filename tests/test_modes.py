@@ -15,6 +15,7 @@ from citegraph.models import Evidence
 from citegraph.pipeline import CiteGraph, TextInput
 from citegraph.retrieve.days import calendar_name
 from citegraph.retrieve.modes import MODES, Bridge
+from citegraph.retrieve.modes.replies import keep_replies
 
 HOTPOT = Path(__file__).parent / "data" / "hotpot_sample.json"
 
@@ -496,7 +497,7 @@ def test_a_reply_is_never_cut_from_the_context_its_question_is_in() -> None:
     """ "Can anyone swap Saturday the 8th with me?" ranked eighth of eight had its reply ninth, outside
     the context: the pair now takes the last two places, and a reply ranked far below its question
     comes up to follow it."""
-    with_replies = Bridge._with_replies
+    with_replies = keep_replies
     last = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
     assert with_replies(last, {18: 17}, 8) == [10, 11, 12, 13, 14, 15, 17, 18, 16, 19]
     middle = [1, 2, 3, 4, 5, 6, 7, 8, 9]

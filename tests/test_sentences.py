@@ -263,3 +263,29 @@ def test_the_pipeline_loads_without_spacys_command_line_which_still_works_after(
 def test_spacy_imported_first_elsewhere_is_used_as_it_is() -> None:
     out = _fresh("import spacy\nfrom citegraph.spacy_import import import_spacy\nprint(import_spacy() is spacy, hasattr(spacy, 'cli'))")
     assert out == "True True"
+
+
+def test_a_kept_parse_holds_its_own_word_vectors_not_its_batchs() -> None:
+    """spaCy leaves each parse's ``tensor`` a view of its whole batch's array: kept, one short
+    sentence held the batch (about 96 KB instead of 7). The kept parse owns a copy of its rows."""
+    from citegraph.sentences import parsed
+
+    texts = [f"Room {n} on the second floor seats {n + 4} people and has a screen." for n in range(12)]
+    docs = parsed(texts)
+    for doc in docs:
+        assert doc.tensor.base is None and doc.tensor.shape[0] == len(doc)
+    assert parsed(texts[:1])[0] is docs[0]  # kept, and given again
+
+
+def test_texts_parsed_ahead_are_given_back_as_kept_and_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from citegraph import sentences
+
+    monkeypatch.setattr(sentences, "_ahead", {})
+    monkeypatch.setattr(sentences, "PARSED_AHEAD", 3)
+    texts = [f"The Kestrel Room seats {n} people." for n in range(5)]
+    assert sentences.parse_ahead(texts, chunk=2) == 3  # no more than the bound
+    assert sentences.parse_ahead(texts) == 0  # full: nothing more
+    kept = sentences._ahead[(texts[0], True)]
+    assert sentences.parsed([texts[0]])[0] is kept
+    assert sentences.parsed([texts[1]], dependencies=False)[0] is sentences._ahead[(texts[1], True)]  # a full parse serves both
+    assert [t.dep_ for t in kept] and kept.tensor.base is None

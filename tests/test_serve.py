@@ -532,3 +532,19 @@ def test_the_page_reads_the_status_words_from_the_one_vocabulary(served) -> None
         assert output.STATUS_WORDS[status.value] == ANSWER_TERMS[status].means
     page = (Path(citegraph.__file__).parent / "serve" / "static" / "app.js").read_text(encoding="utf-8")
     assert "/vocabulary" in page and ANSWER_TERMS[AnswerStatus.QUOTED].means not in page and "Partly supported" not in page
+
+
+def test_the_server_parses_a_small_stores_sentences_ahead_of_the_questions(served) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from citegraph import sentences
+
+    _client, graph, _tokens = served
+    for thread in threading.enumerate():
+        if thread.name == "parse-ahead":
+            thread.join(120)
+    texts, leads = graph.texts_to_parse()
+    assert SECRET in texts and leads  # every label's sentences (a parse is only ever given for a text being read)
+    assert all((t, True) in sentences._ahead for t in texts)
+    assert all((t, False) in sentences._ahead or (t, True) in sentences._ahead for t in leads)
+    assert graph.texts_to_parse(at_most=len(texts) - 1) == ([], [])  # a larger store: parsed as asked

@@ -12,14 +12,19 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from citegraph.answer.answerable import lead_before
+from citegraph.answer.compose import with_lead_in
 from citegraph.errors import AccessDenied, NotFound, UserError
 from citegraph.ingest.ingester import access_labels
 from citegraph.models import CommunityReport, Entity, ReachedNode, Relation, Span
 from citegraph.retrieve.retriever import Retriever
 from citegraph.settings import check_setting
-from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument
+from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument, as_seen_in
 
-__all__ = ["Lifecycle", "Reads"]
+__all__ = ["PARSE_AHEAD_SENTENCES", "Lifecycle", "Reads"]
+
+#: a store of at most this many sentences has them parsed ahead by a server (:meth:`Reads.texts_to_parse`)
+PARSE_AHEAD_SENTENCES = 5_000
 
 
 class Reads:
@@ -85,6 +90,27 @@ class Reads:
             documents = tuple((d, n) for d, n in c.documents if d in known)
             reports.append(CommunityReport(c.id, c.level, len(c.entities), tuple(c.names(view, 8)), documents, summary, c.parent))
         return reports
+
+    def texts_to_parse(self, *, at_most: int = PARSE_AHEAD_SENTENCES) -> tuple[list[str], list[str]]:
+        """What an answer from this store parses of its context, for a server to parse ahead
+        (:func:`~citegraph.sentences.parse_ahead`): every current sentence, and the text before each
+        that the answerability check reads with it (:func:`~citegraph.answer.compose.with_lead_in`).
+        Nothing when the store holds more than ``at_most`` sentences: a large store's are parsed as
+        they are asked for."""
+        # counted from the document list, and read from the store, not through a caller's graph: no graph
+        # is made, kept or saved for it
+        if sum(d.sentences for d in self.store.documents(None, include_superseded=False)) > at_most:
+            return [], []
+        columns = self.store.graph_columns(None)
+        document = as_seen_in(self.store, None)
+        sentences, leads = [], []
+        for i in range(len(columns.span_text)):
+            span = columns.span(i)
+            sentences.append(span.text)
+            lead = lead_before(with_lead_in(document, span), span.text)
+            if lead:
+                leads.append(lead)
+        return sentences, leads
 
     def documents(self, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
         return self.store.documents(labels, include_superseded=True)

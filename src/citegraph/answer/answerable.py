@@ -56,7 +56,7 @@ from citegraph.verify.text import DAYS, MONTHS
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
 
-__all__ = ["ABSTAIN_BELOW", "FEATURES", "LEAD_IN", "WEIGHTS", "assess", "features", "located", "of_type", "probability"]
+__all__ = ["ABSTAIN_BELOW", "FEATURES", "LEAD_IN", "WEIGHTS", "assess", "features", "lead_before", "located", "of_type", "probability"]
 
 FEATURES = ("entities", "named", "words", "sentence", "typed", "similarity", "reader")
 #: Logistic weights (intercept first, then :data:`FEATURES`), fitted by ``bench/abstention.py`` on five dev sets.
@@ -142,7 +142,7 @@ def assess(
     # Each sentence is parsed alone (kept: the answer's later checks read the same parses) and the text
     # before it apart, without the dependency parser (the features read words, lemmas, tags and
     # entities): parsing the two together gave the same features, at the cost of a second parse of every sentence.
-    before = [t[: len(t) - len(a)].strip() if t.endswith(a) else "" for a, t in zip(alone, texts, strict=True)]
+    before = [lead_before(t, a) for a, t in zip(alone, texts, strict=True)]
     own = None if asked.doc is None else parse(alone)
     leads = None if own is None else parse([b for b in before if b], dependencies=False)
     if own is None or leads is None:
@@ -184,6 +184,12 @@ def assess(
         note,
         located(context, readings, subjects, expected=asked.expected),
     )
+
+
+def lead_before(around: str, sentence: str) -> str:
+    """The text before ``sentence`` in ``around`` (a sentence with its lead-in, :data:`LEAD_IN`), read
+    apart from it; "" when there is none."""
+    return around[: len(around) - len(sentence)].strip() if around.endswith(sentence) else ""
 
 
 def located(

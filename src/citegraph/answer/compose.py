@@ -40,7 +40,7 @@ from citegraph.sentences import conversation_time, is_line_document, message_hea
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
-__all__ = ["ADDRESSED_AT", "LEAD_AT", "Limits", "addresses", "compose"]
+__all__ = ["ADDRESSED_AT", "LEAD_AT", "Limits", "addresses", "compose", "with_lead_in"]
 
 #: The reader's P(answers) at which the extractive answerer quotes the sentence it found the answer in:
 #: always (0), since the reader reads each sentence alone. Quoting its best sentence whatever its P
@@ -130,7 +130,7 @@ def compose(
     if not summary and document is not None and read.expected == AGENT:
         context += _lines_beside(context, document, _header_line("From"), "sender")
     emit("context", context)
-    surroundings = None if document is None else partial(_around, document)
+    surroundings = None if document is None else partial(with_lead_in, document)
     if summary and context:  # the reader looks for one answer; a summary quotes the text it names
         note = "communities are quoted" if retrieval.communities else "its sections are quoted"
         answerability: Answerability | None = Answerability(True, None, note=f"a question about the whole of {summary}: its {note}")
@@ -320,7 +320,7 @@ def _header_line(field: str) -> Callable[[Document, Span], tuple[int, int] | Non
     return line
 
 
-def _around(document: Callable[[Span], Document | None], span: Span) -> str:
+def with_lead_in(document: Callable[[Span], Document | None], span: Span) -> str:
     """The span with up to :data:`~citegraph.answer.answerable.LEAD_IN` characters of its document
     before it, from a word's start."""
     doc = document(span)

@@ -49,7 +49,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from citegraph import output
 from citegraph.components import GraphSpec
 from citegraph.conversation import Turn
-from citegraph.errors import AccessDenied, BackendUnavailable, CitegraphError, LimitExceeded, NotFound, StoreLocked, UserError
+from citegraph.errors import (
+    AccessDenied,
+    BackendUnavailable,
+    CitegraphError,
+    LimitExceeded,
+    ModelUnavailable,
+    NotFound,
+    StoreLocked,
+    UserError,
+)
 from citegraph.pipeline import CiteGraph
 from citegraph.serve.auth import Unauthorised as _Unauthorised
 from citegraph.serve.auth import caller as _caller
@@ -216,9 +225,14 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        parse_in_background()
         try:
             yield
         finally:
+            with parsing_lock:
+                stopping.set()  # the parsing ahead ends before the graph it reads can be closed
+            for thread in parsing:
+                thread.join()
             close_pools()  # the PostgreSQL connections the token and job tables borrowed (none on SQLite)
             if on_close is not None:
                 on_close()
@@ -242,6 +256,33 @@ def create_app(
         with write_lock:
             return call()
 
+    stopping = threading.Event()
+    parsing: list[threading.Thread] = []
+    parsing_lock = threading.Lock()
+
+    def parse_in_background() -> None:
+        """A small store's sentences parsed while the server waits for questions, at its start and
+        after each write (an answer then finds its context parsed: docs/results/2026-12-06/parse-ahead/)."""
+        with parsing_lock:
+            if not stopping.is_set():
+                parsing[:] = [t for t in parsing if t.is_alive()]
+                parsing.append(threading.Thread(target=parse_ahead, name="parse-ahead", daemon=True))
+                parsing[-1].start()
+
+    def parse_ahead() -> None:
+        from citegraph.sentences import parse_ahead as parse
+
+        try:
+            if stopping.is_set():
+                return
+            sentences, leads = run(graph.texts_to_parse)
+            done = parse(sentences, stop=stopping) + parse(leads, dependencies=False, stop=stopping)
+            log.info("parsed %d sentences and lead-ins ahead of the questions", done)
+        except ModelUnavailable as exc:
+            log.info("nothing parsed ahead: %s", exc)
+        except Exception:  # a server that answers slower, not one that fails
+            log.exception("parsing the store's sentences ahead failed")
+
     def prepare(callers: list[tuple[tuple[str, ...] | None, bool]]) -> None:
         try:
             write(lambda: target.prepare_views(callers))
@@ -256,6 +297,7 @@ def create_app(
         result = write(call)
         if callers and writer is not None:
             threading.Thread(target=prepare, args=(callers,), name="prepare-views", daemon=True).start()
+        parse_in_background()  # the new sentences (the others are kept)
         return result
 
     @app.exception_handler(CitegraphError)

@@ -13,25 +13,10 @@ from citegraph.models import Evidence, Hop
 from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
+from citegraph.retrieve.modes.replies import bring_replies, keep_replies
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import ends_asking, message_speaker, same_paragraph, speakers_named
-
-#: a chat line that asks the others for someone or something, with or without a question mark ("I still
-#: need one more buddy for the Tuesday slot", "Who can take the Lisbon queue while I'm away?")
-_REQUESTS = re.compile(
-    r"\b(?:still need|need (?:one|two|a|an|some|someone|somebody|more|cover|volunteers?|help)"
-    r"|looking for (?:someone|somebody|a|an|volunteers?|cover)|(?:can|could) (?:anyone|someone|somebody)"
-    r"|anyone (?:free|able|around|available|up for)|who can|volunteers? wanted)\b",
-    re.IGNORECASE,
-)
-
-
-def _asks_for_someone(text: str) -> bool:
-    """``text`` is a chat line (:func:`~citegraph.sentences.message_speaker`) that asks for someone or
-    something (:data:`_REQUESTS`): the line after it, by someone else, is its reply."""
-    return message_speaker(text) is not None and _REQUESTS.search(text) is not None
-
+from citegraph.sentences import same_paragraph, speakers_named
 
 COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
 COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
@@ -268,7 +253,7 @@ class Bridge(Mode):
         expanded: set[int] = set()
         via: dict[int, tuple[int, int]] = {}  # bridge passage -> (the passage that named its entity, entity)
         asked = relation_stems(query.text) if self.relations else frozenset()
-        replying: dict[int, int] = {}  # a reply -> the question it answers (see _replies)
+        replying: dict[int, int] = {}  # a reply -> the question it answers (see replies.bring_replies)
         speaks = speakers_named(query.text) if self.speakers else None
 
         def place(d: int, level: int) -> None:
@@ -308,7 +293,7 @@ class Bridge(Mode):
             elif d in bridge_entity:  # the sentence that names the bridge entity
                 lead += [i for i in spans if bridge_entity[d] in view.entities_of(i)][:1]
             lead += [i for i in spans if i not in lead]
-            lead = self._replies(view, lead, eligible, replying, set(picked) | set(rest))
+            lead = bring_replies(view, lead, eligible, replying, set(picked) | set(rest))
             # a reply that follows the line it answers comes with it, in no slot of its own
             slots = np.cumsum([not (i in replying and replying[i] in lead) for i in lead])
             cut = int(np.searchsorted(slots, self.per_passage, side="right"))
@@ -323,7 +308,7 @@ class Bridge(Mode):
         if hop is not None:  # read with the first passage's sentences, before the rest
             rest_ranked = [i for i in ranked if i != hop[0]]
             ranked = [*rest_ranked[: self.per_passage], hop[0], *rest_ranked[self.per_passage :]][:limit]
-        ranked = self._with_replies(ranked, replying, query.context_size)
+        ranked = keep_replies(ranked, replying, query.context_size)
         out = []
         for i in ranked:
             d = int(view.span_doc[i])
@@ -353,52 +338,6 @@ class Bridge(Mode):
         if not same_paragraph(int(c.span_end[top]), int(c.span_start[after])) or after in ranked[:context_size]:
             return ranked
         return [top, after, *(i for i in ranked[1:] if i != after)]
-
-    @staticmethod
-    def _with_replies(ranked: list[int], replying: dict[int, int], size: int) -> list[int]:
-        """``ranked`` with each reply whose question or request is in the first ``size`` (the context)
-        moved to right after it, when the cut would leave it out: the reply takes the place of the
-        context's last sentence ("Can anyone swap Saturday the 8th with me?" ranked eighth keeps
-        "I'll take your Saturday" ninth, outside the context, otherwise)."""
-        out = list(ranked)
-        for at in range(min(size, len(out))):
-            asked = out[at]
-            late = next((j for j in out[size:] if replying.get(j) == asked), None)
-            if late is None:
-                continue
-            out.remove(late)
-            out.insert(at + 1, late)
-            # the question closes the context: it and its reply take its last two places
-            if at + 1 >= size and at >= 1 and replying.get(out[at - 1]) is None:
-                out.insert(at + 1, out.pop(at - 1))
-        return out
-
-    @staticmethod
-    def _replies(view: GraphView, lead: list[int], eligible: np.ndarray, replying: dict[int, int], taken: set[int]) -> list[int]:
-        """``lead`` with each question in it (an FAQ's "How long is data kept?") standing for the
-        sentence after it in its document, its answer, and each line that asks something on the way
-        ("who's doing the Thursday dinner? the venue only does lunch") or asks the others for someone
-        (:func:`_asks_for_someone`: "I still need one more buddy for the Tuesday slot", answered by
-        another speaker) followed by the line after it, its reply (recorded in ``replying``), where
-        that one is evidence, no question itself, and not taken yet."""
-        out: list[int] = []
-        for i in lead:
-            if i in taken:
-                continue
-            question = view.asks(i)
-            text = view.columns.span_text[i]
-            wants = not question and _asks_for_someone(text)
-            j = view.next_span(i) if question or ("?" in text and not ends_asking(text)) or wants else None
-            if wants and j is not None and message_speaker(view.columns.span_text[j]) in (None, message_speaker(text)):
-                j = None  # a request's reply is another speaker's line
-            if not question and i not in out:
-                out.append(i)
-            if j is not None and eligible[j] and not view.asks(j) and j not in taken and j not in out:
-                replying[j] = i
-                out.append(j)  # moved up, when the passage's order had it later
-            elif question and i not in out:
-                out.append(i)
-        return out
 
     @staticmethod
     def _mention_hop(view: GraphView, query: Query, ranked: list[int], eligible: np.ndarray, sims: Any) -> tuple[int, int, int] | None:

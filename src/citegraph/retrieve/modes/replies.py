@@ -1,0 +1,76 @@
+"""Chat replies in the ``bridge`` modes' context: a line that asks something, or asks the others for
+someone ("I still need one more buddy for the Tuesday slot"), brings the line after it, its reply, in
+no slot of its own (:func:`bring_replies`), and the reply is never cut from the context its question
+is in (:func:`keep_replies`)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from citegraph.retrieve.view import GraphView
+from citegraph.sentences import ends_asking, message_speaker
+
+__all__ = ["asks_for_someone", "bring_replies", "keep_replies"]
+
+#: a chat line that asks the others for someone or something, with or without a question mark ("I still
+#: need one more buddy for the Tuesday slot", "Who can take the Lisbon queue while I'm away?")
+REQUESTS = re.compile(
+    r"\b(?:still need|need (?:one|two|a|an|some|someone|somebody|more|cover|volunteers?|help)"
+    r"|looking for (?:someone|somebody|a|an|volunteers?|cover)|(?:can|could) (?:anyone|someone|somebody)"
+    r"|anyone (?:free|able|around|available|up for)|who can|volunteers? wanted)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_someone(text: str) -> bool:
+    """``text`` is a chat line (:func:`~citegraph.sentences.message_speaker`) that asks for someone or
+    something (:data:`REQUESTS`): the line after it, by someone else, is its reply."""
+    return message_speaker(text) is not None and REQUESTS.search(text) is not None
+
+
+def keep_replies(ranked: list[int], replying: dict[int, int], size: int) -> list[int]:
+    """``ranked`` with each reply whose question or request is in the first ``size`` (the context)
+    moved to right after it, when the cut would leave it out: the reply takes the place of the
+    context's last sentence ("Can anyone swap Saturday the 8th with me?" ranked eighth keeps
+    "I'll take your Saturday" ninth, outside the context, otherwise)."""
+    out = list(ranked)
+    for at in range(min(size, len(out))):
+        asked = out[at]
+        late = next((j for j in out[size:] if replying.get(j) == asked), None)
+        if late is None:
+            continue
+        out.remove(late)
+        out.insert(at + 1, late)
+        # the question closes the context: it and its reply take its last two places
+        if at + 1 >= size and at >= 1 and replying.get(out[at - 1]) is None:
+            out.insert(at + 1, out.pop(at - 1))
+    return out
+
+
+def bring_replies(view: GraphView, lead: list[int], eligible: np.ndarray, replying: dict[int, int], taken: set[int]) -> list[int]:
+    """``lead`` with each question in it (an FAQ's "How long is data kept?") standing for the
+    sentence after it in its document, its answer, and each line that asks something on the way
+    ("who's doing the Thursday dinner? the venue only does lunch") or asks the others for someone
+    (:func:`asks_for_someone`: "I still need one more buddy for the Tuesday slot", answered by
+    another speaker) followed by the line after it, its reply (recorded in ``replying``), where
+    that one is evidence, no question itself, and not taken yet."""
+    out: list[int] = []
+    for i in lead:
+        if i in taken:
+            continue
+        question = view.asks(i)
+        text = view.columns.span_text[i]
+        wants = not question and asks_for_someone(text)
+        j = view.next_span(i) if question or ("?" in text and not ends_asking(text)) or wants else None
+        if wants and j is not None and message_speaker(view.columns.span_text[j]) in (None, message_speaker(text)):
+            j = None  # a request's reply is another speaker's line
+        if not question and i not in out:
+            out.append(i)
+        if j is not None and eligible[j] and not view.asks(j) and j not in taken and j not in out:
+            replying[j] = i
+            out.append(j)  # moved up, when the passage's order had it later
+        elif question and i not in out:
+            out.append(i)
+    return out
