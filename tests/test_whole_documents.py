@@ -242,3 +242,20 @@ def test_a_summary_asked_another_way_is_a_summary(asked: str, splitter: Sentence
     answer = g.ask(asked)
     assert answer.retrieval.summary is not None and "security-policy" in answer.retrieval.summary
     assert any(w.code == "summary" for w in answer.warnings)
+
+
+def test_the_names_a_summary_question_looks_among_are_read_once_per_graph(pebble: CiteGraph, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every document's words were read again for each summary question: seconds a question at
+    100,000 sentences. They are read once for a caller's graph, and the document named is the same."""
+    from citegraph.retrieve import summary
+
+    view = pebble.retriever.view(["public"])
+    request = summary_request("Summarize the travel policy.")
+    assert request is not None
+    first = summary.find_target(view, request)
+    read: list[str] = []
+    words = summary._words
+    monkeypatch.setattr(summary, "_words", lambda text: read.append(text) or words(text))
+    again = summary.find_target(view, request)
+    assert first is not None and again == first and first.document == "travel-policy.md"
+    assert read == [request.target]  # only the question's own words

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -190,6 +192,54 @@ def _matches(word: str, names: Collection[str]) -> bool:
     return word in names or (any(ch.isdigit() for ch in word) and any(n.startswith(word + ".") for n in names))
 
 
+@dataclass
+class _Names:
+    """What :func:`find_target` reads of every document version of a view, read once per view (it
+    was read again for each summary question: at 100,000 sentences, seconds a question)."""
+
+    passages: dict[int, list[int]]  #: version -> its passages, in order
+    bodies: dict[int, set[str]]  #: version -> the words of its name and of all its text
+    titles: dict[int, set[str]]  #: version -> the words of its name and of its first passage's headings
+    heads: dict[int, list[list[int]]]  #: version -> per passage, its heading spans
+    head_words: dict[int, list[set[str]]]  #: version -> per passage, the words of its headings
+    index: dict[str, list[int]]  #: word -> the versions whose body holds it
+
+
+_NAMES: WeakKeyDictionary[GraphView, _Names] = WeakKeyDictionary()
+_names_lock = threading.Lock()
+
+
+def _names_of(view: GraphView) -> _Names:
+    with _names_lock:
+        found = _NAMES.get(view)
+    if found is not None:
+        return found
+    c = view.columns
+    texts = c.span_text
+    passages: dict[int, list[int]] = {}
+    for d, v in enumerate(view.section_version.tolist()):
+        passages.setdefault(v, []).append(d)
+    bodies, titles, heads, head_words = {}, {}, {}, {}
+    index: dict[str, list[int]] = {}
+    for v, ds in passages.items():
+        document = c.passages[v][0]
+        named = set(_words(title_key(document) + " " + document))
+        body = set(named)
+        for d in ds:
+            for sp in view.spans_in(d).tolist():
+                body.update(_words(texts[sp]))
+        heads[v] = [[sp for sp in view.spans_in(d).tolist() if view.heading[sp]] for d in ds]
+        head_words[v] = [{w for sp in head for w in _words(texts[sp])} for head in heads[v]]
+        titles[v] = named | head_words[v][0]
+        bodies[v] = body
+        for w in body:
+            index.setdefault(w, []).append(v)
+    made = _Names(passages, bodies, titles, heads, head_words, index)
+    with _names_lock:
+        _NAMES[view] = made
+    return made
+
+
 def find_target(
     view: GraphView,
     request: Request,
@@ -212,29 +262,32 @@ def find_target(
         return None
     c = view.columns
     texts = c.span_text
-    versions: dict[int, list[int]] = {}
-    for d, v in enumerate(view.section_version.tolist()):
-        if allowed(*c.passages[v]):
-            versions.setdefault(v, []).append(d)
-    bodies: dict[int, set[str]] = {}
-    for v, passages in versions.items():
-        words: set[str] = set(_words(title_key(c.passages[v][0]) + " " + c.passages[v][0]))
-        for d in passages:
-            for s in view.spans_in(d).tolist():
-                words.update(_words(texts[s]))
-        bodies[v] = words
+    names = _names_of(view)
+    versions = {v: passages for v, passages in names.passages.items() if allowed(*c.passages[v])}
+    bodies = names.bodies
+
+    def holding(word: str) -> Collection[int]:
+        """The allowed versions whose text holds ``word`` (a version number also as the start of a longer one)."""
+        if any(ch.isdigit() for ch in word):
+            return [v for v in versions if _matches(word, bodies[v])]
+        return [v for v in names.index.get(word, ()) if v in versions]
+
+    held = {w: holding(w) for w in asked}
     # a word many documents hold names none of them (the product every page is about): weighed by its rarity
-    weight = {w: math.log(1.0 + len(bodies) / max(1, sum(1 for b in bodies.values() if _matches(w, b)))) for w in asked}
+    weight = {w: math.log(1.0 + len(versions) / max(1, len(held[w]))) for w in asked}
     total = sum(weight.values())
+    # a version holding none of the words scores 0 and is never named: only the others are read
+    candidates = sorted({v for vs in held.values() for v in vs})
     best: Target | None = None
     best_key = (NAMED_AT, 0)
-    for v, passages in versions.items():
+    for v in candidates:
+        passages = versions[v]
         document, version = c.passages[v]
-        heads = [[s for s in view.spans_in(d).tolist() if view.heading[s]] for d in passages]
-        title = set(_words(title_key(document) + " " + document)) | {w for s in heads[0] for w in _words(texts[s])}
+        heads = names.heads[v]
+        title = names.titles[v]
 
-        def score(names: set[str], body: set[str] = bodies[v]) -> float:
-            return sum(weight[w] * (1.0 if _matches(w, names) else 0.5 if _matches(w, body) else 0.0) for w in asked) / total
+        def score(named: set[str], body: set[str] = bodies[v]) -> float:
+            return sum(weight[w] * (1.0 if _matches(w, named) else 0.5 if _matches(w, body) else 0.0) for w in asked) / total
 
         whole = score(title)
         if (whole, 1) > best_key:  # a whole document over one of its sections at the same score
@@ -242,7 +295,7 @@ def find_target(
         for i, head in enumerate(heads):
             if not head or i == 0 or whole >= NAMED_AT:  # a document its own name names is summarised whole
                 continue
-            named = score(title | {w for s in head for w in _words(texts[s])})
+            named = score(title | names.head_words[v][i])
             if named > whole and (named, 0) > best_key:
                 best, best_key = (
                     Target(
