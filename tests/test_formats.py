@@ -526,3 +526,33 @@ def test_the_senders_line_is_numbered_after_the_context_where_retrieval_did_not_
     assert (
         _lines_beside((ContextItem(1, Evidence(sender.span, 0.5, 0.5, "passage")),), document, _header_line("From"), "sender") == ()
     )  # the line itself
+
+
+def test_slacks_escapes_channels_and_group_mentions_read_as_written_and_a_teams_html_body_as_its_words() -> None:
+    """Slack writes "&", "<" and ">" as entities and channels, @here and user groups in brackets; a
+    question about "Marrow & Finch" did not find "Marrow &amp; Finch"."""
+    slack = [
+        {
+            "type": "message",
+            "user": "U1",
+            "user_profile": {"real_name": "Grace Whitfield"},
+            "text": "Marrow &amp; Finch want 3 months &gt; 1 month. <!here> see <#C024BE7LR|support-escalations>, "
+            "<!subteam^S1|@platform> &lt;3",
+            "ts": "1739962938.281105",
+        }
+    ]
+    text, _meta = read_chat_json("slack.json", json.dumps(slack).encode())
+    assert text == (
+        "2025-02-19 11:02 Grace Whitfield: Marrow & Finch want 3 months > 1 month. @here see #support-escalations, @platform <3\n"
+    )
+    teams = {
+        "messages": [
+            {
+                "from": {"user": {"displayName": "Oskar Vale"}},
+                "body": {"contentType": "html", "content": "<p>Me until <b>Sunday</b>,</p><p>then Rhea.</p>"},
+                "createdDateTime": "2025-03-04T10:14:00Z",
+            }
+        ]
+    }
+    text, _meta = read_chat_json("teams.json", json.dumps(teams).encode())
+    assert text == "2025-03-04 10:14 Oskar Vale: Me until Sunday, then Rhea.\n"

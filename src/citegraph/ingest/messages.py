@@ -130,6 +130,8 @@ _CHAT_FIX = (
 _SLACK_MENTION = re.compile(r"<@(\w+)(?:\|([^>]+))?>")
 _SYSTEM = frozenset({"channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name", "channel_archive"})
 _SLACK_LINK = re.compile(r"<(https?://[^|>]+)(?:\|([^>]+))?>")
+_SLACK_CHANNEL = re.compile(r"<#(\w+)(?:\|([^>]*))?>")  #: "<#C024BE7LR|support>" -> "#support"
+_SLACK_SPECIAL = re.compile(r"<!(\w+)(?:\^\w+)?(?:\|([^>]*))?>")  #: "<!here>" -> "@here", "<!subteam^S1|@platform>" -> "@platform"
 
 
 def _sender(message: dict[str, Any]) -> str:
@@ -183,6 +185,8 @@ def _message_text(message: dict[str, Any]) -> str | None:
     Telegram's list of parts (strings and ``{"type": "bold", "text": …}``) joined; None when none."""
     if isinstance(message.get("body"), dict):  # Teams
         content = message["body"].get("content")
+        if isinstance(content, str) and str(message["body"].get("contentType", "")).lower() == "html":
+            return _html_text(content)  # "<p>Me until <b>Sunday</b>.</p>": its words, not its markup
         return content if isinstance(content, str) else None
     for key in _TEXT_KEYS:
         value = message.get(key)
@@ -197,11 +201,26 @@ def _message_text(message: dict[str, Any]) -> str | None:
     return next((message[k] for k in _TEXT_KEYS if isinstance(message.get(k), str)), None)
 
 
+def _html_text(content: str) -> str:
+    """The words of an HTML message body, its blocks and line breaks as spaces ("<b>Sunday</b>," stays "Sunday,")."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(content, "html.parser")
+    for block in soup.find_all(["p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "blockquote"]):
+        block.insert_after(" ")
+    return soup.get_text("")
+
+
+#: Slack writes "&", "<" and ">" in a message's text as entities ("Marrow &amp; Finch")
+_SLACK_ESCAPES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+
+
 def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
     """A JSON chat export (Slack's channel files, a Teams, Telegram, Discord or generic message list) as one line per
     message, ``YYYY-MM-DD HH:MM Name: text`` in the order written, so each message is one unit of
     evidence with its speaker and time (:func:`citegraph.sentences.is_line_document`). Slack's user
-    mentions (``<@U123>``) become the names the export gives those users; links keep their text. JSON
+    mentions (``<@U123>``) become the names the export gives those users; links keep their text; "&amp;",
+    "&lt;" and "&gt;" are read as the characters Slack wrote them for; a Teams body in HTML is read as its words. JSON
     that is not a message list is skipped with the layout citegraph reads."""
     import json
 
@@ -224,6 +243,11 @@ def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
             raise UnsupportedFile(path, "a JSON message whose text is in a layout citegraph does not read", _CHAT_FIX)
         text = _SLACK_MENTION.sub(lambda m: "@" + (m.group(2) or names.get(m.group(1), m.group(1))), text)
         text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
+        text = _SLACK_CHANNEL.sub(lambda m: "#" + (m.group(2) or m.group(1)), text)
+        text = _SLACK_SPECIAL.sub(lambda m: m.group(2) if (m.group(2) or "").startswith("@") else "@" + (m.group(2) or m.group(1)), text)
+        if "ts" in message:  # Slack's: after the mentions and links, whose brackets are its own
+            for escaped, plain in _SLACK_ESCAPES:
+                text = text.replace(escaped, plain)
         text = " ".join(text.split())
         if not text:
             continue
