@@ -556,3 +556,15 @@ def test_slacks_escapes_channels_and_group_mentions_read_as_written_and_a_teams_
     }
     text, _meta = read_chat_json("teams.json", json.dumps(teams).encode())
     assert text == "2025-03-04 10:14 Oskar Vale: Me until Sunday, then Rhea.\n"
+
+
+def test_a_pdfs_typeset_ligatures_are_read_as_their_letters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PDF whose font maps its ligature glyphs to the ligature characters gives "ﬁnance", which no
+    question's "finance" matches; they are read as their letters (offsets are into the text read)."""
+    from citegraph.ingest import loaders
+    from tests.pdfs import pdf_pages
+
+    monkeypatch.setattr(loaders, "_pdfplumber_pages", lambda data: [["The \ufb01nance team \ufb02ies out on the o\ufb03cial o\ufb00site."]])
+    text, _meta = loaders.read_pdf("guide.pdf", pdf_pages(["BT /F1 12 Tf 72 712 Td (x) Tj ET"]))
+    assert text == "The finance team flies out on the official offsite.\n"
+    assert loaders.plain_ligatures("e\ufb04uent \ufb06ep") == "effluent step"

@@ -20,6 +20,7 @@ __all__ = [
     "load_pdf",
     "load_text",
     "parse_date",
+    "plain_ligatures",
     "read_html",
     "read_pdf",
     "read_text",
@@ -196,7 +197,19 @@ def read_pdf(path: str, data: bytes) -> tuple[str, Metadata]:
             logger.setLevel(level)
     running = _running_lines(pages)
     texts = ["\n".join(line for i, line in enumerate(lines) if i not in drop).strip() for lines, drop in zip(pages, running, strict=True)]
-    return "\n\n".join(t for t in texts if t) + "\n", Metadata(dated)
+    return plain_ligatures("\n\n".join(t for t in texts if t) + "\n"), Metadata(dated)
+
+
+#: typeset ligatures a PDF's text may hold as single characters ("ﬁnance"), and the letters they stand for
+_LIGATURES = str.maketrans(
+    {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
+)
+
+
+def plain_ligatures(text: str) -> str:
+    """``text`` with typeset ligatures written as their letters: a PDF set with them gives "ﬁnance",
+    which no question's "finance" matches (by word, by name, or in the reader's word pieces)."""
+    return text.translate(_LIGATURES)
 
 
 def _pdfplumber_pages(data: bytes) -> list[list[str]] | None:
