@@ -289,3 +289,20 @@ def test_texts_parsed_ahead_are_given_back_as_kept_and_bounded(monkeypatch) -> N
     assert sentences.parsed([texts[0]])[0] is kept
     assert sentences.parsed([texts[1]], dependencies=False)[0] is sentences._ahead[(texts[1], True)]  # a full parse serves both
     assert [t.dep_ for t in kept] and kept.tensor.base is None
+
+
+def test_what_a_chat_app_writes_in_place_of_a_message_is_no_evidence() -> None:
+    from citegraph.sentences import evidence_words
+
+    for line in (
+        "[12/03/2025, 18:55] Joana Ferreira: Messages and calls are end-to-end encrypted. No one outside of this chat can read them.",
+        "[01/03/2025, 09:00] Messages and calls are end-to-end encrypted. Only people in this chat can read them.",
+        "[12/03/2025, 18:56] Joana Ferreira: <Media omitted>",
+        "12/03/2025, 18:57 - Joana Ferreira: This message was deleted",
+        "[12/03/2025, 18:58] Joana Ferreira: IMG-20250312-WA0001.jpg (file attached)",
+        "[12/03/2025, 18:59] Joana Ferreira: <attached: 00000012-PHOTO-2025-03-12.jpg>",
+    ):
+        assert evidence_words(line) == 0, line
+    assert evidence_words("[12/03/2025, 19:02] Declan Furlong: The venue holds 60 people.") > 0
+    assert evidence_words("[02/04/2025, 14:09] Sam Whitfield added Bilal Hussain") > 0  # who joined when: kept
+    assert evidence_words("Messages and calls are end-to-end encrypted in the Tidepool app.") > 0  # a document's sentence

@@ -74,6 +74,7 @@ _TIME_PREFIX = (
 #: "Name: message", "Time: 20260506_12:00", "Q: ...", IRC's "[10:12] <nick> message" (after a time
 #: only: a line that opens with "<br>" is no message), a time before the name: one entry per line, as
 #: chat logs, transcripts and notes are kept
+_TIME_ONLY = re.compile(rf"{_TIME_PREFIX}")  #: a line's time, before a notice with no speaker
 _ENTRY = re.compile(rf"(?P<stamp>{_TIME_PREFIX})?(?:(?<=\s)<(?P<nick>[^<>\s]{{1,40}})>|(?P<speaker>[^\s:\[<][^:\n]{{0,40}}):)[ \t]+\S")
 #: Zoom's saved chat names who wrote to whom: "From Anna Berg to Everyone"
 _ADDRESSED = re.compile(r"From[ \t]+(?P<name>.+?)[ \t]+to[ \t]+.+", re.IGNORECASE)
@@ -150,18 +151,32 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 _STAMP = re.compile(r"[\d_:./T -]+")
 
 
+#: what a chat app writes in place of a message, or about the chat itself, not anything said:
+#: WhatsApp's "<Media omitted>", "image omitted", "This message was deleted", "<attached: …>",
+#: "IMG-….jpg (file attached)", and its notice that messages are end-to-end encrypted
+_NO_MESSAGE = re.compile(
+    r"\s*(?:<?(?:media|image|video|audio|sticker|gif|document|contact card|voice message) omitted>?"
+    r"|(?:this message was deleted|you deleted this message)\.?|<attached: [^>]*>|\S+\.\w{2,4} \(file attached\)"
+    r"|missed (?:voice|video) call)\s*"
+    r"|.*\bmessages and calls are end-to-end encrypted\b.*",
+    re.IGNORECASE,
+)
+
+
 def evidence_words(text: str) -> int:
     """How many words a span offers as evidence: all its words, except for a line-document entry
     (``Speaker: text``), where its speaker, function words and chatter ("Thanks!", "No problem at
-    all!") do not count, so a greeting is not evidence however long it is."""
+    all!") do not count, so a greeting is not evidence however long it is; none for what a chat app
+    writes in place of a message (:data:`_NO_MESSAGE`: "<Media omitted>", "This message was deleted")."""
     entry = _ENTRY.match(text)
     if entry is None:
-        return len(text.split())
+        stamp = _TIME_ONLY.match(text)  # a chat app's notice with no speaker ("[12/03/2025, 18:55] Messages and calls…")
+        return 0 if stamp is not None and _NO_MESSAGE.fullmatch(text[stamp.end() :]) else len(text.split())
     import_spacy()  # without its command line, where this is the first use of spaCy
     from spacy.lang.en.stop_words import STOP_WORDS
 
     body = text[entry.end() - 1 :]
-    if _STAMP.fullmatch(body.strip()):  # "Time: 20260506_12:00": the entry's date, not evidence
+    if _STAMP.fullmatch(body.strip()) or _NO_MESSAGE.fullmatch(body):  # "Time: 20260506_12:00": the entry's date, not evidence
         return 0
     return sum(1 for w in _WORD.findall(body) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER)
 
