@@ -568,3 +568,24 @@ def test_a_pdfs_typeset_ligatures_are_read_as_their_letters(monkeypatch: pytest.
     text, _meta = loaders.read_pdf("guide.pdf", pdf_pages(["BT /F1 12 Tf 72 712 Td (x) Tj ET"]))
     assert text == "The finance team flies out on the official offsite.\n"
     assert loaders.plain_ligatures("e\ufb04uent \ufb06ep") == "effluent step"
+
+
+def test_an_older_slack_export_names_its_users_from_users_json(tmp_path: Path) -> None:
+    """An older Slack export writes only the user's id with each message ("U2"); its users.json, at
+    the export's root, names them. Without one, the ids stay (as before)."""
+    day = [
+        {"type": "message", "user": "U1", "text": "Who takes the pager after Tomas?", "ts": "1741083120.0001"},
+        {"type": "message", "user": "U2", "text": "Me until Sunday, then <@U1> takes over.", "ts": "1741083240.0002"},
+    ]
+    channel = tmp_path / "export" / "platform"
+    channel.mkdir(parents=True)
+    (channel / "2025-03-04.json").write_text(json.dumps(day), encoding="utf-8")
+    users = [{"id": "U1", "name": "rhea", "profile": {"real_name": "Rhea Lind"}}, {"id": "U2", "name": "oskar", "real_name": "Oskar Vale"}]
+    (tmp_path / "export" / "users.json").write_text(json.dumps(users), encoding="utf-8")
+    text, _meta = read_chat_json(str(channel / "2025-03-04.json"), json.dumps(day).encode())
+    assert text.splitlines() == [
+        "2025-03-04 10:12 Rhea Lind: Who takes the pager after Tomas?",
+        "2025-03-04 10:14 Oskar Vale: Me until Sunday, then @Rhea Lind takes over.",
+    ]
+    alone, _meta = read_chat_json(str(tmp_path / "2025-03-04.json"), json.dumps(day).encode())
+    assert alone.splitlines()[0] == "2025-03-04 10:12 U1: Who takes the pager after Tomas?"

@@ -215,6 +215,33 @@ def _html_text(content: str) -> str:
 _SLACK_ESCAPES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
+def _slack_directory(path: str) -> dict[str, str]:
+    """User id -> name from the ``users.json`` of the Slack export ``path`` is in (a channel's day file,
+    ``EXPORT/channel/2025-03-04.json``: the export's root is two folders up), or {} when there is none
+    or it cannot be read (the ids are kept then, as before)."""
+    import json
+    from pathlib import Path
+
+    for folder in Path(path).parents[:2]:
+        users = folder / "users.json"
+        try:
+            listed = json.loads(users.read_text(encoding="utf-8")) if users.is_file() else None
+        except (OSError, ValueError):
+            continue
+        if isinstance(listed, list):
+            named = {}
+            for user in listed:
+                if not isinstance(user, dict) or not isinstance(user.get("id"), str):
+                    continue
+                profile: dict[str, Any] = user["profile"] if isinstance(user.get("profile"), dict) else {}
+                for value in (profile.get("real_name"), user.get("real_name"), profile.get("display_name"), user.get("name")):
+                    if isinstance(value, str) and value.strip():
+                        named[user["id"]] = " ".join(value.split())
+                        break
+            return named
+    return {}
+
+
 def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
     """A JSON chat export (Slack's channel files, a Teams, Telegram, Discord or generic message list) as one line per
     message, ``YYYY-MM-DD HH:MM Name: text`` in the order written, so each message is one unit of
@@ -232,6 +259,8 @@ def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
     if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
         raise UnsupportedFile(path, "JSON that is not a chat export", _CHAT_FIX)
     names = {str(m["user"]): _sender(m) for m in messages if isinstance(m.get("user"), str) and _sender(m) != m["user"]}
+    if any(isinstance(m.get("user"), str) and m["user"] not in names for m in messages):
+        names = {**_slack_directory(path), **names}  # an older export names its users in users.json only
     lines = []
     for message in messages:
         if message.get("subtype") in _SYSTEM or message.get("type") == "service":  # joins, topics; Telegram's "pinned", "joined"
@@ -252,7 +281,8 @@ def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
         if not text:
             continue
         when = _when(message, path)
-        lines.append(f"{when + ' ' if when else ''}{_sender(message)}: {text}")
+        sender = _sender(message)
+        lines.append(f"{when + ' ' if when else ''}{names.get(sender, sender)}: {text}")
     if not lines:
         raise UnsupportedFile(path, "a JSON chat export without any message text", _CHAT_FIX)
     return "\n".join(lines) + "\n", Metadata()
