@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import platform
+import statistics
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-__all__ = ["environment", "load_before_run", "load_figures", "read_questions", "write_figures", "write_report"]
+__all__ = ["environment", "latency_figures", "load_before_run", "load_figures", "read_questions", "write_figures", "write_report"]
 
 
 def read_questions(path: Path) -> list[dict[str, Any]]:
@@ -52,3 +53,10 @@ def write_report(path: Path | None, text: str) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def latency_figures(seconds: list[float]) -> dict[str, float]:
+    """p50, p99 (the value at rank floor(0.99 n), the largest of fewer than 100) and mean of per-request seconds, rounded."""
+    ordered = sorted(seconds)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return {"p50": round(statistics.median(ordered), 4), "p99": round(p99, 4), "mean": round(statistics.mean(ordered), 4)}

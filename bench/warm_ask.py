@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from common import environment, load_before_run, load_figures
+from common import environment, latency_figures, load_before_run, load_figures
 
 
 def _asks(graph: object, questions: list[str]) -> tuple[list[float], list[str]]:
@@ -36,11 +35,6 @@ def _asks(graph: object, questions: list[str]) -> tuple[list[float], list[str]]:
         seconds.append(time.perf_counter() - t)
         answers.append(f"{answer.status.value}|{answer.text}")
     return seconds, answers
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _one(db: Path, questions: list[str], kept: int | None, ahead: bool = False) -> dict[str, object]:
@@ -95,16 +89,7 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--data", str(args.data), "--db", str(args.db), "--parses-kept", str(kept)]
         runs[name] = json.loads(subprocess.run([*cmd, "--ahead"] if ahead else cmd, check=True, capture_output=True, text=True).stdout)
     same = all(run["answers"] == runs["parses not kept"]["answers"] for run in runs.values())
-    figures = {
-        name: {
-            "n": len(s),
-            "p50": round(statistics.median(s), 4),
-            "p99": round(_quantile(s, 0.99), 4),
-            "mean": round(statistics.mean(s), 4),
-        }
-        for name, run in runs.items()
-        for s in [run["seconds"]]
-    }
+    figures = {name: {"n": len(run["seconds"]), **latency_figures(run["seconds"])} for name, run in runs.items()}
     ratio = figures["parses kept (default)"]["p50"] / figures["parses not kept"]["p50"]
     ahead_ratio = figures["parsed ahead (as serve does)"]["p50"] / figures["parses kept (default)"]["p50"]
     lines = [

@@ -22,18 +22,12 @@ import argparse
 import json
 import random
 import sqlite3
-import statistics
 import time
 from pathlib import Path
 
 from rich.console import Console
 
-from common import environment, load_before_run, load_figures
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+from common import environment, latency_figures, load_before_run, load_figures
 
 
 def main() -> None:
@@ -74,10 +68,7 @@ def main() -> None:
         documents.append(time.perf_counter() - start)
     graph.close()
     rows = (("answer", answers), ("retrieval alone", retrievals), ("answer to 'What does the text say about …?'", documents))
-    figures = {
-        name: {"p50": round(statistics.median(s), 4), "p99": round(_quantile(s, 0.99), 4), "mean": round(statistics.mean(s), 4)}
-        for name, s in rows
-    }
+    figures = {name: latency_figures(s) for name, s in rows}
     ratio = figures["answer"]["p50"] / figures["retrieval alone"]["p50"]
     lines = [
         f"# Warm answers at {sentences:,} sentences",

@@ -497,8 +497,7 @@ def parsed(texts: Sequence[str], *, dependencies: bool = True) -> list[Any]:
         for full in (True, False):
             batch = [t for t, d in missing if d is full]
             if batch:
-                docs = nlp.pipe(batch) if full else nlp.pipe(batch, disable=["parser"])
-                _parses.update(zip([(t, full) for t in batch], map(_own_tensor, docs), strict=True))
+                _parses.update(zip([(t, full) for t in batch], _parse(nlp, batch, full), strict=True))
         out = []
         for key in keys:
             if key in _ahead:
@@ -529,10 +528,15 @@ def parse_ahead(texts: Iterable[str], *, dependencies: bool = True, chunk: int =
                 break
             batch = [t for t in todo[at : at + chunk] if (t, True) not in _ahead and (t, dependencies) not in _ahead][:room]
             if batch:
-                docs = nlp.pipe(batch) if dependencies else nlp.pipe(batch, disable=["parser"])
-                _ahead.update(zip([(t, dependencies) for t in batch], map(_own_tensor, docs), strict=True))
+                _ahead.update(zip([(t, dependencies) for t in batch], _parse(nlp, batch, dependencies), strict=True))
                 added += len(batch)
     return added
+
+
+def _parse(nlp: Any, batch: list[str], dependencies: bool) -> list[Any]:
+    """``batch`` parsed, with or without the dependency parser, each parse owning its tensor rows."""
+    docs = nlp.pipe(batch) if dependencies else nlp.pipe(batch, disable=["parser"])
+    return [_own_tensor(doc) for doc in docs]
 
 
 def _own_tensor(doc: Any) -> Any:

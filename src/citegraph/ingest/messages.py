@@ -180,13 +180,13 @@ def _when(message: dict[str, Any], path: str) -> str:
 _TEXT_KEYS = ("text", "body", "content", "message")
 
 
-def _message_text(message: dict[str, Any]) -> str | None:
+def _message_text(message: dict[str, Any], path: str) -> str | None:
     """A message's text: a string (Slack, Discord, generic), Teams' ``{"body": {"content": …}}``, or
     Telegram's list of parts (strings and ``{"type": "bold", "text": …}``) joined; None when none."""
     if isinstance(message.get("body"), dict):  # Teams
         content = message["body"].get("content")
         if isinstance(content, str) and str(message["body"].get("contentType", "")).lower() == "html":
-            return _html_text(content)  # "<p>Me until <b>Sunday</b>.</p>": its words, not its markup
+            return read_html(path, content.encode("utf-8"))[0]  # "<p>Me until <b>Sunday</b>.</p>": its words, as an e-mail's HTML body
         return content if isinstance(content, str) else None
     for key in _TEXT_KEYS:
         value = message.get(key)
@@ -199,16 +199,6 @@ def _message_text(message: dict[str, Any]) -> str | None:
         ):
             return "".join(p if isinstance(p, str) else p["text"] for p in value)
     return next((message[k] for k in _TEXT_KEYS if isinstance(message.get(k), str)), None)
-
-
-def _html_text(content: str) -> str:
-    """The words of an HTML message body, its blocks and line breaks as spaces ("<b>Sunday</b>," stays "Sunday,")."""
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(content, "html.parser")
-    for block in soup.find_all(["p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "blockquote"]):
-        block.insert_after(" ")
-    return soup.get_text("")
 
 
 #: Slack writes "&", "<" and ">" in a message's text as entities ("Marrow &amp; Finch")
@@ -265,7 +255,7 @@ def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
     for message in messages:
         if message.get("subtype") in _SYSTEM or message.get("type") == "service":  # joins, topics; Telegram's "pinned", "joined"
             continue
-        text = _message_text(message)
+        text = _message_text(message, path)
         if text is None:
             if not any(message.get(k) for k in _TEXT_KEYS):
                 continue  # a file, a call or a reaction, with no text to read
