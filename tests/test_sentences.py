@@ -11,6 +11,7 @@ from citegraph.sentences import (
     SECTION_CHARS,
     SPACY_MODEL,
     SentenceSplitter,
+    _runs_on,  # the rule alone: spaCy itself joins these two lines
     asks,
     document_name,
     ends_asking,
@@ -95,8 +96,25 @@ def test_headings_read_as_headings_and_rows_of_figures_do_not() -> None:
         "Tom Ashby: deploy is clean",  # a chat entry
         "Questions? Ask in #help,",  # ends a clause
         "2025-03-04",
+        "We will find you.'",  # a sentence closed inside a quotation
+        "Taser!\u2019",
+        "ActionAid USA. --",  # an item of a list run together with dashes
     ):
         assert not is_heading(line), line
+
+
+def test_a_sentence_spacy_ends_too_early_goes_on_and_a_line_break_still_ends_one(splitter: SentenceSplitter) -> None:
+    # spaCy's parser ends these two after "Hell" and "torn open"; the small letter that follows on the
+    # same line says the sentence goes on, so neither half is a unit (or a heading) of its own
+    text = 'But did it sound killer? Hell yeah. Her leg was torn open and she bled out." She died in a minute.'
+    got = [s.span.text for s in splitter.split("d", "v", text)]
+    assert "Hell yeah." in got and 'Her leg was torn open and she bled out."' in got
+    assert not any(is_heading(t) for t in got)
+    doc = splitter.nlp("Opening hours\nmonday to friday, nine to five.")
+    heading, line = doc[0:2], doc[3:]
+    assert (heading.text, line.text[:6]) == ("Opening hours", "monday")
+    assert not _runs_on(doc.text, heading, line)  # a line break ends a heading, whatever follows it
+    assert _runs_on("Opening hours monday", heading, line)
 
 
 def test_a_short_document_is_one_passage(splitter: SentenceSplitter) -> None:

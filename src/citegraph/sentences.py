@@ -258,6 +258,8 @@ _SECTION_FULL = 600
 _HEADING_CHARS = 80
 _HEADING_WORDS = 10
 _ENDS_CLAUSE = (".", "!", "?", ":", ";", ",", '"', "\u201d", ")", "]")
+#: what may follow a clause's last mark and still close it: a closing single quote, a dash, spaces
+_AFTER_CLAUSE = "'\u2019 -\u2013\u2014"
 _DIGITS = re.compile(r"\S*\d\S*")
 #: a release's heading in a changelog: "[5.0.0] - 2025-05-19", "v2.3 (2024-01-05)", "Version 4.2", "[Unreleased]"
 _RELEASE = re.compile(
@@ -271,14 +273,15 @@ def is_heading(text: str) -> bool:
     punctuation), not a chat entry (``Speaker: text``) and not a row of figures ("London £180 £55"
     has two numbers; "4. Hotels and meals" reached the store without its number), or a release's
     heading in a changelog ("[5.0.0] - 2025-05-19"). It names what the lines under it are about and
-    asserts nothing itself."""
+    asserts nothing itself. A sentence closed inside a quotation or before a dash ("We will find you.'",
+    "ActionAid USA. --") is a sentence: the quote marks and dashes after its full stop are not its end."""
     t = text.strip()
     if _RELEASE.fullmatch(t) and (t[:1] in "[(vV" or t.count(".") >= 2 or re.search(r"\d{4}-\d{2}-\d{2}|[a-z]{4}", t, re.I)):
         return True  # not a bare "3.5", which a table's cell can be
     return (
         0 < len(t) <= _HEADING_CHARS
         and len(t.split()) <= _HEADING_WORDS
-        and not t.endswith(_ENDS_CLAUSE)
+        and not t.rstrip(_AFTER_CLAUSE).endswith(_ENDS_CLAUSE)
         and any(ch.isalpha() for ch in t)
         and _ENTRY.match(t) is None
         and len(_DIGITS.findall(t)) <= 1
@@ -702,6 +705,17 @@ def split_blocks(text: str, media_type: str = "text/plain") -> list[tuple[int, i
     return blocks
 
 
+_CLOSED = re.compile(r"[.!?:;\u2026\"'\u2019\u201d)\]]\s*$")
+
+
+def _runs_on(text: str, before: Any, sent: Any) -> bool:
+    """Whether spaCy ended a sentence where it goes on: ``before`` does not close (no full stop, no
+    closing mark) and ``sent`` follows it on the same line with a small letter ("Her leg was torn
+    open" | "and she bled out."; "Hell" | "yeah."). A line break between them (a heading, a list
+    item) keeps them apart."""
+    return sent.text[:1].islower() and _CLOSED.search(before.text) is None and "\n" not in text[before.end_char : sent.start_char]
+
+
 class SentenceSplitter:
     """Splits document text into :class:`Sentence` records using spaCy's parser."""
 
@@ -761,12 +775,18 @@ class SentenceSplitter:
                     out[i].append(Sentence(Span(document, version, start, end, text[start:end]), doc[:], offset))
                 continue
             held = None  # a number or label spaCy ends a sentence after ("4." of "4. Devices"): kept with what follows
+            pieces: list[Any] = []
             for sent in doc.sents:
                 if _LEAD_IN.fullmatch(sent.text.strip()) and sent.end < len(doc):
                     held = sent if held is None else held
                     continue
                 if held is not None:
                     sent, held = doc[held.start : sent.end], None
+                if pieces and _runs_on(doc.text, pieces[-1], sent):
+                    pieces[-1] = doc[pieces[-1].start : sent.end]
+                else:
+                    pieces.append(sent)
+            for sent in pieces:
                 start, end = _trim(text, offset + sent.start_char, offset + sent.end_char)
                 if i < len(markdown) and markdown[i]:
                     start = _unmarked(text, start, end)
