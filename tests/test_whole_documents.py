@@ -75,18 +75,20 @@ def pebble(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> Cit
 
 
 @pytest.mark.parametrize(
-    ("question", "target", "about"),
+    ("question", "target", "about", "decisions"),
     [
-        ("Summarize the travel policy.", "the travel policy", ""),
-        ("Give me an overview of the security policy", "the security policy", ""),
-        ("What does the onboarding checklist cover?", "the onboarding checklist", ""),
-        ("What's new in Pebble 2.0?", "Pebble 2.0", ""),
-        ("What does the handbook say about parental leave?", "the handbook", "parental leave"),
-        ("What did the Board decide at its January meeting?", "the Board its January meeting", ""),
+        ("Summarize the travel policy.", "the travel policy", "", False),
+        ("Give me an overview of the security policy", "the security policy", "", False),
+        ("What does the onboarding checklist cover?", "the onboarding checklist", "", False),
+        ("What's new in Pebble 2.0?", "Pebble 2.0", "", False),
+        ("What does the handbook say about parental leave?", "the handbook", "parental leave", False),
+        ("What did the Board decide at its January meeting?", "the Board its January meeting", "", True),
+        ("What was agreed at the March review?", "the March review", "", True),
+        ("What were the key decisions of the kickoff?", "the kickoff", "", True),
     ],
 )
-def test_a_summary_question_is_recognised_by_its_form(question: str, target: str, about: str) -> None:
-    assert summary_request(question) == Request(target, about)
+def test_a_summary_question_is_recognised_by_its_form(question: str, target: str, about: str, decisions: bool) -> None:
+    assert summary_request(question) == Request(target, about, decisions)
 
 
 @pytest.mark.parametrize("question", ["What is the hotel limit?", "Who summarized the report?", "How many days of leave do I get?"])
@@ -175,6 +177,29 @@ def test_minutes_their_own_name_names_are_summarised_whole_not_by_a_heading_that
     answer = g.ask("What did the Board decide at its January 2025 meeting?")
     assert answer.retrieval.summary == "board-2025-01-22.md"  # the whole minutes, not the section "Date of next meeting"
     assert "budget" in answer.text and "Sundays" in answer.text
+
+
+def test_asked_what_was_decided_a_summary_quotes_the_decisions_not_each_sections_lead(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    minutes = (
+        "# Board minutes\n\n## 1. Report\n\nFiona Grant presented her report for the quarter. Visits were up 4% on last year. "
+        "Sunday opening at Central averaged 610 visits, and she recommended making it permanent. The Board agreed.\n\n"
+        "## 2. Charges\n\nThe Board considered the review of charges.\n\n**Decisions:**\n\n"
+        "- Overdue charges on adult cards are reduced to 10p per day.\n- The loan period for DVDs is extended to 14 days.\n\n"
+        "## 3. Online joining\n\nOwen Price reported that online joining with an e-card is ready.\n"
+    )
+    folder = write("board-2025-01-22.md", minutes).parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter)
+    g.ingest([folder])
+    decided = g.ask("What did the Board decide at its January 2025 meeting?").text
+    # "The Board agreed." says only that: the sentence before it says what was agreed
+    assert "recommended making it permanent" in decided and "The Board agreed" in decided
+    assert "10p per day" in decided and "14 days" in decided  # each item under "Decisions:"
+    assert "presented her report" not in decided  # the lead of a section that records a decision
+    assert "online joining" in decided  # a section that records no decision keeps its lead
+    summary = g.ask("Summarize the board minutes.").text
+    assert "presented her report" in summary  # asked for all it says, each section's lead as before
 
 
 def test_a_chat_log_is_summed_up_one_line_per_conversation(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:

@@ -20,7 +20,10 @@ was chosen on the development corpora's eight dev summary questions: the mean sh
 A line of the document's record-keeping ("Version 3.0 · Owner: …", "Last reviewed …", a bare date
 range: :func:`front_matter`) is never a point; choosing each section's first sentence with a figure
 or an obligation instead of its lead was tried and not kept (dev 0.469 -> 0.463). With "about Y", the named document's sentences nearest the question
-are taken instead, in document order.
+are taken instead, in document order. Asked what was decided ("What did the Board decide at …?", "What
+was agreed in …?"), a section that records decisions (a sentence saying something was decided, agreed or
+approved, the items under a "Decisions:" label, and before a bare "The Board agreed." the sentence it
+agrees to: :func:`decided`) is quoted by those, up to :data:`DECISIONS_PER_SECTION`, instead of by its lead.
 
 A question whose form matches but whose named document is not found confidently (:data:`NAMED_AT`)
 is ranked as any other question: nothing is summarised from a guess.
@@ -45,11 +48,13 @@ from citegraph.sentences import is_line_document
 from citegraph.verify.assertion import instruction_frame
 
 __all__ = [
+    "DECISIONS_PER_SECTION",
     "NAMED_AT",
     "PER_SECTION",
     "SUMMARY_SECTIONS",
     "Request",
     "Target",
+    "decided",
     "find_target",
     "specific",
     "summary_evidence",
@@ -57,6 +62,7 @@ __all__ = [
 ]
 
 SUMMARY_SECTIONS = 20  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
+DECISIONS_PER_SECTION = 8  #: asked what was decided, the most decisions quoted from one section
 PER_SECTION = 3  #: the most sentences of one section, when the document has fewer sections than :data:`SUMMARY_SECTIONS`
 #: in a document of one section that is no chat log or transcript (an article: written lead first),
 #: after the lead its sentences by likeness to its centroid plus ``POSITION`` x (1 - place / length):
@@ -105,6 +111,7 @@ class Request:
 
     target: str
     about: str = ""
+    decisions: bool = False  #: what was decided or agreed in it ("What did the Board decide at …?"), not all it says
 
 
 @dataclass(frozen=True)
@@ -147,6 +154,35 @@ def front_matter(text: str) -> bool:
     return _FRONT_MATTER.match(text) is not None or len(_TOKEN.findall(_DATE_WORDS.sub(" ", text))) == 0
 
 
+#: a question asking what was decided: "What did the Board decide at …", "What was agreed in …", "the key decisions of …"
+_DECIDING = re.compile(r"\b(?:decid|decision|agree|resol)", re.IGNORECASE)
+#: a sentence that records a decision, and a label over a list of them ("**Decisions:**")
+_DECIDED = re.compile(r"\b(?:decided|agreed|approved|resolved|adopted|voted|endorsed)\b", re.IGNORECASE)
+_DECISIONS_LABEL = re.compile(r"^\W*(?:decisions?|resolutions?|agreed|outcomes?)\W*$", re.IGNORECASE)
+#: a decision this short says only that one was made ("The Board agreed."): the sentence before it says what
+_BARE_DECISION_WORDS = 5
+
+
+def decided(spans: Sequence[int], texts: Sequence[str], heading: Sequence[bool] | np.ndarray) -> set[int]:
+    """The spans (of one document version, in order) that record a decision: a sentence saying that
+    something was decided, agreed or approved, each item under a "Decisions:" label (until the next
+    heading), and before a bare "The Board agreed." the sentence it agrees to."""
+    out: set[int] = set()
+    listed = False
+    for k, s in enumerate(spans):
+        text = texts[s]
+        if heading[s]:
+            listed = False
+        if _DECISIONS_LABEL.match(text):
+            listed = True
+            continue
+        if listed or _DECIDED.search(text):
+            out.add(s)
+            if k and len(text.split()) <= _BARE_DECISION_WORDS and not heading[spans[k - 1]]:
+                out.add(spans[k - 1])
+    return out
+
+
 _POLITE_END = re.compile(r",?\s+(?:please|thanks|thank you)$", re.IGNORECASE)  #: "… of the security policy please"
 
 
@@ -163,7 +199,7 @@ def summary_request(question: str) -> Request | None:
             target = f"{who} {target}"
         about = m.groupdict().get("about") or ""
         if _words(target):
-            return Request(target.strip(), about.strip())
+            return Request(target.strip(), about.strip(), _DECIDING.search(text[: m.start("target")]) is not None)
     return None
 
 
@@ -364,6 +400,9 @@ def summary_evidence(
         centroids = [vectors[spans].mean(axis=0) for spans in sections]
         ranked = []  # per section, its lead, then its sentences nearest its centroid
         details: set[int] = set()
+        # asked what was decided: a section that records decisions is quoted by them (in order), not by its lead
+        agreed = decided([s for spans in passages for s in spans], texts, view.heading) if request.decisions else set()
+        takes: list[int] = []
         lead_first = len(sections) == 1 and not log  # a text of one section that is no log: an article, written lead first
         for spans, centroid in zip(sections, centroids, strict=True):
             n = len(spans)
@@ -378,13 +417,24 @@ def summary_evidence(
                     rest.remove(detail)
                     rest.insert(0, detail)
                     details.add(spans[detail])
+            ours = [s for s in spans if s in agreed][:DECISIONS_PER_SECTION]
+            if ours:
+                ranked.append([*ours, *(s for s in spans if s not in ours)])
+                takes.append(len(ours))
+                continue
             ranked.append([spans[0], *(spans[j] for j in rest)])
+            takes.append(0)
         if len(ranked) > limit:  # the sections most like the whole document
             whole = vectors[every].mean(axis=0)
             keep = sorted(range(len(ranked)), key=lambda k: -float(centroids[k] @ whole))[:limit]
             ranked = [ranked[k] for k in sorted(keep)]
+            takes = [takes[k] for k in sorted(keep)]
         per = 1 if log else max(1, min(PER_SECTION, limit // len(ranked)))  # a log: one line per conversation
-        chosen = [s for spans in ranked for s in spans[: max(per, 2 if len(spans) > 1 and spans[1] in details else 1)]]
+        chosen = [
+            s
+            for spans, take in zip(ranked, takes, strict=True)
+            for s in spans[: take or max(per, 2 if len(spans) > 1 and spans[1] in details else 1)]
+        ]
     chosen.sort(key=rank.__getitem__)
     n = len(chosen)
     return [
