@@ -471,6 +471,26 @@ def test_a_question_asking_when_brings_the_time_of_the_conversation_a_quoted_lin
     assert not any(item.evidence.found_by == "time" for item in g.ask("What will the plumber fix?").context)
 
 
+def test_a_day_the_question_names_in_numbers_is_named_by_the_time_of_the_conversation(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    from citegraph.answer.relevance import named
+
+    assert named("20260105", set(), "time: 20260105_14:00") and named("2026-01-05", set(), "2026-01-05 10:12 tom: hi")
+    assert not named("20260106", set(), "time: 20260105_14:00 and 2026-01-07")
+    # the Time line is far above the Wi-Fi line, the one line of the context: its lead-in does not reach
+    # it, only the conversation's time does
+    notes = "".join(f"LiHua: Note {i} about the weekend plans and the shopping list.\n" for i in range(4))
+    chat = CHAT.replace("AdamSmith: Hey Li Hua!\n", "AdamSmith: Hey Li Hua!\n" + notes)
+    folder = write("week02/20260105_1400.txt", chat).parent.parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=1, verifier=CheckingVerifier(checker=False))
+    g.ingest([folder])
+    on_the_day = g.ask("What Wi-Fi password did Adam give on 20260105?").answerability
+    another_day = g.ask("What Wi-Fi password did Adam give on 20260212?").answerability
+    assert on_the_day is not None and another_day is not None
+    assert "20260105" not in on_the_day.missing and "20260212" in another_day.missing
+
+
 # -- two hops ---------------------------------------------------------------------------------------------
 def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer

@@ -69,12 +69,14 @@ LEAD_IN = 120
 
 
 def features(
-    question: Question, sentences: Sequence[Any], similarities: Sequence[float], read: Sequence[float] = ()
+    question: Question, sentences: Sequence[Any], similarities: Sequence[float], read: Sequence[float] = (), when: str = ""
 ) -> tuple[dict[str, float], tuple[str, ...]]:
     """The features of a ``question`` (its answer type and terms, read from its one parse) against
     parsed context ``sentences`` (their similarities to it, and the reader's P(answers) of each), and
     the question's entities no sentence names. A sentence may be given as a tuple of parses (the text
-    before it, then itself), read as one."""
+    before it, then itself), read as one. ``when``: the times the sentences were said that they do not
+    carry themselves (a chat conversation's "Time: 20260918_18:00", a message's Date line), where a
+    day the question names ("on 20260918") is named too."""
     expected = question.expected
     entities, words = question.terms
     parts = [tuple(s) if isinstance(s, tuple) else (s,) for s in sentences]  # each sentence: its parses (the text before it, itself)
@@ -82,7 +84,8 @@ def features(
     said = set().union(*per_sentence) if per_sentence else set()
     bodies = [" ".join(d.text for d in docs).casefold() for docs in parts]
     text = " ".join(bodies)
-    missing = tuple(e for e in entities if not named(e, said, text))
+    dated = f"{text} {when.casefold()}" if when else text
+    missing = tuple(e for e in entities if not named(e, said, dated))
     weight = 2.0 * len(entities) + len(words)
 
     def share(bag: set[str], body: str) -> float:
@@ -124,6 +127,7 @@ def assess(
     threshold: float = ABSTAIN_BELOW,
     read: Read | None = None,
     subjects: Sequence[str] = (),
+    said_when: Callable[[Span], str] | None = None,
 ) -> Answerability:
     """Whether ``context`` answers ``question``: P(answerable) at or above ``threshold``.
     ``surroundings(span)`` gives a context sentence with the text before it (:data:`LEAD_IN`
@@ -133,7 +137,9 @@ def assess(
     larger of the two.
     ``read`` is the reader (default: the shipped one, :func:`citegraph.answer.reader.default_reader`).
     ``subjects``: what the question is about, written out (an abbreviation and its long form): a
-    reading that names one is the question's own subject read back, not its answer."""
+    reading that names one is the question's own subject read back, not its answer.
+    ``said_when(span)``: when a context sentence was said, where the sentence does not carry it (its
+    chat conversation's time line): a question about what was said "on 20260918" names that day."""
     if not context:
         return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
     alone = [item.span.text for item in context]
@@ -160,7 +166,8 @@ def assess(
     read_p = [max(got[a].probability, got[t].probability) for a, t in zip(alone, texts, strict=True)]
     lead_of = iter(leads)
     sentences = [(next(lead_of), doc) if b else doc for b, doc in zip(before, own, strict=True)]
-    values, missing = features(asked, sentences, [item.evidence.similarity for item in context], read_p)
+    when = " ".join(dict.fromkeys(said_when(item.span) for item in context)) if said_when else ""
+    values, missing = features(asked, sentences, [item.evidence.similarity for item in context], read_p, when)
     p = probability(values)
     answerable = p >= threshold
     note = ""

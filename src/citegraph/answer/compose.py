@@ -136,7 +136,8 @@ def compose(
         answerability: Answerability | None = Answerability(True, None, note=f"a question about the whole of {summary}: its {note}")
     else:
         subjects = [form for pair in retrieval.spelled_out for form in pair]
-        answerability = assess(read, found, surroundings=surroundings, subjects=subjects) if context else None
+        said_when = None if document is None else partial(_said_when, document)
+        answerability = assess(read, found, surroundings=surroundings, subjects=subjects, said_when=said_when) if context else None
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
@@ -306,6 +307,16 @@ def _conversation_time(doc: Document, span: Span) -> tuple[int, int] | None:
     if message_stamp(span.text) is not None or not is_line_document(doc.text):
         return None
     return conversation_time(doc.text, span.start)
+
+
+def _said_when(document: Callable[[Span], Document | None], span: Span) -> str:
+    """When a context sentence was said, where it does not carry that itself: its chat conversation's
+    time line, or its message's Date line; "" when its document gives neither."""
+    doc = document(span)
+    if doc is None:
+        return ""
+    at = _conversation_time(doc, span) or _header_line("Date")(doc, span)
+    return "" if at is None else doc.text[at[0] : at[1]]
 
 
 def _header_line(field: str) -> Callable[[Document, Span], tuple[int, int] | None]:

@@ -68,15 +68,23 @@ def said_words(doc: Any) -> set[str]:
 _NUMERIC_DAY = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:-(\d\d)-(\d\d)|(\d\d)(\d\d)(?=\D|$))")
 
 
+def _day(found: re.Match[str]) -> tuple[str, int, int]:
+    return found.group(1), int(found.group(2) or found.group(4)), int(found.group(3) or found.group(5))
+
+
 def named(name: str, said: set[str], text: str) -> bool:
     """A named entity is mentioned when each of its words is among ``said`` (the words and lemmas of
     ``text``): "Eric Ambler" in "Eric Clifford Ambler was …"; a name of glue words only, when ``text``
     holds it; a month (and year, and days), when a day of it is written in numbers ("in March", "on
     4 March" or "the weekend of 8-9 March" by a chat line stamped "2025-03-04" or "2025-03-09"); a
     name the text writes as one token, as written ("4.12.1", "C++": its pieces apart, "4", "12", "1",
-    are no words of it)."""
+    are no words of it); a day written in numbers ("on 20260918"), when the text has that day in
+    numbers ("Time: 20260918_18:00", "2026-09-18 10:02")."""
     if name.casefold() in said:
         return True
+    asked_day = _NUMERIC_DAY.fullmatch(name.strip())
+    if asked_day is not None:  # "20260918" or "2026-09-18": that day in numbers in the text, in either form
+        return _day(asked_day) in {_day(found) for found in _NUMERIC_DAY.finditer(text)}
     parts = [p for p in re.findall(r"\w+", name) if p not in _NAME_GLUE]
     if not parts:
         return name in text
@@ -88,7 +96,7 @@ def named(name: str, said: set[str], text: str) -> bool:
     if len(months) != 1 or len(months) + len(years) + len(days) != len(parts):
         return False
     for found in _NUMERIC_DAY.finditer(text):
-        year, month, day = found.group(1), int(found.group(2) or found.group(4)), int(found.group(3) or found.group(5))
+        year, month, day = _day(found)
         if month == months[0] and all(y == year for y in years) and (not days or day in days):
             return True
     return False
