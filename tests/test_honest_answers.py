@@ -694,6 +694,16 @@ def test_a_proposal_made_as_a_question_in_a_chat_is_quoted_and_a_documents_quest
     faq = item("faq.md", "What about refunds?")
     assert ExtractiveAnswerer().select([faq], "Are refunds possible?").quoted == []
     assert statements(item("faq.md", "Refunds take a week. What about refunds?")) == ["Refunds take a week."]
+    # the other ways a chat puts something forward: a "maybe" question, asking what the others think, "let's"
+    for proposal in (
+        "LiHua: Maybe a matcha flavor next time?",
+        "WolfgangSchulz: What do you all think about incorporating some improvisational solos?",
+        "Briar: Let’s all bring our water bottles!",
+    ):
+        assert proposes(proposal), proposal
+    reminder = item("20261001_1800.txt", "Briar: Definitely! Staying hydrated is solid advice. Let’s all bring our water bottles!")
+    assert statements(reminder)[-1] == "Let’s all bring our water bottles!"  # what she reminded them of, not an aside
+    assert statements(item("guide.md", "Hydration matters. Let's look at bottles first.")) == ["Hydration matters."]  # a document's "let's"
 
 
 def test_a_quote_brings_a_sentence_of_another_document_naming_what_it_names_as_the_other_hop() -> None:

@@ -82,7 +82,7 @@ def statements(item: ContextItem) -> list[str]:
     pieces = [p for p in pieces if instruction_frame(_bare(p)) is None or _chat_proposal(item, _bare(p))]
     # a directive beside a statement is the message's aside ("Just let me know when you're on your
     # way."); a unit of directives only (a checklist item of two steps) is quoted whole
-    plain = [p for p in pieces if not directs(_bare(p))]
+    plain = [p for p in pieces if not directs(_bare(p)) or _chat_proposal(item, _bare(p))]
     return plain or pieces
 
 
@@ -98,9 +98,13 @@ _SAYS = re.compile(
 _PROPOSES = re.compile(
     r"^(?:(?:so|maybe|hey|ok|okay|oh|also|and|or|but)[,!]?\s+)*"
     r"(?:how about|what about|why don'?t we|why not|shall we|should we|could we|can we|would you like|do you want to"
-    r"|want to|wanna|anyone up for|who'?s up for|are you up for|fancy)\b",
+    r"|want to|wanna|anyone up for|who'?s up for|are you up for|fancy|maybe|perhaps"
+    r"|what do you(?: all| guys| two| both)? think (?:about|of)|how do you feel about|(?:is )?anyone interested in)\b",
     re.IGNORECASE,
 )
+#: a line that proposes without asking ("Let's all bring our water bottles!"): in a conversation, as much
+#: a proposal as "How about we all bring water bottles?"
+_LETS = re.compile(r"^(?:(?:so|ok|okay|oh|also|and|hey)[,!]?\s+)*let[’']?s\b|^let us\b", re.IGNORECASE)
 
 
 def _chat_proposal(item: ContextItem, sentence: str) -> bool:
@@ -132,11 +136,12 @@ def names_in(text: str) -> set[str]:
 
 def proposes(sentence: str) -> bool:
     """``sentence`` asks in order to propose something ("How about Thursday at 3?", a chat line's
-    "Ana: why don't we meet at 6?"): what it asks for is what its speaker puts forward, and an answer
-    to "what did she suggest?" quotes it."""
+    "Ana: why don't we meet at 6?", "Maybe a matcha flavour next time?", "What do you all think about
+    adding solos?"), or proposes outright ("Let's all bring water bottles!"): what it puts forward is
+    its speaker's proposal, and an answer to "what did she suggest?" quotes it."""
     speaker = message_speaker(sentence)
     said = sentence[sentence.index(speaker) + len(speaker) + 1 :].lstrip() if speaker and f"{speaker}:" in sentence else sentence
-    return said.rstrip().endswith("?") and _PROPOSES.search(_bare(said)) is not None
+    return (said.rstrip().endswith("?") and _PROPOSES.search(_bare(said)) is not None) or _LETS.search(_bare(said)) is not None
 
 
 #: the header fields of a message that answer who (its sender) or when (its day), by the type a question asks for
