@@ -539,11 +539,20 @@ def test_slacks_escapes_channels_and_group_mentions_read_as_written_and_a_teams_
             "text": "Marrow &amp; Finch want 3 months &gt; 1 month. <!here> see <#C024BE7LR|support-escalations>, "
             "<!subteam^S1|@platform> &lt;3",
             "ts": "1739962938.281105",
-        }
+        },
+        {
+            "type": "message",
+            "user": "U1",
+            "user_profile": {"real_name": "Grace Whitfield"},
+            "text": "Call booked for <!date^1740042000^{date_short} at {time}|20 Feb 2025 at 09:00>, renewal due <!date^1743465600^{date}>.",
+            "ts": "1739963000.000100",
+        },
     ]
     text, _meta = read_chat_json("slack.json", json.dumps(slack).encode())
     assert text == (
         "2025-02-19 11:02 Grace Whitfield: Marrow & Finch want 3 months > 1 month. @here see #support-escalations, @platform <3\n"
+        # a date token reads as its fallback text, or without one as the day it stands for
+        "2025-02-19 11:03 Grace Whitfield: Call booked for 20 Feb 2025 at 09:00, renewal due 2025-04-01 00:00.\n"
     )
     teams = {
         "messages": [

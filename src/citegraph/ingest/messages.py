@@ -131,6 +131,8 @@ _SLACK_MENTION = re.compile(r"<@(\w+)(?:\|([^>]+))?>")
 _SYSTEM = frozenset({"channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name", "channel_archive"})
 _SLACK_LINK = re.compile(r"<(https?://[^|>]+)(?:\|([^>]+))?>")
 _SLACK_CHANNEL = re.compile(r"<#(\w+)(?:\|([^>]*))?>")  #: "<#C024BE7LR|support>" -> "#support"
+#: "<!date^1739962938^{date_short} at {time}|19 Feb 2025 at 11:02>" -> its fallback text, or the day it stands for
+_SLACK_DATE = re.compile(r"<!date\^(\d+)\^[^|>]*(?:\|([^>]*))?>")
 _SLACK_SPECIAL = re.compile(r"<!(\w+)(?:\^\w+)?(?:\|([^>]*))?>")  #: "<!here>" -> "@here", "<!subteam^S1|@platform>" -> "@platform"
 
 
@@ -205,6 +207,13 @@ def _message_text(message: dict[str, Any], path: str) -> str | None:
 _SLACK_ESCAPES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
+def _slack_date(found: re.Match[str]) -> str:
+    """A Slack date token as a reader sees it: its fallback text, or without one its day (UTC)."""
+    if found.group(2):
+        return found.group(2)
+    return dt.datetime.fromtimestamp(int(found.group(1)), tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
 def _slack_directory(path: str) -> dict[str, str]:
     """User id -> name from the ``users.json`` of the Slack export ``path`` is in (a channel's day file,
     ``EXPORT/channel/2025-03-04.json``: the export's root is two folders up), or {} when there is none
@@ -263,6 +272,7 @@ def read_chat_json(path: str, data: bytes) -> tuple[str, Metadata]:
         text = _SLACK_MENTION.sub(lambda m: "@" + (m.group(2) or names.get(m.group(1), m.group(1))), text)
         text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
         text = _SLACK_CHANNEL.sub(lambda m: "#" + (m.group(2) or m.group(1)), text)
+        text = _SLACK_DATE.sub(_slack_date, text)
         text = _SLACK_SPECIAL.sub(lambda m: m.group(2) if (m.group(2) or "").startswith("@") else "@" + (m.group(2) or m.group(1)), text)
         if "ts" in message:  # Slack's: after the mentions and links, whose brackets are its own
             for escaped, plain in _SLACK_ESCAPES:
