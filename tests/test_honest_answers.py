@@ -706,6 +706,21 @@ def test_a_proposal_made_as_a_question_in_a_chat_is_quoted_and_a_documents_quest
     assert statements(item("guide.md", "Hydration matters. Let's look at bottles first.")) == ["Hydration matters."]  # a document's "let's"
 
 
+def test_what_the_checks_of_a_quote_parse_is_known_before_the_question() -> None:
+    """A server parses these ahead with the store's sentences: a chat message's statements and each
+    claim as the checks read it (a line without a full stop gets one)."""
+    from citegraph.answer.citations import parse_markers, split_claims
+    from citegraph.answer.extractive import ExtractiveAnswerer, claim_forms
+    from citegraph.models import ContextItem, Evidence, Span
+
+    text = "2025-03-04 10:58 Tom Ashby: 4.12.0 on all nodes. p95 sync latency back to 0.5s"
+    item = ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(text), text), 0.9, 0.9, "passage"))
+    forms = claim_forms(item)
+    answered = [parse_markers(c)[0] for c in split_claims(ExtractiveAnswerer().answer("What is on all nodes?", [item]))]
+    assert answered and all(claim in forms for claim in answered)
+    assert "p95 sync latency back to 0.5s." in forms and text not in forms
+
+
 def test_a_quote_brings_a_sentence_of_another_document_naming_what_it_names_as_the_other_hop() -> None:
     """No route joins "This year Aisha Mensah will lead the Summer Reading Challenge" to the handbook's
     "At Eastbank the coordinator is Aisha Mensah" (passage ranking found both), yet they are the two

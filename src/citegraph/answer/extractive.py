@@ -16,14 +16,14 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
-from citegraph.answer.citations import MARKER, claim_sentences
+from citegraph.answer.citations import MARKER, claim_sentences, parse_markers, split_claims
 from citegraph.models import AnswerWarning, ContextItem, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
 from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words
 
-__all__ = ["ExtractiveAnswerer", "Selection", "quote", "statements", "typed_markers", "unquotable"]
+__all__ = ["ExtractiveAnswerer", "Selection", "claim_forms", "quote", "statements", "typed_markers", "unquotable"]
 
 
 class Selection(NamedTuple):
@@ -155,6 +155,18 @@ def _bare(piece: str) -> str:
 
 
 @lru_cache(maxsize=1024)
+def claim_forms(item: ContextItem) -> list[str]:
+    """What the checks of an answer quoting ``item`` parse besides its own text: each statement of it
+    (as quoted, and from its first letter on) and each claim as the checks read it (its marker taken
+    out, a full stop added). A server parses them ahead with the store's sentences
+    (:meth:`~citegraph.facade.Reads.texts_to_parse`)."""
+    out: list[str] = []
+    for piece in statements(item):
+        out += [piece, _bare(piece)]
+    out += [parse_markers(claim)[0] for claim in split_claims(quote([item]))]
+    return [t for t in dict.fromkeys(out) if t and t != item.span.text]
+
+
 def _pieces(text: str) -> list[str]:
     # A bracketed number inside a quoted source is not a citation: defuse it.
     return claim_sentences(MARKER.sub(lambda m: f"({m.group(1)})", " ".join(text.split())))
