@@ -41,6 +41,7 @@ def _one(db: Path, questions: list[str], kept: int | None, ahead: bool = False) 
     """One configuration, in this process: the questions asked after one that loads the models;
     with ``ahead``, after the store's sentences are parsed ahead as ``citegraph serve`` does at start."""
     from citegraph import sentences
+    from citegraph.answer.extractive import claim_forms
     from citegraph.pipeline import CiteGraph
 
     if kept is not None:
@@ -52,6 +53,7 @@ def _one(db: Path, questions: list[str], kept: int | None, ahead: bool = False) 
         start = time.perf_counter()
         texts, leads = graph.texts_to_parse()
         sentences.parse_ahead(texts)
+        sentences.parse_ahead(claim_forms(texts))  # as serve does: what the checks of their quotes parse
         sentences.parse_ahead(leads, dependencies=False)
         parsing = time.perf_counter() - start
     seconds, answers = _asks(graph, questions[1:])

@@ -715,10 +715,11 @@ def test_what_the_checks_of_a_quote_parse_is_known_before_the_question() -> None
 
     text = "2025-03-04 10:58 Tom Ashby: 4.12.0 on all nodes. p95 sync latency back to 0.5s"
     item = ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(text), text), 0.9, 0.9, "passage"))
-    forms = claim_forms(item)
+    forms = claim_forms([text, "Laptops are encrypted."])
     answered = [parse_markers(c)[0] for c in split_claims(ExtractiveAnswerer().answer("What is on all nodes?", [item]))]
     assert answered and all(claim in forms for claim in answered)
     assert "p95 sync latency back to 0.5s." in forms and text not in forms
+    assert "Laptops are encrypted." not in forms  # a sentence quoted as it is: nothing else to parse
 
 
 def test_a_quote_brings_a_sentence_of_another_document_naming_what_it_names_as_the_other_hop() -> None:

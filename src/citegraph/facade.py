@@ -14,10 +14,9 @@ from datetime import UTC, datetime
 
 from citegraph.answer.answerable import lead_before
 from citegraph.answer.compose import with_lead_in
-from citegraph.answer.extractive import claim_forms
 from citegraph.errors import AccessDenied, NotFound, UserError
 from citegraph.ingest.ingester import access_labels
-from citegraph.models import CommunityReport, ContextItem, Entity, Evidence, ReachedNode, Relation, Span
+from citegraph.models import CommunityReport, Entity, ReachedNode, Relation, Span
 from citegraph.retrieve.retriever import Retriever
 from citegraph.settings import check_setting
 from citegraph.store.base import DeleteResult, Problem, RelabelResult, Store, StoredDocument, as_seen_in
@@ -94,10 +93,10 @@ class Reads:
 
     def texts_to_parse(self, *, at_most: int = PARSE_AHEAD_SENTENCES) -> tuple[list[str], list[str]]:
         """What an answer from this store parses of its context, for a server to parse ahead
-        (:func:`~citegraph.sentences.parse_ahead`): every current sentence, then what the checks of a
-        quote of it parse besides (:func:`~citegraph.answer.extractive.claim_forms`: a chat message's
-        statements, the claim with its full stop), and the text before each sentence that the
-        answerability check reads with it (:func:`~citegraph.answer.compose.with_lead_in`).
+        (:func:`~citegraph.sentences.parse_ahead`): every current sentence, and the text before each
+        that the answerability check reads with it (:func:`~citegraph.answer.compose.with_lead_in`).
+        (What the checks of a quote of a sentence parse besides it is read off the sentences,
+        :func:`~citegraph.answer.extractive.claim_forms`, by the caller, outside its lock.)
         Nothing when the store holds more than ``at_most`` sentences: a large store's are parsed as
         they are asked for."""
         # counted from the document list, and read from the store, not through a caller's graph: no graph
@@ -106,15 +105,14 @@ class Reads:
             return [], []
         columns = self.store.graph_columns(None)
         document = as_seen_in(self.store, None)
-        sentences, forms, leads = [], [], []
+        sentences, leads = [], []
         for i in range(len(columns.span_text)):
             span = columns.span(i)
             sentences.append(span.text)
-            forms += claim_forms(ContextItem(1, Evidence(span, 0.0, 0.0, "passage")))
             lead = lead_before(with_lead_in(document, span), span.text)
             if lead:
                 leads.append(lead)
-        return list(dict.fromkeys([*sentences, *forms])), leads
+        return sentences, leads
 
     def documents(self, *, labels: Collection[str] | None = ("public",)) -> list[StoredDocument]:
         return self.store.documents(labels, include_superseded=True)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences, parse_markers, split_claims
-from citegraph.models import AnswerWarning, ContextItem, Span
+from citegraph.models import AnswerWarning, ContextItem, Evidence, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
 from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
@@ -154,19 +154,24 @@ def _bare(piece: str) -> str:
     return piece[found.start() :] if found else piece
 
 
-@lru_cache(maxsize=1024)
-def claim_forms(item: ContextItem) -> list[str]:
-    """What the checks of an answer quoting ``item`` parse besides its own text: each statement of it
-    (as quoted, and from its first letter on) and each claim as the checks read it (its marker taken
-    out, a full stop added). A server parses them ahead with the store's sentences
-    (:meth:`~citegraph.facade.Reads.texts_to_parse`)."""
+def claim_forms(texts: Sequence[str]) -> list[str]:
+    """What the checks of an answer quoting each of ``texts`` (a store's sentences) parse besides the
+    sentence itself: each statement of it (as quoted, and from its first letter on) and each claim as
+    the checks read it (its marker taken out, a full stop added). A server parses them ahead with the
+    sentences (:func:`citegraph.serve.app.create_app`'s parsing ahead), outside any lock: this reads
+    text only."""
     out: list[str] = []
-    for piece in statements(item):
-        out += [piece, _bare(piece)]
-    out += [parse_markers(claim)[0] for claim in split_claims(quote([item]))]
-    return [t for t in dict.fromkeys(out) if t and t != item.span.text]
+    for text in texts:
+        item = ContextItem(1, Evidence(Span("", "", 0, len(text), text), 0.0, 0.0, "passage"))
+        forms: list[str] = []
+        for piece in statements(item):
+            forms += [piece, _bare(piece)]
+        forms += [parse_markers(claim)[0] for claim in split_claims(quote([item]))]
+        out += [t for t in forms if t and t != text]
+    return list(dict.fromkeys(out))
 
 
+@lru_cache(maxsize=1024)
 def _pieces(text: str) -> list[str]:
     # A bracketed number inside a quoted source is not a citation: defuse it.
     return claim_sentences(MARKER.sub(lambda m: f"({m.group(1)})", " ".join(text.split())))

@@ -270,13 +270,15 @@ def create_app(
                 parsing[-1].start()
 
     def parse_ahead() -> None:
+        from citegraph.answer.extractive import claim_forms
         from citegraph.sentences import parse_ahead as parse
 
         try:
             if stopping.is_set():
                 return
             sentences, leads = run(graph.texts_to_parse)
-            done = parse(sentences, stop=stopping) + parse(leads, dependencies=False, stop=stopping)
+            forms = claim_forms(sentences)  # what the checks of their quotes parse: read off the text, no lock held
+            done = parse(sentences, stop=stopping) + parse(forms, stop=stopping) + parse(leads, dependencies=False, stop=stopping)
             log.info("parsed %d sentences and lead-ins ahead of the questions", done)
         except ModelUnavailable as exc:
             log.info("nothing parsed ahead: %s", exc)
