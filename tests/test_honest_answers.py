@@ -285,7 +285,7 @@ def test_the_older_of_two_disagreeing_sources_is_stale(dated: CiteGraph) -> None
     assert marked["faq-2023.md"] and marked["retention-policy.md"] is None
 
 
-def test_an_answer_that_quotes_only_the_stale_source_quotes_the_current_one_first(
+def test_an_answer_quoting_the_stale_source_reads_the_current_one_first(
     splitter: SentenceSplitter, write: Callable[[str, str], Path]
 ) -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer, quote
@@ -303,10 +303,23 @@ def test_an_answer_that_quotes_only_the_stale_source_quotes_the_current_one_firs
     assert answer.status == AnswerStatus.CONFLICTING
     (stale,) = [w for w in answer.warnings if w.code == "stale"]
     assert dict(stale.data)["claims"] == (1,)  # said of the claim that relies on it, counted in the answer as shown
-    # an answer that already quotes the current source is left as written
+    # an answer that already quotes the current source is not given it again; quoting both, it reads
+    # the current source first, the stale one after it
     g.answerer = ExtractiveAnswerer()
     again = g.ask("How long does the Sprigbot warranty last?")
     assert sum(c.text == WARRANTY_NEW for c in again.claims) == 1
+
+    class StaleFirst(ExtractiveAnswerer):  # an answerer that quotes the old FAQ, then the policy
+        def answer(self, question: str, context: Sequence[ContextItem], lead: int | None = None) -> str:
+            return quote(sorted(context, key=lambda item: item.span.document != "faq-2023.md")[:2])
+
+    g.answerer = StaleFirst()
+    both = g.ask("How long does the Sprigbot warranty last?")
+    assert [c.text for c in both.claims] == [WARRANTY_NEW, WARRANTY_OLD] and both.status == AnswerStatus.CONFLICTING
+    assert [dict(w.data)["claims"] for w in both.warnings if w.code == "stale"] == [(1,)]  # counted as shown
+    stale_first = " ".join(f"{c.text[:-1]} [{c.citations[0].marker}]." for c in reversed(both.claims))
+    given = g.ask("How long does the Sprigbot warranty last?", answer_text=stale_first)
+    assert [c.text for c in given.claims] == [WARRANTY_OLD, WARRANTY_NEW]  # an answer given is checked as written, never reordered
 
 
 def test_a_superseded_document_is_left_out_and_comes_back_marked_stale(dated: CiteGraph) -> None:

@@ -15,7 +15,7 @@ from functools import partial
 from citegraph.answer.answerable import LEAD_IN, assess
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, cited_markers, parse_markers, resolve_claims, source_conflict_warnings, split_claims
-from citegraph.answer.currency import stale_warnings, unquoted_current
+from citegraph.answer.currency import quoted_stale, stale_warnings, unquoted_current
 from citegraph.answer.extractive import quote
 from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
@@ -189,6 +189,14 @@ def compose(
         text = f"{current} {text}"
         emit("draft", text)
         claims, warnings = checked(text)
+    elif answer_text is None and not summary and (stale := quoted_stale(claims, warnings)):
+        # it quotes both sides of a disagreement: the current source is read first, the stale one after it
+        pieces = split_claims(text)
+        late = [p for p in pieces if (marks := parse_markers(p)[1]) and set(marks) <= stale]
+        if late and len(late) < len(pieces) and pieces[: len(pieces) - len(late)] != [p for p in pieces if p not in late]:
+            text = " ".join([*(p for p in pieces if p not in late), *late])
+            emit("draft", text)
+            claims, warnings = checked(text)
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told
         warnings.append(AnswerWarning("not_found", f"the visible evidence does not seem to answer this question ({answerability.note})"))
     status = answer_status(claims, context, warnings)

@@ -21,7 +21,7 @@ from typing import Any
 
 from citegraph.models import AnswerWarning, Claim, ContextItem, Document, Span
 
-__all__ = ["stale_warnings", "unquoted_current"]
+__all__ = ["quoted_stale", "stale_warnings", "unquoted_current"]
 
 
 def _pairs(warning: AnswerWarning) -> list[tuple[int, int]]:
@@ -98,3 +98,16 @@ def unquoted_current(claims: Sequence[Claim], warnings: Sequence[AnswerWarning])
         if warning.code == "stale" and data.get("claims") and "current" in data and data["current"] not in cited:
             out.append(int(data["current"]))
     return list(dict.fromkeys(out))
+
+
+def quoted_stale(claims: Sequence[Claim], warnings: Sequence[AnswerWarning]) -> set[int]:
+    """The markers of the older, stale side of each disagreement that a claim cites while another
+    claim cites its newer side: an answer quoting both, whose current source should be read first
+    ("We keep customer data for 90 days" (2023 FAQ) after "Deleted 30 days after cancellation" (2025))."""
+    cited = {c.marker for claim in claims for c in claim.citations}
+    out: set[int] = set()
+    for warning in warnings:
+        data: dict[str, Any] = dict(warning.data)
+        if warning.code == "stale" and data.get("claims") and "current" in data and data["current"] in cited:
+            out.add(int(data["marker"]))
+    return out
