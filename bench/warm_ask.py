@@ -53,8 +53,8 @@ def _one(db: Path, questions: list[str], kept: int | None, ahead: bool = False) 
         start = time.perf_counter()
         texts, leads = graph.texts_to_parse()
         sentences.parse_ahead(texts)
-        sentences.parse_ahead(claim_forms(texts))  # as serve does: what the checks of their quotes parse
         sentences.parse_ahead(leads, dependencies=False)
+        sentences.parse_ahead(claim_forms(texts))  # as serve does: what the checks of their quotes parse
         parsing = time.perf_counter() - start
     seconds, answers = _asks(graph, questions[1:])
     return {"seconds": seconds, "answers": answers, "parsed_ahead_s": round(parsing, 2)}
