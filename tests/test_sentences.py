@@ -307,6 +307,10 @@ def test_texts_parsed_ahead_are_given_back_as_kept_and_bounded(monkeypatch) -> N
     assert sentences.parsed([texts[0]])[0] is kept
     assert sentences.parsed([texts[1]], dependencies=False)[0] is sentences._ahead[(texts[1], True)]  # a full parse serves both
     assert [t.dep_ for t in kept] and kept.tensor.base is None
+    # after a write: what the store no longer holds goes, and leaves room for what it now holds
+    assert sentences.forget_ahead({texts[0], texts[3]}) == 2
+    assert set(sentences._ahead) == {(texts[0], True)}
+    assert sentences.parse_ahead(texts[3:]) == 2
 
 
 def test_what_a_chat_app_writes_in_place_of_a_message_is_no_evidence() -> None:

@@ -21,7 +21,7 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,7 @@ __all__ = [
     "document_name",
     "ends_asking",
     "file_stem",
+    "forget_ahead",
     "fresh_spacy",
     "front_matter_end",
     "is_heading",
@@ -534,6 +535,17 @@ def parse_ahead(texts: Iterable[str], *, dependencies: bool = True, chunk: int =
                 _ahead.update(zip([(t, dependencies) for t in batch], _parse(nlp, batch, dependencies), strict=True))
                 added += len(batch)
     return added
+
+
+def forget_ahead(keep: Collection[str]) -> int:
+    """Drop the parses kept ahead (:func:`parse_ahead`) whose text is not in ``keep``: after a write,
+    a removed or replaced sentence is asked for no more, and its parse would hold a place of the
+    bounded :data:`PARSED_AHEAD` that a new sentence needs. Returns how many went."""
+    with _parse_lock:
+        gone = [key for key in _ahead if key[0] not in keep]
+        for key in gone:
+            del _ahead[key]
+    return len(gone)
 
 
 def _parse(nlp: Any, batch: list[str], dependencies: bool) -> list[Any]:

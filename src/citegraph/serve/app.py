@@ -271,18 +271,18 @@ def create_app(
 
     def parse_ahead() -> None:
         from citegraph.answer.extractive import claim_forms
+        from citegraph.sentences import forget_ahead
         from citegraph.sentences import parse_ahead as parse
 
         try:
             if stopping.is_set():
                 return
             sentences, leads = run(graph.texts_to_parse)
-            # the lead-ins before what the checks of the sentences' quotes parse: every answer reads one per
-            # context sentence, and the parses kept ahead are bounded (a store near its 5,000 sentences may
-            # not fit all three); the forms are read off the text, no lock held
-            done = parse(sentences, stop=stopping) + parse(leads, dependencies=False, stop=stopping)
-            if not stopping.is_set():
-                done += parse(claim_forms(sentences), stop=stopping)
+            forms = claim_forms(sentences)  # what the checks of their quotes parse: read off the text, no lock held
+            forget_ahead({*sentences, *leads, *forms})  # what a write removed leaves room for what it added
+            # the lead-ins before the forms: every answer reads one per context sentence, and the parses kept
+            # ahead are bounded (a store near its 5,000 sentences may not fit all three)
+            done = parse(sentences, stop=stopping) + parse(leads, dependencies=False, stop=stopping) + parse(forms, stop=stopping)
             log.info("parsed %d sentences and lead-ins ahead of the questions", done)
         except ModelUnavailable as exc:
             log.info("nothing parsed ahead: %s", exc)
