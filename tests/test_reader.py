@@ -204,7 +204,11 @@ def test_the_names_in_the_text_before_a_sentence_count_for_it_and_the_sentence_i
     assert (before + sentence, False) not in _parses and (before + sentence, True) not in _parses
 
 
-def test_a_sentence_is_read_alone_for_where_the_answer_is_and_with_the_text_before_it_for_whether() -> None:
+def test_the_reader_reads_a_sentence_alone_and_the_word_features_read_the_text_before_it() -> None:
+    """The reader reads each context sentence once, alone: what it points at is in the sentence itself
+    and its P is that reading's, never the words before it (a second reading with them was dropped on
+    2026-12-06: half the reader's time for the same answers); the name the text before it gives still
+    counts for the word features."""
     pytest.importorskip("spacy")
     before = "Maria Lopez joined Brightwave in 2015. "
     sentence = "She has led the sales team since 2021."
@@ -212,12 +216,13 @@ def test_a_sentence_is_read_alone_for_where_the_answer_is_and_with_the_text_befo
 
     def read(q: str, passages: list[str]) -> list[Reading]:
         seen.append(list(passages))
-        # read with the text before it, the reader points at the name there; alone, at the year
+        # read with the text before it, the reader would point at the name there; alone, at the year
         return [Reading(0.8, "Maria Lopez", p) if p.startswith("Maria") else Reading(0.4, "2021", p) for p in passages]
 
     found = assess(
-        "Since when has the sales team been led by her?", _context(sentence), read=read, surroundings=lambda span: before + span.text
+        "Since when has Maria Lopez led the sales team?", _context(sentence), read=read, surroundings=lambda span: before + span.text
     )
-    assert seen == [[sentence, before + sentence]]  # each text once
-    assert dict(found.features)["reader"] == 0.8  # whether: the larger P of the two readings
-    assert found.reading == ("2021", 1, 0.4)  # where: inside the sentence itself, never the words before it
+    assert seen == [[sentence]]  # once, alone
+    assert dict(found.features)["reader"] == 0.4
+    assert dict(found.features)["entities"] == 1.0  # "Maria Lopez", named in the text before it
+    assert found.reading == ("2021", 1, 0.4)
