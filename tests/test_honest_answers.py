@@ -557,6 +557,27 @@ def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_leans_on() -> 
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
 
+def test_a_sentence_naming_the_day_the_question_asks_about_is_quoted_first() -> None:
+    """Asked "How late on a Thursday…", the hours that name Thursday are quoted before better-scored
+    hours that do not; a day that only qualifies a thing ("Marek's Saturday shift") asks about no day."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    def item(marker: int, text: str, score: float) -> ContextItem:
+        at = 500 * marker  # one handbook, paragraphs apart: no quote brings another as its continuation or other hop
+        return ContextItem(marker, Evidence(Span("hours.md", "v1", at, at + len(text), text), score, score, "passage"))
+
+    context = [
+        item(1, "Central is open Monday to Friday 9:00-20:00 and Saturday 9:30-17:00.", 0.63),
+        item(2, "Millbrook is open Monday, Wednesday and Friday 13:00-18:00.", 0.62),
+        item(3, "Eastbank is open Monday to Saturday 9:30-17:30.", 0.60),
+        item(4, "Northgate is open Tuesday to Friday 10:00-18:00, Thursday 10:00-19:30.", 0.55),
+    ]
+    answerer = ExtractiveAnswerer()
+    assert [c.marker for c in answerer.select(context, "How late on a Thursday is Northgate open?").quoted] == [1, 2, 4]
+    assert [c.marker for c in answerer.select(context, "How late is the Thursday shift at Northgate?").quoted] == [1, 2, 3]
+
+
 def test_a_question_in_a_passage_never_stands_for_it(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:
     folder = write(
         "battery-faq.md", "# Battery FAQ\n\nHow long does a Sprigbot battery last? It lasts about nine hours on a charge.\n"

@@ -21,7 +21,7 @@ from citegraph.models import AnswerWarning, ContextItem, Evidence, Span
 from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
 from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
-from citegraph.verify.text import content_words
+from citegraph.verify.text import content_words, dates_by_kind
 
 __all__ = ["ExtractiveAnswerer", "Selection", "claim_forms", "quote", "statements", "typed_markers", "unquotable"]
 
@@ -242,12 +242,22 @@ class ExtractiveAnswerer(Answerer):
         speaks = speakers_named(question) if question and _SAYS.search(question) else None
         spoken = frozenset(c.marker for c in context if speaks is not None and speaks(c.span.text))
 
+        # asked about a day ("How late on a Thursday…", "…on 3 March?"), a sentence naming that day is
+        # about it: "…Thursday 10:00–19:30" before "open Monday to Friday 9:00–20:00"
+        days = _days(question) if question else {}
+        dated = frozenset(c.marker for c in context if days and _names_day(days, c.span.text))
+
         def rank(c: ContextItem) -> tuple[int, float, int]:
             # within ``typed_relative`` of the best score, a sentence that holds what the question asks for
             # (a person for "who", a date for "when", a number for "how many") comes first, and a line
-            # spoken by the person the question says spoke; one that is both, before either
+            # spoken by the person the question says spoke, and one naming the day the question names;
+            # one that is two of these, before one that is one
             near = c.evidence.score >= self.typed_relative * best
-            return (-(near and c.marker in typed) - (near and c.marker in spoken), -c.evidence.score, c.marker)
+            return (
+                -(near and c.marker in typed) - (near and c.marker in spoken) - (near and c.marker in dated),
+                -c.evidence.score,
+                c.marker,
+            )
 
         for item in sorted(context, key=rank):
             if len(quoted) >= self.max_claims:
@@ -436,3 +446,20 @@ class ExtractiveAnswerer(Answerer):
                 )
             )
         return out
+
+
+#: a day a question asks about, said after "on": "on a Thursday", "on Sundays", "on the 3rd of March", "on 3 March"
+_ON_DAY = re.compile(r"\bon\s+(?:an?\s+|the\s+)?((?:\w+\s+){0,2}\w+)", re.IGNORECASE)
+
+
+def _days(question: str) -> dict[str, set[str]]:
+    """The days a question asks about, by kind: a weekday or a date said after "on" ("How late on a
+    Thursday…", "What happened on 3 March?"); not one that only qualifies a thing ("Marek's Saturday shift")."""
+    said = " ; ".join(m.group(1) for m in _ON_DAY.finditer(question))
+    return {kind: values for kind, values in dates_by_kind(said).items() if kind in ("weekday", "day")} if said else {}
+
+
+def _names_day(days: dict[str, set[str]], text: str) -> bool:
+    """``text`` names one of ``days`` (as :func:`_days` reads them), of the same kind."""
+    said = dates_by_kind(text)
+    return any(values & said.get(kind, set()) for kind, values in days.items())
