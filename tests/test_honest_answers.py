@@ -168,6 +168,14 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
         ("Shipping is free of charge on every order.", "Shipping costs $4.99 per order.", "number"),
         ("Tidepool's free trial lasts 30 days.", "Tidepool costs $10 per user a month.", None),  # a free trial is no free product
         ("Parking is free for staff at Leeds.", "Parking at Lisbon costs €5 a day.", None),  # different places
+        # the subjects tell the things apart when no name does: each has a word the other's lacks
+        (
+            "Items on adult cards are charged at 10p per day overdue.",
+            "Equipment items and Wi-Fi hotspots are charged at £1.00 per day overdue.",
+            None,
+        ),
+        # one subject only adds detail to the other's: the same thing
+        ("Overdue items on adult cards are charged at 25p per day.", "Items on adult cards are charged at 10p per day overdue.", "number"),
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -25,7 +25,10 @@ for 14 days after cancellation" from an old FAQ. By rule, two claims conflict wh
   share their subject without one containing the other's words. Two sentences that each name
   something the other does not (a city, a role, a product: capitalised words past the first) are
   about different things: "UK staff receive 25 days" and "Toronto staff receive 20 days" are no
-  conflict, nor are the salary bands of two roles.
+  conflict, nor are the salary bands of two roles; so are two whose main clauses' subjects each have a
+  word the other's lacks ("items on adult cards … 10p per day" / "Library of Things items and Wi-Fi
+  hotspots … £1.00 per day"), while a subject that only adds detail ("Overdue items on adult cards")
+  is the same thing.
 
 With a judge model, pairs that are merely *related* (at least two shared content words, making at
 least half of the shorter claim's) and not already in conflict by rule are put to the judge's
@@ -113,9 +116,33 @@ def _names(text: str) -> set[str]:
 
 def _different_things(a: str, b: str) -> bool:
     """Each sentence names something the other does not ("Leeds" / "Lisbon", "Support Engineer" /
-    "Senior Software Engineer"): they are about different things, whatever values they give."""
+    "Senior Software Engineer"), or each one's subject has a word the other's lacks ("items on adult
+    cards" / "Library of Things items and Wi-Fi hotspots"): they are about different things, whatever
+    values they give. A subject that only adds detail to the other's ("Overdue items on adult cards" /
+    "items on adult cards") is the same thing."""
     na, nb = _names(a), _names(b)
-    return bool(na - nb) and bool(nb - na)
+    if na - nb and nb - na:
+        return True
+    sa, sb = _subject_words(a), _subject_words(b)
+    return bool(sa - sb) and bool(sb - sa)
+
+
+@lru_cache(maxsize=4096)
+def _subject_words(text: str) -> frozenset[str]:
+    """The nouns, names and adjectives (lower case, a plural "s" dropped) of the subject of each of
+    ``text``'s main clauses, with what they carry ("items on adult cards"); empty when it has none, or
+    only a pronoun ("We keep customer data…"). A subordinate clause's subject is not the sentence's
+    ("…because the Monday freight sailing now leaves at 07:15")."""
+    doc = parse(text)
+    words = {
+        t.lower_.removesuffix("s")
+        for sent in doc.sents
+        for token in sent.root.children
+        if token.dep_ in ("nsubj", "nsubjpass")
+        for t in token.subtree
+        if t.pos_ in ("NOUN", "PROPN", "ADJ") and t.is_alpha
+    }
+    return frozenset(words)
 
 
 def _said_apart(a: str, b: str) -> bool:
