@@ -85,6 +85,8 @@ def pebble(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> Cit
         ("What did the Board decide at its January meeting?", "the Board its January meeting", "", True),
         ("What was agreed at the March review?", "the March review", "", True),
         ("What were the key decisions of the kickoff?", "the kickoff", "", True),
+        # the meeting named by its day: "decide on 15 January"
+        ("What did the leadership team decide on 15 January 2025?", "the leadership team 15 January 2025", "", True),
     ],
 )
 def test_a_summary_question_is_recognised_by_its_form(question: str, target: str, about: str, decisions: bool) -> None:
@@ -200,6 +202,21 @@ def test_asked_what_was_decided_a_summary_quotes_the_decisions_not_each_sections
     assert "online joining" in decided  # a section that records no decision keeps its lead
     summary = g.ask("Summarize the board minutes.").text
     assert "presented her report" in summary  # asked for all it says, each section's lead as before
+
+
+def test_a_decision_written_after_a_label_on_its_own_line_is_a_decision() -> None:
+    """ "**Decision:** Open a second support role." records a decision though no verb says so; a
+    sentence that only mentions decisions does not ("No decisions.")."""
+    from citegraph.retrieve.summary import decided
+
+    texts = [
+        "Nadia explained the queue.",
+        "**Decision:** Open a second support engineer role, based in Toronto.",
+        "Decisions: the retreat is near Porto.",
+        "No decisions.",
+        "The decision was discussed at length.",
+    ]
+    assert decided(list(range(len(texts))), texts, [False] * len(texts)) == {1, 2}
 
 
 def test_a_chat_log_is_summed_up_one_line_per_conversation(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> None:

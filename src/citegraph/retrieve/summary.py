@@ -21,9 +21,11 @@ A line of the document's record-keeping ("Version 3.0 · Owner: …", "Last revi
 range: :func:`front_matter`) is never a point; choosing each section's first sentence with a figure
 or an obligation instead of its lead was tried and not kept (dev 0.469 -> 0.463). With "about Y", the named document's sentences nearest the question
 are taken instead, in document order. Asked what was decided ("What did the Board decide at …?", "What
-was agreed in …?"), a section that records decisions (a sentence saying something was decided, agreed or
-approved, the items under a "Decisions:" label, and before a bare "The Board agreed." the sentence it
-agrees to: :func:`decided`) is quoted by those, up to :data:`DECISIONS_PER_SECTION`, instead of by its lead.
+did the leadership team decide on 15 January?", "What was agreed in …?"), a section that records
+decisions (a sentence saying something was decided, agreed or approved, one written after a
+"Decision:" label, the items under a "Decisions:" label line, and before a bare "The Board agreed."
+the sentence it agrees to: :func:`decided`) is quoted by those, up to :data:`DECISIONS_PER_SECTION`,
+instead of by its lead.
 
 A question whose form matches but whose named document is not found confidently (:data:`NAMED_AT`)
 is ranked as any other question: nothing is summarised from a guess.
@@ -92,7 +94,7 @@ _ASKS = tuple(
         r"^what(?:'s|’s| is| are| was)? (?:new|changed) in (?P<target>.+)$",
         r"^what (?:came|comes|come) out of (?P<target>.+)$",
         r"^what (?:was|were) (?:decided|agreed|concluded) (?:at|in|during) (?P<target>.+)$",
-        r"^what did (?P<who>.+?) (?:decide|agree|conclude)(?: on)? (?:at|in|during) (?P<target>.+)$",
+        r"^what did (?P<who>.+?) (?:decide|agree|conclude)(?: on)? (?:at|in|during|on) (?P<target>.+)$",
     )
 )
 
@@ -157,7 +159,9 @@ def front_matter(text: str) -> bool:
 #: a question asking what was decided: "What did the Board decide at …", "What was agreed in …", "the key decisions of …"
 _DECIDING = re.compile(r"\b(?:decid|decision|agree|resol)", re.IGNORECASE)
 #: a sentence that records a decision, and a label over a list of them ("**Decisions:**")
-_DECIDED = re.compile(r"\b(?:decided|agreed|approved|resolved|adopted|voted|endorsed)\b", re.IGNORECASE)
+_DECIDED = re.compile(
+    r"\b(?:decided|agreed|approved|resolved|adopted|voted|endorsed)\b|^[*_\s-]*(?:decisions?|resolutions?)\s*[:*]+\s*\w", re.IGNORECASE
+)
 _DECISIONS_LABEL = re.compile(r"^\W*(?:decisions?|resolutions?|agreed|outcomes?)\W*$", re.IGNORECASE)
 #: a decision this short says only that one was made ("The Board agreed."): the sentence before it says what
 _BARE_DECISION_WORDS = 5
