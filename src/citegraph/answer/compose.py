@@ -193,8 +193,9 @@ def compose(
         # it quotes both sides of a disagreement: the current source is read first, the stale one after it
         pieces = split_claims(text)
         late = [p for p in pieces if (marks := parse_markers(p)[1]) and set(marks) <= stale]
-        if late and len(late) < len(pieces) and pieces[: len(pieces) - len(late)] != [p for p in pieces if p not in late]:
-            text = " ".join([*(p for p in pieces if p not in late), *late])
+        kept = [p for p in pieces if p not in late]
+        if late and kept and [*kept, *late] != pieces:
+            text = " ".join([*kept, *late])
             emit("draft", text)
             claims, warnings = checked(text)
     if answerability is not None and not answerability.answerable:  # an answer written elsewhere: checked, and told

@@ -87,27 +87,27 @@ def stale_warnings(
     return out
 
 
+def _quoted_disagreements(claims: Sequence[Claim], warnings: Sequence[AnswerWarning]) -> list[tuple[int, int, bool]]:
+    """Per stale warning whose stale side a claim cites and that names the newer side:
+    ``(stale marker, current marker, whether a claim cites the current one too)``."""
+    cited = {c.marker for claim in claims for c in claim.citations}
+    out = []
+    for warning in warnings:
+        data: dict[str, Any] = dict(warning.data)
+        if warning.code == "stale" and data.get("claims") and "current" in data:
+            out.append((int(data["marker"]), int(data["current"]), data["current"] in cited))
+    return out
+
+
 def unquoted_current(claims: Sequence[Claim], warnings: Sequence[AnswerWarning]) -> list[int]:
     """The markers of the newer side of each disagreement whose older, stale side a claim cites and
     whose newer side none does: what an answer quoting the stale FAQ leaves out ("A replacement card
     costs £1.50." cited, the 2025 policy's "£2.50" only in the context)."""
-    cited = {c.marker for claim in claims for c in claim.citations}
-    out: list[int] = []
-    for warning in warnings:
-        data: dict[str, Any] = dict(warning.data)
-        if warning.code == "stale" and data.get("claims") and "current" in data and data["current"] not in cited:
-            out.append(int(data["current"]))
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(current for _stale, current, both in _quoted_disagreements(claims, warnings) if not both))
 
 
 def quoted_stale(claims: Sequence[Claim], warnings: Sequence[AnswerWarning]) -> set[int]:
     """The markers of the older, stale side of each disagreement that a claim cites while another
     claim cites its newer side: an answer quoting both, whose current source should be read first
     ("We keep customer data for 90 days" (2023 FAQ) after "Deleted 30 days after cancellation" (2025))."""
-    cited = {c.marker for claim in claims for c in claim.citations}
-    out: set[int] = set()
-    for warning in warnings:
-        data: dict[str, Any] = dict(warning.data)
-        if warning.code == "stale" and data.get("claims") and "current" in data and data["current"] in cited:
-            out.add(int(data["marker"]))
-    return out
+    return {stale for stale, _current, both in _quoted_disagreements(claims, warnings) if both}
