@@ -99,7 +99,23 @@ def test_headings_read_as_headings_and_rows_of_figures_do_not() -> None:
         "We will find you.'",  # a sentence closed inside a quotation
         "Taser!\u2019",
         "ActionAid USA. --",  # an item of a list run together with dashes
+        "**Date:** 10 March 2025",  # a field, not a title
+        "Christoph of Hesse (Frankfurt, 14 May 1901 –",  # a line that runs on: its bracket is open
     ):
+        assert not is_heading(line), line
+
+
+def test_a_heading_that_names_a_date_is_a_heading_not_a_row_of_figures() -> None:
+    # a date or a quarter is one value, however many numbers it is written with: these title a
+    # meeting's minutes and a report's section, and are never quoted as what the document says
+    for heading in (
+        "Leadership team meeting, 15 January 2025",
+        "Q4 2024 review",
+        "Pay grades from 1 April 2025",
+        "Meeting of March 3, 2025",
+    ):
+        assert is_heading(heading), heading
+    for line in ("2 March 2025 and 4 April 2025", "Meeting on March 3, 2025 at 14:00", "London £180 £55"):  # still two values
         assert not is_heading(line), line
 
 

@@ -262,6 +262,15 @@ _ENDS_CLAUSE = (".", "!", "?", ":", ";", ",", '"', "\u201d", ")", "]")
 #: what may follow a clause's last mark and still close it: a closing single quote, a dash, spaces
 _AFTER_CLAUSE = "'\u2019 -\u2013\u2014"
 _DIGITS = re.compile(r"\S*\d\S*")
+_MONTH = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?"
+#: a whole date or quarter, one value however many numbers it is written with ("15 January 2025",
+#: "March 3, 2025", "2025-03-04", "Q4 2024"): a heading that names one ("Leadership team meeting, 15
+#: January 2025", "Q4 2024 review") is no row of figures
+_ONE_DATE = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    r"|q[1-4]\s+\d{4}|\d{4}-\d{2}-\d{2})\b",
+    re.IGNORECASE,
+)
 #: a release's heading in a changelog: "[5.0.0] - 2025-05-19", "v2.3 (2024-01-05)", "Version 4.2", "[Unreleased]"
 _RELEASE = re.compile(
     r"(?:version |release )?[\[(]?(?:v?\d+(?:\.\d+){1,3}(?:-[\w.]+)?|unreleased)[\])]?(?:\s*[-–—(:]?\s*\d{4}-\d{2}-\d{2}\)?)?",
@@ -285,9 +294,15 @@ def is_heading(text: str) -> bool:
         and not t.rstrip(_AFTER_CLAUSE).endswith(_ENDS_CLAUSE)
         and any(ch.isalpha() for ch in t)
         and _ENTRY.match(t) is None
-        and len(_DIGITS.findall(t)) <= 1
+        and len(_DIGITS.findall(_ONE_DATE.sub("0", t) if _dated_title(t) else t)) <= 1
         and "|" not in t  # a table row (cells joined by "|") gives values, whatever its length
     )
+
+
+def _dated_title(t: str) -> bool:
+    """``t`` may name a date as a title does ("Q4 2024 review"): not a field ("**Date:** 10 March
+    2025") and not a line that runs on, a bracket left open ("Christoph of Hesse (Frankfurt, 14 May 1901 –")."""
+    return ":" not in t and t.count("(") == t.count(")")
 
 
 def _starts_talk(text: str) -> bool:
