@@ -12,6 +12,7 @@ Two ideas run through all of them:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -19,6 +20,7 @@ from typing import NamedTuple
 __all__ = [
     "ANSWER_TERMS",
     "CLAIM_TERMS",
+    "SUBJECT",
     "Answer",
     "AnswerStatus",
     "AnswerWarning",
@@ -50,6 +52,7 @@ __all__ = [
     "Support",
     "Term",
     "Verdict",
+    "context_of",
 ]
 
 
@@ -324,11 +327,37 @@ class Evidence:
     span: Span
     score: float  #: ranking score (similarity discounted by depth)
     similarity: float  #: cosine similarity of the span to the question
-    found_by: str  #: ``entity`` | ``relation`` | ``sentence`` | ``passage`` | ``bridge`` | ``summary`` | ``community``
+    found_by: str  #: ``entity`` | ``relation`` | ``sentence`` | ``passage`` | ``bridge`` | ``summary`` | ``community`` | :data:`SUBJECT`
     entity: str | None = None  #: entity key whose mention or relation produced it
     depth: int | None = None
     route: tuple[Hop, ...] = ()
     community: str | None = None  #: for a question about the whole corpus: the community it stands for
+
+
+#: ``Evidence.found_by`` of the sentence before one that opens with a pronoun ("Northgate Branch … is
+#: open …" before "It is closed on Sundays and Mondays."): read with it, it says what the pronoun stands
+#: for, and takes no place of the context's own (:func:`context_of`)
+SUBJECT = "subject"
+
+
+def context_of(evidence: Sequence[Evidence], size: int) -> list[Evidence]:
+    """The first ``size`` of retrieval's ``evidence`` (what an answer reads), each with the subject
+    (:data:`SUBJECT`) that retrieval placed right before it, which counts toward no place."""
+    out: list[Evidence] = []
+    subject: Evidence | None = None
+    taken = 0
+    for e in evidence:
+        if e.found_by == SUBJECT:
+            subject = e
+            continue
+        if taken >= size:
+            break
+        if subject is not None:
+            out.append(subject)
+            subject = None
+        out.append(e)
+        taken += 1
+    return out
 
 
 @dataclass(frozen=True)

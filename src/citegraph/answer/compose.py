@@ -21,6 +21,7 @@ from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
 from citegraph.models import (
+    SUBJECT,
     Answer,
     Answerability,
     AnswerStatus,
@@ -34,6 +35,7 @@ from citegraph.models import (
     Relevance,
     Retrieval,
     Span,
+    context_of,
 )
 from citegraph.question import AGENT, DATE, Question
 from citegraph.sentences import conversation_time, is_line_document, message_header, message_stamp
@@ -122,8 +124,12 @@ def compose(
     read = asked if retrieval.read_as is None else Question.read(retrieval.read_as)  # abbreviations spelled out
     question = read.text
     # a summary's evidence is the named text's sentences, as many as it has sections (bounded by retrieval)
-    context = tuple(ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence if summary else retrieval.evidence[:context_size]))
-    found = context  # what retrieval found: what the answerability check reads
+    context = tuple(
+        ContextItem(i + 1, e) for i, e in enumerate(retrieval.evidence if summary else context_of(retrieval.evidence, context_size))
+    )
+    # what retrieval found: what the answerability check reads (not a pronoun's subject, read with its
+    # sentence in no place of its own: the reader does not look for the answer in it)
+    found = tuple(item for item in context if item.evidence.found_by != SUBJECT)
     if not summary and document is not None and read.expected == DATE:
         context += _lines_beside(context, document, _conversation_time, "time")
         context += _lines_beside(context, document, _header_line("Date"), "time")

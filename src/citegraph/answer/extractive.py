@@ -280,11 +280,14 @@ class ExtractiveAnswerer(Answerer):
             *self.hops(quoted, context, question),  # a second hop before a continuation: one more claim at most
             *self.continuation(best_quoted, quoted, context),
         ]
-        for item in [*extra, *self.antecedents(quoted, context)]:
+        for item in extra:
             if len(quoted) > self.max_claims:
                 break
             if unquotable(item) is None and item not in quoted:
                 quoted.append(item)
+        # a quote that opens with a pronoun is quoted with the sentence naming what it stands for, past
+        # the cap: "It is closed on Sundays and Mondays." alone reads as about the question's subject
+        quoted += [item for item in self.antecedents(quoted, context) if unquotable(item) is None and item not in quoted]
         return Selection(sorted(quoted, key=lambda c: c.marker), sorted(skipped, key=lambda s: s[0].marker))
 
     @staticmethod

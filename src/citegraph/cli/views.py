@@ -199,6 +199,8 @@ def _found_text(c: Citation) -> str:
         return "the time of the conversation or message a quoted line belongs to (the question asks when)"
     if c.found_by == "sender":
         return "who sent the message a quoted sentence is from (the question asks who)"
+    if c.found_by == "subject":
+        return "the sentence before a quoted one that opens with a pronoun: it names what the pronoun stands for"
     if c.found_by == "summary":
         return "the sentence that stands for its section of the document the question names"
     return "found by sentence similarity to the question"

@@ -43,6 +43,7 @@ from typing import Any
 from citegraph.errors import InputFileError
 from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.formats import is_multihop, multihop_row, read_json
+from citegraph.models import SUBJECT
 
 __all__ = ["BUDGETS", "Question", "RetrievalData", "evaluate", "load", "report"]
 
@@ -383,7 +384,8 @@ def ranker(graph: Any, limit: int = 200) -> Callable[[str, str], list[tuple[str,
             graph.retriever.retrieve("warm up", ["public"], mode=mode, limit=limit)
             warmed.add(mode)
         retrieval = graph.retriever.retrieve(question, ["public"], mode=mode, limit=limit)
-        return [(e.span.document, e.span.start, e.span.end) for e in retrieval.evidence]
+        # what retrieval ranked: not the sentence read with a pronoun's for its subject, in no place of its own
+        return [(e.span.document, e.span.start, e.span.end) for e in retrieval.evidence if e.found_by != SUBJECT]
 
     return rank
 

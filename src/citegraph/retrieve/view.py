@@ -260,6 +260,14 @@ class GraphView:
         j = int(self._by_rank[at])
         return j if self.columns.span_passage[j] == self.columns.span_passage[span] else None
 
+    def previous_span(self, span: int) -> int | None:
+        """The span before ``span`` in its passage, if any (the sentence a "She joined in 2015." leans on)."""
+        at = int(self.span_rank[span]) - 1
+        if at < 0:
+            return None
+        j = int(self._by_rank[at])
+        return j if self.columns.span_passage[j] == self.columns.span_passage[span] else None
+
     def passages_on(self, day: str) -> np.ndarray:
         """The passages that name ``day`` ("September 30", :func:`~citegraph.retrieve.days.days_named`)
         in a sentence, or whose document's name does ("week40/20260930_1600.txt"), ascending."""

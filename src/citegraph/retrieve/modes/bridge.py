@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
-from citegraph.models import Evidence, Hop
+from citegraph.models import SUBJECT, Evidence, Hop
 from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
-from citegraph.retrieve.modes.replies import bring_replies, keep_replies
+from citegraph.retrieve.modes.replies import bring_replies, keep_replies, subjects_before
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
 from citegraph.sentences import same_paragraph, speakers_named
@@ -309,8 +309,12 @@ class Bridge(Mode):
             rest_ranked = [i for i in ranked if i != hop[0]]
             ranked = [*rest_ranked[: self.per_passage], hop[0], *rest_ranked[self.per_passage :]][:limit]
         ranked = keep_replies(ranked, replying, query.context_size)
+        subjects = subjects_before(view, ranked, eligible, query.context_size)
         out = []
         for i in ranked:
+            if i in subjects:  # the sentence naming what this one's pronoun stands for, just before it
+                j = subjects[i]
+                out.append(Evidence(view.span(j), 0.0, float(sims[j]), SUBJECT))
             d = int(view.span_doc[i])
             if hop is not None and i == hop[0]:
                 out.append(self._mentioned(view, query, *hop))

@@ -10,9 +10,9 @@ import re
 import numpy as np
 
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import ends_asking, message_speaker
+from citegraph.sentences import ends_asking, leans_on_previous, message_speaker
 
-__all__ = ["asks_for_someone", "bring_replies", "keep_replies"]
+__all__ = ["asks_for_someone", "bring_replies", "keep_replies", "subjects_before"]
 
 #: a chat line that asks the others for someone or something, with or without a question mark ("I still
 #: need one more buddy for the Tuesday slot", "Who can take the Lisbon queue while I'm away?")
@@ -73,4 +73,25 @@ def bring_replies(view: GraphView, lead: list[int], eligible: np.ndarray, replyi
             out.append(j)  # moved up, when the passage's order had it later
         elif question and i not in out:
             out.append(i)
+    return out
+
+
+def subjects_before(view: GraphView, ranked: list[int], eligible: np.ndarray, size: int) -> dict[int, int]:
+    """For each of the first ``size`` of ``ranked`` (the context) that opens with a pronoun
+    (:func:`~citegraph.sentences.leans_on_previous`: "It is closed on Sundays and Mondays.", "She
+    carries 320 passengers and 40 cars."), the sentence before it in its passage, which names what the
+    pronoun stands for ("Northgate Branch, 58 Northgate Road, is open …", "MV Solan enters service on
+    1 September 2025."), where that one is evidence, asks nothing and is not in the context already:
+    ``{pronoun's sentence: its subject's}``. The subject is read with it, in no slot of the context's
+    own (its evidence is found by :data:`~citegraph.models.SUBJECT`), so that neither the answer nor its reader takes the
+    pronoun for the question's subject. Not in a chat log, where the line before is someone else's."""
+    inside = set(ranked[:size])
+    out: dict[int, int] = {}
+    for i in ranked[:size]:
+        text = view.columns.span_text[i]
+        if not leans_on_previous(text) or message_speaker(text) is not None:
+            continue
+        j = view.previous_span(i)
+        if j is not None and eligible[j] and j not in inside and j not in out.values() and not view.asks(j):
+            out[i] = j
     return out

@@ -510,7 +510,9 @@ function renderAudit(answer, numbers) {
       item.append(line, el("span", `${(VERDICT[s.label] || [words(s.label)])[0]}: decided by ${s.stage} (${s.verifier}), ${score}`, "detail" + (s.label === "supported" ? "" : " bad")));
       for (const g of s.guards) item.append(el("span", (s.label === "supported" ? "note: " : "why: ") + g, "detail" + (s.label === "supported" ? "" : " bad")));
       const found = c.found_by === "time" ? "the time of the conversation or message a quoted line is from"
-        : c.found_by === "sender" ? "who sent the message a quoted sentence is from" : "found by " + words(c.found_by || "similarity");
+        : c.found_by === "sender" ? "who sent the message a quoted sentence is from"
+        : c.found_by === "subject" ? "the sentence before a quoted one that opens with a pronoun: it names what the pronoun stands for"
+        : "found by " + words(c.found_by || "similarity");
       item.append(el("span", c.route && c.route.length ? "found by the route " + routeText(c.route) : found, "detail"));
       if (c.stale) item.append(el("span", "stale: " + c.stale, "detail bad"));
     }
