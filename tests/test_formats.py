@@ -96,7 +96,15 @@ def test_a_slack_export_is_read_as_one_line_per_message_with_names_and_times() -
         "2025-03-04 10:12 Rhea Lind: Who takes the pager after Tomas?",
         "2025-03-04 10:14 Oskar Vale: Me until Sunday, then @Rhea Lind takes over. See the rota.",
     ]  # the join notice is not a message; a mention is the user's name; a link keeps its text
-    assert is_line_document(text + lines[0] + "\n") and meta.dated is None
+    assert is_line_document(text) and meta.dated is None  # two messages, each with its time: a chat of two lines
+
+
+def test_a_chat_of_two_timed_messages_is_two_units_and_two_untimed_lines_are_not_a_chat(splitter: SentenceSplitter) -> None:
+    text = "2025-03-04 10:12 Priya Raman: the van is back from the garage\n2025-03-04 10:14 Tom Baxter: It runs fine now, I drove it round the block\n"
+    assert is_line_document(text)
+    units = [s.span.text for s in splitter.split("ops.txt", "v", text)]
+    assert units == text.splitlines()  # the second speaker's name is never glued to the first line
+    assert not is_line_document("Title: Opening hours\nAuthor: Fiona Grant\n")  # a title and an author, not a chat
 
 
 def test_a_teams_export_and_a_json_that_is_no_chat() -> None:
