@@ -8,6 +8,10 @@ Two ideas run through all of them:
   ``text[start:end] == span.text``. Entities and relations keep *every* span that supports them.
 * The *route* that found a piece of evidence (a path through the graph) is kept apart from the
   *span* that supports a claim. A :class:`Citation` carries both, and only the span can support.
+
+Why this file is long: it holds every record the stages pass to one another (and nothing else but
+:func:`context_of`, the one rule on them that the answer and retrieval layers share): a newcomer reads
+the shapes of the whole pipeline in one place, and each stage's module imports them from below.
 """
 
 from __future__ import annotations
