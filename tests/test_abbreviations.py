@@ -99,3 +99,23 @@ def test_a_question_is_read_with_the_definitions_the_caller_may_see_and_no_other
         assert public.retrieval.read_as is None and public.retrieval.spelled_out == ()
         staff = g.ask("Who approves SSO access?", labels=("staff",))
         assert staff.retrieval.spelled_out == (("SSO", "single sign-on"),)
+
+
+def test_an_abbreviation_is_named_where_the_context_names_most_of_its_long_forms_words() -> None:
+    """A guide defines "basal cell carcinoma (BCC)" once and writes "basal cell skin cancer"
+    everywhere else: a question about BCC is about those sentences, and is not unanswerable for the
+    want of the three letters (GraphRAG-Bench medical: questions abstained for it)."""
+    from citegraph.answer.answerable import features
+    from citegraph.question import Question, parse
+
+    question = Question.read("What does aftercare for BCC (basal cell carcinoma) include?")
+    assert "bcc" in question.terms[0]
+    spelled = (("BCC", "basal cell carcinoma"),)
+    (skin,) = parse(["Aftercare for basal cell skin cancer includes a full skin exam once a year."]) or []
+    values, missing = features(question, [skin], [0.6], [0.2], spelled=spelled)
+    assert "bcc" not in missing and values["entities"] == 1.0
+    _values, missing = features(question, [skin], [0.6], [0.2])  # read without the definition: not named
+    assert "bcc" in missing
+    (other,) = parse(["Aftercare for melanoma includes a full skin exam once a year."]) or []
+    _values, missing = features(question, [other], [0.6], [0.2], spelled=spelled)  # one word of three: not named
+    assert "bcc" in missing

@@ -73,14 +73,22 @@ LEAD_IN = 120
 
 
 def features(
-    question: Question, sentences: Sequence[Any], similarities: Sequence[float], read: Sequence[float] = (), when: str = ""
+    question: Question,
+    sentences: Sequence[Any],
+    similarities: Sequence[float],
+    read: Sequence[float] = (),
+    when: str = "",
+    spelled: Sequence[tuple[str, str]] = (),
 ) -> tuple[dict[str, float], tuple[str, ...]]:
     """The features of a ``question`` (its answer type and terms, read from its one parse) against
     parsed context ``sentences`` (their similarities to it, and the reader's P(answers) of each), and
     the question's entities no sentence names. A sentence may be given as a tuple of parses (the text
     before it, then itself), read as one. ``when``: the times the sentences were said that they do not
     carry themselves (a chat conversation's "Time: 20260918_18:00", a message's Date line), where a
-    day the question names ("on 20260918") is named too."""
+    day the question names ("on 20260918") is named too. ``spelled``: the abbreviations the question
+    uses with their long forms (retrieval spelled them out): an abbreviation is named where the context
+    names it, its long form, or most of the long form's words (:func:`_long_form_named`: a guide that
+    writes "basal cell skin cancer" is about "BCC", "basal cell carcinoma")."""
     expected = question.expected
     entities, words = question.terms
     parts = [tuple(s) if isinstance(s, tuple) else (s,) for s in sentences]  # each sentence: its parses (the text before it, itself)
@@ -89,13 +97,17 @@ def features(
     bodies = [" ".join(d.text for d in docs).casefold() for docs in parts]
     text = " ".join(bodies)
     dated = f"{text} {when.casefold()}" if when else text
-    missing = tuple(e for e in entities if not named(e, said, dated))
+    long_forms = {short.casefold(): long for short, long in spelled}
+    missing = tuple(
+        e for e in entities if not named(e, said, dated) and not (e in long_forms and _long_form_named(long_forms[e], said, dated))
+    )
     weight = 2.0 * len(entities) + len(words)
 
     def share(bag: set[str], body: str) -> float:
         if not weight:
             return 1.0
-        got = 2.0 * sum(1 for e in entities if named(e, bag, body)) + sum(1 for w in words if w in bag)
+        got = 2.0 * sum(1 for e in entities if named(e, bag, body) or (e in long_forms and _long_form_named(long_forms[e], bag, body)))
+        got += sum(1 for w in words if w in bag)
         return got / weight
 
     asked = {e.casefold() for e in entities}
@@ -118,6 +130,16 @@ def features(
     return found, missing
 
 
+def _long_form_named(long: str, said: set[str], text: str) -> bool:
+    """An abbreviation's long form ("basal cell carcinoma") is named in a text that names it, or two
+    thirds or more of its words ("basal cell skin cancer": "basal", "cell"), at least two of them."""
+    if named(long.casefold(), said, text):
+        return True
+    parts = [w for w in re.findall(r"\w+", long.casefold()) if len(w) > 2]
+    got = sum(1 for w in parts if w in said)
+    return got >= 2 and 3 * got >= 2 * len(parts)
+
+
 def probability(values: dict[str, float], weights: Sequence[float] = WEIGHTS) -> float:
     z = weights[0] + sum(w * values[name] for w, name in zip(weights[1:], FEATURES, strict=True))
     return 1.0 / (1.0 + math.exp(-z))
@@ -132,6 +154,7 @@ def assess(
     read: Read | None = None,
     subjects: Sequence[str] = (),
     said_when: Callable[[Span], str] | None = None,
+    spelled: Sequence[tuple[str, str]] = (),
 ) -> Answerability:
     """Whether ``context`` answers ``question``: P(answerable) at or above ``threshold``.
     ``surroundings(span)`` gives a context sentence with the text before it (:data:`LEAD_IN`
@@ -142,7 +165,8 @@ def assess(
     ``subjects``: what the question is about, written out (an abbreviation and its long form): a
     reading that names one is the question's own subject read back, not its answer.
     ``said_when(span)``: when a context sentence was said, where the sentence does not carry it (its
-    chat conversation's time line): a question about what was said "on 20260918" names that day."""
+    chat conversation's time line): a question about what was said "on 20260918" names that day.
+    ``spelled``: the question's abbreviations with their long forms (:func:`features`)."""
     if not context:
         return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
     alone = [item.span.text for item in context]
@@ -170,7 +194,7 @@ def assess(
     lead_of = iter(leads)
     sentences = [(next(lead_of), doc) if b else doc for b, doc in zip(before, own, strict=True)]
     when = " ".join(dict.fromkeys(said_when(item.span) for item in context)) if said_when else ""
-    values, missing = features(asked, sentences, [item.evidence.similarity for item in context], read_p, when)
+    values, missing = features(asked, sentences, [item.evidence.similarity for item in context], read_p, when, spelled)
     p = probability(values)
     answerable = p >= threshold
     note = ""

@@ -143,7 +143,11 @@ def compose(
     else:
         subjects = [form for pair in retrieval.spelled_out for form in pair]
         said_when = None if document is None else partial(_said_when, document)
-        answerability = assess(read, found, surroundings=surroundings, subjects=subjects, said_when=said_when) if context else None
+        answerability = (
+            assess(read, found, surroundings=surroundings, subjects=subjects, said_when=said_when, spelled=retrieval.spelled_out)
+            if context
+            else None
+        )
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
