@@ -7,6 +7,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from citegraph import question as question_module
@@ -119,6 +120,7 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
         ("what's the hotel limit in London", "what's the hotel limit in London?"),
         ("Is the office open on Sundays", "Is the office open on Sundays?"),
         ("Before I go. where is the Lisbon office", "Before I go. where is the Lisbon office?"),  # the last sentence asks
+        ("I'm off sick. after how many days do I need a note", "I'm off sick. after how many days do I need a note?"),
         ("Summarize the travel guide", "Summarize the travel guide"),  # asks nothing: no mark
         ("Who leads SSO?", "Who leads SSO?"),
         ("Can you tell me who leads SSO?", "who leads SSO?"),
@@ -173,3 +175,26 @@ def test_a_question_asked_without_its_mark_or_in_lower_case_is_answered_as_asked
         assert answer.retrieval.read_as is None  # read as asked
         wrapped = graph.ask("Can you tell me how long exports stay available after cancellation?")
         assert wrapped.retrieval.read_as == "how long exports stay available after cancellation?"
+
+
+def test_the_asking_sentence_of_a_question_typed_after_something_else_weighs_more_in_its_vector() -> None:
+    """ "Quick question from a new starter. How many days of holiday do I get?": retrieval ranks by
+    the mean of the whole text's vector and the asking sentence's; a question of one sentence, or one
+    whose "vs." or "St." only looks like a sentence's end, by its own vector."""
+    from citegraph.embed import HashingEmbedder
+    from citegraph.question import asking_sentence
+    from citegraph.retrieve.retriever import question_vector
+
+    assert asking_sentence("Quick question from a new starter. How many days of holiday do I get?") == "How many days of holiday do I get?"
+    assert asking_sentence("I'm off sick. After how many days do I need a note?") == "After how many days do I need a note?"
+    assert asking_sentence("Who scored in the City vs. Chelsea match?") is None
+    assert asking_sentence("How many days of holiday do I get?") is None
+    assert asking_sentence("I'm off sick. I need a note.") is None  # nothing asks
+    embedder = HashingEmbedder()
+    typed = "Quick question from a new starter. How many days of holiday do I get?"
+    whole, asked = embedder.embed([typed, "How many days of holiday do I get?"])
+    got = question_vector(embedder, typed)
+    assert abs(float(np.linalg.norm(got)) - 1.0) < 1e-5
+    assert float(got @ asked) > float(whole @ asked)  # nearer what is asked than the whole text is
+    single = "How many days of holiday do I get?"
+    assert np.allclose(question_vector(embedder, single), embedder.embed([single])[0])

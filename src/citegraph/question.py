@@ -98,10 +98,34 @@ def marked(text: str) -> str:
     if not stripped or not stripped[-1].isalnum():
         return text
     last = re.split(r"(?<=[.!?])\s+", stripped)[-1]
-    first = last.split(maxsplit=1)[0].casefold().replace("’", "'") if last.split() else ""
-    first = re.sub(r"'(?:s|re|d|ll|ve)$", "", first)  # "what's", "who're"
+    return f"{stripped}?" if _opens_asking(last) else text
+
+
+def _opens_asking(sentence: str) -> bool:
+    """``sentence`` opens with a question word or an auxiliary ("what's", "whats" too), or with a
+    preposition before one ("After how many days…", "In which office…")."""
+    words = [re.sub(r"'(?:s|re|d|ll|ve)$", "", w.casefold().replace("’", "'")) for w in sentence.split()[:2]]  # "what's", "who're"
+    if len(words) > 1 and words[0] in _BEFORE_ASKING:
+        words = words[1:]
+    first = words[0] if words else ""
     first = first[:-1] if first in {"whats", "wheres", "whens", "hows", "whos"} else first
-    return f"{stripped}?" if first in _ASKING else text
+    return first in _ASKING
+
+
+def asking_sentence(text: str) -> str | None:
+    """In a question typed as several sentences ("Quick question from a new starter. How many days of
+    holiday do I get?"), the last one that asks: it opens with a question word or an auxiliary and
+    ends in "?". None for a text of one sentence, or where no later sentence asks so (a name's
+    "vs." or "St." is no sentence's end: what follows it opens with no question word)."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
+    for part in reversed(parts[1:] if len(parts) > 1 else []):
+        if part.endswith("?") and _opens_asking(part):
+            return part
+    return None
+
+
+#: a preposition a question may open with, before its question word ("After how many days…", "To whom…")
+_BEFORE_ASKING = frozenset("after before by for from in into on since to until under with within at".split())
 
 
 def parse(texts: Sequence[str], *, dependencies: bool = True) -> list[Any] | None:

@@ -25,11 +25,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from citegraph.embed.base import Embedder
 from citegraph.errors import NotFound, UserError
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
-from citegraph.question import Question, marked, unwrapped
+from citegraph.question import Question, asking_sentence, marked, unwrapped
 from citegraph.retrieve.abbreviations import spell_out
 from citegraph.retrieve.communities import Community, communities
 from citegraph.retrieve.indexes import CallerReader
@@ -230,7 +232,7 @@ class Retriever:
         question = read_as
         query = Query(
             question,
-            self.embedder.embed([question])[0],
+            question_vector(self.embedder, question),
             link=lambda: self.link(reading, view),
             top_k=top_k,
             hops=hops,
@@ -313,3 +315,18 @@ class Retriever:
 
     def _readable(self, labels: Collection[str] | None, include_superseded: bool, versions: set[tuple[str, str]]) -> set[tuple[str, str]]:
         return self.store.visible_among(labels, include_superseded, versions)  # the cited versions, not a list of all
+
+
+def question_vector(embedder: Embedder, question: str) -> Any:
+    """The vector retrieval ranks by: the question's, and for a question typed after something said
+    before it ("Quick question from a new starter. How many days of holiday do I get?", "I'm off
+    sick. After how many days do I need a note?") the mean of the whole text's vector and the asking
+    sentence's (:func:`~citegraph.question.asking_sentence`): what is asked weighs more than the words
+    around it, which still count (the second example's "off sick" is what it is about)."""
+    asking = asking_sentence(question)
+    if asking is None:
+        return embedder.embed([question])[0]
+    whole, asked = embedder.embed([question, asking])
+    mean = np.asarray(whole, dtype=np.float32) + np.asarray(asked, dtype=np.float32)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm else whole
