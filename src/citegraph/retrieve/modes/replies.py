@@ -83,8 +83,9 @@ def subjects_before(view: GraphView, ranked: list[int], eligible: np.ndarray, si
     pronoun stands for ("Northgate Branch, 58 Northgate Road, is open …", "MV Solan enters service on
     1 September 2025."), where that one is evidence, asks nothing and is not in the context already:
     ``{pronoun's sentence: its subject's}``. The subject is read with it, in no slot of the context's
-    own (its evidence is found by :data:`~citegraph.models.SUBJECT`), so that neither the answer nor its reader takes the
-    pronoun for the question's subject. Not in a chat log, where the line before is someone else's."""
+    own (its evidence is found by :data:`~citegraph.models.SUBJECT`), so that no one reading the answer
+    takes the pronoun for the question's subject. Not in a chat log, where the line before is someone
+    else's."""
     inside = set(ranked[:size])
     out: dict[int, int] = {}
     for i in ranked[:size]:
