@@ -12,6 +12,7 @@ import pytest
 
 from citegraph import question as question_module
 from citegraph.embed import HashingEmbedder
+from citegraph.models import AnswerStatus
 from citegraph.pipeline import CiteGraph
 from citegraph.question import AGENT, DATE, NUMBER, Question, expected_type
 from citegraph.sentences import SentenceSplitter, load_spacy
@@ -198,3 +199,40 @@ def test_the_asking_sentence_of_a_question_typed_after_something_else_weighs_mor
     assert float(got @ asked) > float(whole @ asked)  # nearer what is asked than the whole text is
     single = "How many days of holiday do I get?"
     assert np.allclose(question_vector(embedder, single), embedder.embed([single])[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "asks_to_write"),
+    [
+        ("Imagine you are a hematology fellow receiving a new referral. Draft a detailed diagnostic workup plan.", True),
+        ("You are a medical intern tasked with writing a SOAP note for a patient with AML.", True),
+        ("Rewrite the main findings into a discharge summary for a 68-year-old patient.", True),
+        ("Assume the role of a clinical pathologist and write a report on the diagnostic steps.", True),
+        ("You are a new starter. How many days of holiday do I get?", False),  # a role, then a question
+        ("How do I write an expense claim?", False),
+        ("Can you write me the hotel limit?", False),
+        ("Summarize the security policy.", False),  # a summary request: answered from the document's sections
+        ("What is the hotel limit?", False),
+    ],
+)
+def test_a_request_to_write_from_the_documents_is_told_from_a_question(text: str, asks_to_write: bool) -> None:
+    from citegraph.question import writing_request
+
+    assert writing_request(text) is asks_to_write
+
+
+def test_a_request_to_write_is_answered_with_related_evidence_never_as_not_found_or_green(
+    splitter: SentenceSplitter, larkspur: Path
+) -> None:
+    """GraphRAG-Bench's Creative Generation requests ("Imagine you are … Draft a plan …") were
+    answered `not_found` for one in five: they ask for a text, not a fact, and no sentence reads as
+    their answer. Such a request has no answer to find or to abstain on; its nearest evidence is
+    quoted, grey."""
+    with CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter) as graph:
+        graph.ingest([larkspur])
+        # the documents say little of a launch note: read as a question, P(answerable) is near 0
+        answer = graph.ask("You are a product manager. Write a launch note about the Gantt view for the team.")
+        assert answer.claims and answer.status not in (AnswerStatus.NOT_FOUND, AnswerStatus.VERIFIED, AnswerStatus.QUOTED)
+        assert answer.answerability is not None and answer.answerability.answerable
+        assert answer.answerability.note.startswith("a request to write from the documents")
+        assert (answer.answerability.probability or 0.0) < 0.1

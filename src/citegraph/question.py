@@ -124,6 +124,29 @@ def asking_sentence(text: str) -> str | None:
     return None
 
 
+#: a request to write something from the documents: a role to play ("Imagine you are a hematology
+#: fellow…", "You are a medical intern tasked with…", "Assume the role of…") or a verb that asks for a
+#: text ("Draft…", "Rewrite … as a discharge summary", "Transform…", "Reformat…")
+_ROLE = re.compile(
+    r"^\s*(?:imagine\s+(?:you\s+are|you're)|you\s+are\s+an?\b|you're\s+an?\b|assume\s+the\s+role|pretend\s+(?:you|to))", re.I
+)
+_WRITE = re.compile(
+    r"(?:^|[.!?:;]\s+)(?:please\s+)?(?:write|draft|rewrite|transform|reformat|compose|create|prepare|convert|turn|produce|design|develop"
+    r"|outline|generate|construct)\b",
+    re.IGNORECASE,
+)
+
+
+def writing_request(text: str) -> bool:
+    """``text`` asks for something to be written from the documents (a referral letter, a plan, a
+    note in another form), by a role to play or a verb that asks for a text, and asks no question
+    of its own ("You are a new starter. How many days of holiday do I get?" is a question). Such a
+    request has no one answer to find: the evidence most like it is quoted as related, never
+    abstained on as "not in your documents", never shown as a checked answer."""
+    asks = any(p.endswith("?") and _opens_asking(p) for p in re.split(r"(?<=[.!?])\s+", text.strip()))
+    return (_ROLE.search(text) is not None or _WRITE.search(text) is not None) and not asks
+
+
 #: a preposition a question may open with, before its question word ("After how many days…", "To whom…")
 _BEFORE_ASKING = frozenset("after before by for from in into on since to until under with within at".split())
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from citegraph.answer.answerable import LEAD_IN, assess
@@ -37,7 +37,7 @@ from citegraph.models import (
     Span,
     context_of,
 )
-from citegraph.question import AGENT, DATE, Question
+from citegraph.question import AGENT, DATE, Question, writing_request
 from citegraph.sentences import conversation_time, is_line_document, message_header, message_stamp
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
@@ -148,6 +148,14 @@ def compose(
             if context
             else None
         )
+    request = not summary and writing_request(asked.text)  # "Draft a referral letter …": no one answer to find
+    if request and answerability is not None and not answerability.answerable:
+        answerability = replace(
+            answerability,
+            answerable=True,
+            note="a request to write from the documents, not a question: the evidence most like it is quoted as related, "
+            f"not checked as what it asks for ({answerability.note})",
+        )
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
@@ -239,6 +247,16 @@ def compose(
     if summary:
         if status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED):  # its quotes are exact; nothing checked that they sum it up
             status = AnswerStatus.RELATED
+    elif request and status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED):
+        status = AnswerStatus.RELATED
+        warnings.append(
+            AnswerWarning(
+                "not_an_answer",
+                "a request to write from the documents: the cited sentences support the claims, and are the evidence most like "
+                "the request, but nothing here writes what it asks for: read them as related evidence",
+                (("request", "write"),),
+            )
+        )
     elif status in (AnswerStatus.VERIFIED, AnswerStatus.QUOTED) and not addresses(relevance, answerability, claims):
         status = AnswerStatus.RELATED
         warnings.append(
