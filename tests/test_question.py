@@ -199,6 +199,9 @@ def test_the_asking_sentence_of_a_question_typed_after_something_else_weighs_mor
     assert float(got @ asked) > float(whole @ asked)  # nearer what is asked than the whole text is
     single = "How many days of holiday do I get?"
     assert np.allclose(question_vector(embedder, single), embedder.embed([single])[0])
+    # an asking sentence that points back at what was said before it is read with it, whole
+    back = "VIVA Media AG changed its name in 2004. What does their new acronym stand for?"
+    assert np.allclose(question_vector(embedder, back), embedder.embed([back])[0])
 
 
 @pytest.mark.parametrize(
