@@ -200,17 +200,17 @@ def test_the_asking_sentence_of_a_question_typed_after_something_else_weighs_mor
     single = "How many days of holiday do I get?"
     assert np.allclose(question_vector(embedder, single), embedder.embed([single])[0])
     # an asking sentence that points back at what was said before it is read with it, whole
-    back = "VIVA Media AG changed its name in 2004. What does their new acronym stand for?"
+    back = "Quillon Labs changed its name in 2019. What does their new name stand for?"
     assert np.allclose(question_vector(embedder, back), embedder.embed([back])[0])
 
 
 @pytest.mark.parametrize(
     ("text", "asks_to_write"),
     [
-        ("Imagine you are a hematology fellow receiving a new referral. Draft a detailed diagnostic workup plan.", True),
-        ("You are a medical intern tasked with writing a SOAP note for a patient with AML.", True),
-        ("Rewrite the main findings into a discharge summary for a 68-year-old patient.", True),
-        ("Assume the role of a clinical pathologist and write a report on the diagnostic steps.", True),
+        ("Imagine you are a ward nurse. Draft a handover note for the night shift.", True),
+        ("You are a new office manager tasked with writing a welcome e-mail for new starters.", True),
+        ("Rewrite the travel policy as a one-page checklist.", True),
+        ("Assume the role of a fire warden and write the evacuation briefing.", True),
         ("You are a new starter. How many days of holiday do I get?", False),  # a role, then a question
         ("How do I write an expense claim?", False),
         ("Can you write me the hotel limit?", False),
@@ -227,7 +227,7 @@ def test_a_request_to_write_from_the_documents_is_told_from_a_question(text: str
 def test_a_request_to_write_is_answered_with_related_evidence_never_as_not_found_or_green(
     splitter: SentenceSplitter, larkspur: Path
 ) -> None:
-    """GraphRAG-Bench's Creative Generation requests ("Imagine you are … Draft a plan …") were
+    """GraphRAG-Bench's Creative Generation requests (a role to play, then a plan or a letter to draft) were
     answered `not_found` for one in five: they ask for a text, not a fact, and no sentence reads as
     their answer. Such a request has no answer to find or to abstain on; its nearest evidence is
     quoted, grey."""
