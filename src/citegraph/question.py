@@ -87,6 +87,10 @@ def unwrapped(text: str) -> str:
     return text if rest == stripped else rest
 
 
+#: where one sentence of a question typed as several ends and the next begins
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
 def marked(text: str) -> str:
     """``text`` with the question mark it asks without: "how many days of holiday do I get" is read
     as "how many days of holiday do I get?". A question typed without one was read as a statement by
@@ -97,7 +101,7 @@ def marked(text: str) -> str:
     stripped = text.rstrip()
     if not stripped or not stripped[-1].isalnum():
         return text
-    last = re.split(r"(?<=[.!?])\s+", stripped)[-1]
+    last = _SENTENCE_BREAK.split(stripped)[-1]
     return f"{stripped}?" if _opens_asking(last) else text
 
 
@@ -117,7 +121,7 @@ def asking_sentence(text: str) -> str | None:
     holiday do I get?"), the last one that asks: it opens with a question word or an auxiliary and
     ends in "?". None for a text of one sentence, or where no later sentence asks so (a name's
     "vs." or "St." is no sentence's end: what follows it opens with no question word)."""
-    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
+    parts = [p for p in _SENTENCE_BREAK.split(text.strip()) if p]
     for part in reversed(parts[1:] if len(parts) > 1 else []):
         if part.endswith("?") and _opens_asking(part):
             return part
@@ -143,7 +147,7 @@ def writing_request(text: str) -> bool:
     of its own ("You are a new starter. How many days of holiday do I get?" is a question). Such a
     request has no one answer to find: the evidence most like it is quoted as related, never
     abstained on as "not in your documents", never shown as a checked answer."""
-    asks = any(p.endswith("?") and _opens_asking(p) for p in re.split(r"(?<=[.!?])\s+", text.strip()))
+    asks = any(p.endswith("?") and _opens_asking(p) for p in _SENTENCE_BREAK.split(text.strip()))
     return (_ROLE.search(text) is not None or _WRITE.search(text) is not None) and not asks
 
 

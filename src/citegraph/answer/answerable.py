@@ -98,16 +98,18 @@ def features(
     text = " ".join(bodies)
     dated = f"{text} {when.casefold()}" if when else text
     long_forms = {short.casefold(): long for short, long in spelled}
-    missing = tuple(
-        e for e in entities if not named(e, said, dated) and not (e in long_forms and _long_form_named(long_forms[e], said, dated))
-    )
+
+    def says(entity: str, bag: set[str], body: str) -> bool:
+        """``entity`` is named in ``body`` (its words ``bag``), or, an abbreviation, by its long form."""
+        return named(entity, bag, body) or (entity in long_forms and _long_form_named(long_forms[entity], bag, body))
+
+    missing = tuple(e for e in entities if not says(e, said, dated))
     weight = 2.0 * len(entities) + len(words)
 
     def share(bag: set[str], body: str) -> float:
         if not weight:
             return 1.0
-        got = 2.0 * sum(1 for e in entities if named(e, bag, body) or (e in long_forms and _long_form_named(long_forms[e], bag, body)))
-        got += sum(1 for w in words if w in bag)
+        got = 2.0 * sum(1 for e in entities if says(e, bag, body)) + sum(1 for w in words if w in bag)
         return got / weight
 
     asked = {e.casefold() for e in entities}
