@@ -653,6 +653,26 @@ def test_a_line_that_asks_the_others_for_someone_brings_the_reply_of_another_spe
     assert not asks_for_someone("We still need one more volunteer for Tuesdays.")  # no chat line: a document's sentence
 
 
+def test_a_line_that_says_something_then_asks_brings_the_reply_of_another_speaker(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    """ "Count me in for the workshop. Which tools should I bring?" states something, then asks: the
+    next line by someone else answers it and is read with it; "I just wanted to ask you about the
+    kiln" asks without a question mark, likewise."""
+    chat = (
+        "Time: 20250610_18:00\n"
+        "Maya: Count me in for the pottery workshop on Friday. Which tools should I bring?\n"
+        "Oskar: Only an apron and a sponge, the studio lends everything else.\n"
+        "Maya: The pottery workshop car park is shared with the gym next door.\n"
+    )
+    context = _chat_context(splitter, write, "pottery.txt", chat, "Which tools should Maya bring to the pottery workshop?")
+    assert context[0].startswith("Maya: Count me in") and context[1].startswith("Oskar: Only an apron")
+    from citegraph.retrieve.modes.replies import asks_for_someone
+
+    assert asks_for_someone("Maya: Hi Oskar! I just wanted to ask you about the kiln schedule for the pottery workshop")
+    assert not asks_for_someone("Maya: The kiln schedule is on the studio door")
+
+
 def test_a_quoted_message_that_asks_brings_its_reply() -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer
     from citegraph.models import ContextItem, Evidence, Span

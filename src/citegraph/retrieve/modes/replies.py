@@ -1,5 +1,7 @@
-"""Chat replies in the ``bridge`` modes' context: a line that asks something, or asks the others for
-someone ("I still need one more buddy for the Tuesday slot"), brings the line after it, its reply, in
+"""Chat replies in the ``bridge`` modes' context: a line that asks something, says something and then
+asks ("Sounds interesting! What topics will you be covering?"), or asks the others for someone or
+something ("I still need one more buddy for the Tuesday slot", "I wanted to ask your opinion about…"),
+brings the line after it, its reply, in
 no slot of its own (:func:`bring_replies`), and the reply is never cut from the context its question
 is in (:func:`keep_replies`)."""
 
@@ -19,7 +21,8 @@ __all__ = ["asks_for_someone", "bring_replies", "keep_replies", "subjects_before
 REQUESTS = re.compile(
     r"\b(?:still need|need (?:one|two|a|an|some|someone|somebody|more|cover|volunteers?|help)"
     r"|looking for (?:someone|somebody|a|an|volunteers?|cover)|(?:can|could) (?:anyone|someone|somebody)"
-    r"|anyone (?:free|able|around|available|up for)|who can|volunteers? wanted)\b",
+    r"|anyone (?:free|able|around|available|up for)|who can|volunteers? wanted"
+    r"|(?:want|wanted|like|wanna) to (?:ask|know|hear)|(?:ask|asking) (?:you|your)|wondering|curious (?:about|what|if|how|whether))\b",
     re.IGNORECASE,
 )
 
@@ -62,8 +65,10 @@ def bring_replies(view: GraphView, lead: list[int], eligible: np.ndarray, replyi
             continue
         question = view.asks(i)
         text = view.columns.span_text[i]
-        wants = not question and asks_for_someone(text)
-        j = view.next_span(i) if question or ("?" in text and not ends_asking(text)) or wants else None
+        # a chat line that asks for someone, or says something and closes asking ("…What topics will
+        # you be covering?"): its reply is another speaker's next line
+        wants = not question and (asks_for_someone(text) or (message_speaker(text) is not None and ends_asking(text)))
+        j = view.next_span(i) if question or wants or ("?" in text and not ends_asking(text)) else None
         if wants and j is not None and message_speaker(view.columns.span_text[j]) in (None, message_speaker(text)):
             j = None  # a request's reply is another speaker's line
         if not question and i not in out:
