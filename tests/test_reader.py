@@ -226,3 +226,22 @@ def test_the_reader_reads_a_sentence_alone_and_the_word_features_read_the_text_b
     assert dict(found.features)["reader"] == 0.4
     assert dict(found.features)["entities"] == 1.0  # "Maria Lopez", named in the text before it
     assert found.reading == ("2021", 1, 0.4)
+
+
+def test_a_preamble_that_asks_nothing_does_not_make_a_question_less_answerable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "Quick note from the night shift." names nothing the documents hold; the question after it is
+    as answerable as when typed alone, while a question read whole is never made less answerable."""
+    pytest.importorskip("spacy")
+    question = "How long are snapshots kept on active workspaces?"
+
+    def read(q: str, passages: list[str]) -> list[Reading]:
+        return [Reading(0.9 if "14" in p else 0.1, "14 days" if "14" in p else "", p) for p in passages]
+
+    alone = assess(question, _context(HANDBOOK), read=read)
+    framed = assess(f"Quick note from the night shift. {question}", _context(HANDBOOK), read=read)
+    assert alone.probability is not None and framed.probability is not None
+    assert framed.probability == pytest.approx(alone.probability)
+    # read whole only, the preamble's words count against it
+    monkeypatch.setattr("citegraph.answer.answerable.own_asking_sentence", lambda text: None)
+    whole = assess(f"Quick note from the night shift. {question}", _context(HANDBOOK), read=read)
+    assert whole.probability is not None and whole.probability < alone.probability

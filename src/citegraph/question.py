@@ -26,7 +26,20 @@ from typing import Any
 
 from citegraph.errors import CitegraphError
 
-__all__ = ["AGENT", "DATE", "NUMBER", "PLACE", "SATISFIES", "Question", "expected_type", "marked", "parse", "question_terms", "unwrapped"]
+__all__ = [
+    "AGENT",
+    "DATE",
+    "NUMBER",
+    "PLACE",
+    "SATISFIES",
+    "Question",
+    "expected_type",
+    "marked",
+    "own_asking_sentence",
+    "parse",
+    "question_terms",
+    "unwrapped",
+]
 
 # Expected answer types and the spaCy entity labels that satisfy them.
 DATE, NUMBER, AGENT, PLACE = "date", "number", "agent", "place"
@@ -126,6 +139,19 @@ def asking_sentence(text: str) -> str | None:
         if part.endswith("?") and _opens_asking(part):
             return part
     return None
+
+
+#: a word by which an asking sentence points back at what was said before it ("VIVA Media AG changed its
+#: name in 2004. What does their new acronym stand for?")
+_POINTS_BACK = re.compile(r"\b(?:he|she|it|they|him|her|them|his|its|their|theirs|hers)\b", re.IGNORECASE)
+
+
+def own_asking_sentence(text: str) -> str | None:
+    """The :func:`asking_sentence` of ``text`` where it can be read on its own: None where there is
+    none, or where it points back at what was said before it ("… What is his name?"), so that the
+    question is read whole."""
+    asking = asking_sentence(text)
+    return None if asking is None or _POINTS_BACK.search(asking) else asking
 
 
 #: a request to write something from the documents: a role to play ("Imagine you are a hematology

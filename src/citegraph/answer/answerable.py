@@ -54,7 +54,7 @@ from citegraph.answer.reader import Reading
 from citegraph.answer.relevance import named, said_words
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Located, Span
-from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
+from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, own_asking_sentence, parse
 from citegraph.sentences import message_speaker
 from citegraph.verify.text import DAYS, MONTHS
 
@@ -168,7 +168,9 @@ def assess(
     reading that names one is the question's own subject read back, not its answer.
     ``said_when(span)``: when a context sentence was said, where the sentence does not carry it (its
     chat conversation's time line): a question about what was said "on 20260918" names that day.
-    ``spelled``: the question's abbreviations with their long forms (:func:`features`)."""
+    ``spelled``: the question's abbreviations with their long forms (:func:`features`).
+    A question typed after something else is read whole and by its asking sentence alone
+    (:func:`~citegraph.question.own_asking_sentence`), the larger P counting."""
     if not context:
         return Answerability(False, 0.0, note="nothing visible to this caller matches the question")
     alone = [item.span.text for item in context]
@@ -196,8 +198,18 @@ def assess(
     lead_of = iter(leads)
     sentences = [(next(lead_of), doc) if b else doc for b, doc in zip(before, own, strict=True)]
     when = " ".join(dict.fromkeys(said_when(item.span) for item in context)) if said_when else ""
-    values, missing = features(asked, sentences, [item.evidence.similarity for item in context], read_p, when, spelled)
+    similarities = [item.evidence.similarity for item in context]
+    values, missing = features(asked, sentences, similarities, read_p, when, spelled)
     p = probability(values)
+    # a question typed after something that asks nothing ("Quick question from a new starter. How many
+    # days of holiday do I get?") is answerable when its asking sentence is: the preamble's words are
+    # no terms the documents must hold. Read whole as well, for what it says before ("I need a London
+    # hotel during Tech Week in June. What's the cap?"): the larger P counts.
+    asking = own_asking_sentence(asked.text)
+    if asking is not None:
+        alone_values, alone_missing = features(Question.read(asking), sentences, similarities, read_p, when, spelled)
+        if probability(alone_values) > p:
+            values, missing, p = alone_values, alone_missing, probability(alone_values)
     answerable = p >= threshold
     note = ""
     if not answerable:

@@ -21,7 +21,6 @@ arrays, vector indexes and traversal: see :mod:`citegraph.retrieve.view`); a spa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
@@ -32,7 +31,7 @@ from citegraph.embed.base import Embedder
 from citegraph.errors import NotFound, UserError
 from citegraph.extract.keys import entity_key
 from citegraph.models import ReachedNode, Retrieval
-from citegraph.question import Question, asking_sentence, marked, unwrapped
+from citegraph.question import Question, marked, own_asking_sentence, unwrapped
 from citegraph.retrieve.abbreviations import spell_out
 from citegraph.retrieve.communities import Community, communities
 from citegraph.retrieve.indexes import CallerReader
@@ -318,11 +317,6 @@ class Retriever:
         return self.store.visible_among(labels, include_superseded, versions)  # the cited versions, not a list of all
 
 
-#: a word by which an asking sentence points back at what was said before it ("VIVA Media AG changed its
-#: name in 2004. What does their new acronym stand for?"): the question is then read whole
-_POINTS_BACK = re.compile(r"\b(?:he|she|it|they|him|her|them|his|its|their|theirs|hers)\b", re.IGNORECASE)
-
-
 def question_vector(embedder: Embedder, question: str) -> Any:
     """The vector retrieval ranks by: the question's, and for a question typed after something said
     before it ("Quick question from a new starter. How many days of holiday do I get?", "I'm off
@@ -330,8 +324,8 @@ def question_vector(embedder: Embedder, question: str) -> Any:
     sentence's (:func:`~citegraph.question.asking_sentence`): what is asked weighs more than the words
     around it, which still count (the second example's "off sick" is what it is about). An asking
     sentence that points back ("What is his name?") is read with the rest, whole."""
-    asking = asking_sentence(question)
-    if asking is None or _POINTS_BACK.search(asking):  # "… What is his name?": its subject is what was said before
+    asking = own_asking_sentence(question)
+    if asking is None:  # one sentence, or "… What is his name?": its subject is what was said before
         return embedder.embed([question])[0]
     whole, asked = embedder.embed([question, asking])
     mean = np.asarray(whole, dtype=np.float32) + np.asarray(asked, dtype=np.float32)
