@@ -5,7 +5,11 @@ Each question of a development corpus (``corpora/NAME``, one split) is asked as 
 framings a person types, each judged against the same gold as the question (``citegraph eval
 answers``' judge): without its question mark, in lower case without it, wrapped in "Can you tell me
 …?", after a sentence of preamble that asks nothing ("Quick question from a new starter."), and
-after a greeting ("Hi! Quick question: how many …?").
+after a greeting ("Hi! Quick question: how many …?"). Added on 2026-12-06, after the methods above
+had been tuned (so read them as a check that the message framings do not break, on the test split
+too): after another preamble ("I'm new here and still finding my way around."), with "Thanks!"
+after it, with a sentence after it ("I'm asking for a colleague."), written as an e-mail (a greeting
+line, the question, "Thanks," and a name), and typed in capitals.
 A summary question is left out (its form is what makes it one). The framings are written by rule,
 before any method was tuned on them.
 
@@ -41,6 +45,11 @@ def framings(question: str) -> dict[str, str]:
         "Can you tell me …?": f"Can you tell me {low}?",
         "after a preamble": f"{PREAMBLE} {question}",
         "after a greeting": f"Hi! Quick question: {low}" + ("" if low.endswith("?") else "?"),
+        "after another preamble": f"I'm new here and still finding my way around. {question}",
+        "thanks after it": f"{question} Thanks!",
+        "a sentence after it": f"{question} I'm asking for a colleague.",
+        "as an e-mail": f"Hello team,\n\n{question}\n\nThanks,\nSam",
+        "in capitals": question.upper(),
     }
 
 

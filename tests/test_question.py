@@ -133,6 +133,14 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
         ("Questions about SSO go to Henrik.", "Questions about SSO go to Henrik."),
         ("Tell me about the security policy", "Tell me about the security policy"),  # a request about a topic, kept whole
         ("Who can tell me about SSO?", "Who can tell me about SSO?"),
+        # written as a message: its greeting line and its sign-off (with the writer's name) are no part of it
+        ("Hello team,\n\nHow many days of holiday do I get?\n\nThanks,\nSam", "How many days of holiday do I get?"),
+        ("How long are exports kept? Thanks in advance!", "How long are exports kept?"),
+        ("Who leads SSO? Cheers, Ana", "Who leads SSO?"),
+        ("Hi Sam, who leads SSO?", "who leads SSO?"),
+        ("Does Brightwave give thanks to its volunteers?", "Does Brightwave give thanks to its volunteers?"),  # "thanks" asked about
+        ("Which backup schedule is best? Best practice says weekly.", "Which backup schedule is best? Best practice says weekly."),
+        ("Thanks", "Thanks"),  # nothing else: kept
     ],
 )
 def test_a_question_is_read_without_the_request_around_it_and_with_its_mark(typed: str, read: str) -> None:
@@ -156,6 +164,9 @@ def test_a_question_typed_in_lower_case_is_read_with_the_capitals_its_documents_
     known = {"lisbon": "Lisbon", "sso": "SSO"}
     assert cased("who leads sso in the lisbon office?", known.get) == "who leads SSO in the Lisbon office?"
     assert cased("Who leads sso?", known.get) == "Who leads sso?"  # a capital of its own: as typed
+    # typed all in capitals: read as typed in lower case, the documents' capitals given back
+    assert cased("WHO LEADS SSO IN THE LISBON OFFICE?", known.get) == "who leads SSO in the Lisbon office?"
+    assert cased("WHO LEADS SSO?", known.get) == "WHO LEADS SSO?"  # too short to tell shouting from a name
 
 
 def test_a_question_asked_without_its_mark_or_in_lower_case_is_answered_as_asked_with_them(
@@ -191,6 +202,8 @@ def test_the_asking_sentence_of_a_question_typed_after_something_else_weighs_mor
     assert asking_sentence("Who scored in the City vs. Chelsea match?") is None
     assert asking_sentence("How many days of holiday do I get?") is None
     assert asking_sentence("I'm off sick. I need a note.") is None  # nothing asks
+    # what is said after the question is read with it too: the question is still what asks
+    assert asking_sentence("How many days of holiday do I get? I'm asking for a colleague.") == "How many days of holiday do I get?"
     embedder = HashingEmbedder()
     typed = "Quick question from a new starter. How many days of holiday do I get?"
     whole, asked = embedder.embed([typed, "How many days of holiday do I get?"])

@@ -70,7 +70,7 @@ _ASKING = frozenset(
 
 #: what opens a message before its question and asks nothing: "Hi team!", "Quick question:", "Sorry to bother you,"
 _OPENER = re.compile(
-    r"^(?:(?:hi|hey|hello|hiya|morning|good\s+(?:morning|afternoon|evening))(?:\s+(?:all|team|everyone|everybody|there|folks))?"
+    r"^(?:(?:hi|hey|hello|hiya|morning|good\s+(?:morning|afternoon|evening))(?:\s+(?:all|team|everyone|everybody|there|folks)|\s+(?-i:[A-Z][a-z'’-]+)(?=\s*[,!]))?"
     r"\b[\s,!.:;-]*)?(?:(?:(?:a|one)\s+)?(?:(?:quick|small|short)\s+)?question(?:\s+for\s+you)?\s*[,!.:;-]+\s*"
     r"|sorry\s+to\s+bother\s+you\b[\s,!.:;-]*)?",
     re.IGNORECASE,
@@ -86,13 +86,34 @@ _WRAPPED = re.compile(
 )
 
 
+#: a first line that only greets, as a message or an e-mail opens: "Hello team,", "Hi Sam!", "Dear all,"
+_SALUTATION = re.compile(r"^\s*(?:hi|hey|hello|hiya|dear|good\s+(?:morning|afternoon|evening))\b[^\n?]{0,40}\n", re.IGNORECASE)
+#: what closes a message after its question and asks nothing: "Thanks!", "Thanks in advance.",
+#: "Cheers", "Kind regards," with the writer's name after it ("Thanks,\nSam", "Thanks, Sam")
+_SIGN_OFF = re.compile(
+    r"(?:(?<=[.!?])|(?<=\n))\s*(?:many\s+)?(?:thanks|thank\s+you|thx|cheers|best|best\s+wishes|kind\s+regards|regards)"
+    r"(?:\s+(?:in\s+advance|so\s+much|a\s+lot|again|all|everyone|team))?[^\w\n]*(?:(?:\n\s*|(?<=,)\s*)[^\W\d][\w .'’-]{0,40})?\s*$",
+    re.IGNORECASE,
+)
+
+
 def unwrapped(text: str) -> str:
     """The question inside a request for it: "Can you tell me who leads SSO?" is read as "who leads
     SSO?", "Do you know if the office is open on Sundays" as "the office is open on Sundays", "Hi!
-    Quick question: how many…" as "how many…"; the greeting's and the request's words ("tell",
-    "know", "question") are no part of what is asked, and the embedding, the parse and the checks
-    read what is. Unchanged when nothing of the kind opens the text."""
+    Quick question: how many…" as "how many…", and a question written as a message ("Hello team,
+    / How many days of holiday do I get? / Thanks, / Sam") as its question; the greeting's, the
+    request's and the sign-off's words ("tell", "know", "question", "thanks", the writer's name) are
+    no part of what is asked, and the embedding, the parse and the checks read what is. Unchanged
+    when nothing of the kind opens or closes the text."""
     stripped = text.strip()
+    signed = _SIGN_OFF.search(stripped)
+    if signed is not None and signed.start() > 0:
+        stripped = stripped[: signed.start()].strip()
+    salutation = _SALUTATION.match(stripped)
+    if salutation is not None and stripped[salutation.end() :].strip():
+        stripped = stripped[salutation.end() :].strip()
+    if stripped != text.strip():
+        return unwrapped(stripped)
     opener = _OPENER.match(stripped)
     rest = (stripped[opener.end() :] if opener else "") or stripped
     found = _WRAPPED.match(rest)
@@ -131,11 +152,12 @@ def _opens_asking(sentence: str) -> bool:
 
 def asking_sentence(text: str) -> str | None:
     """In a question typed as several sentences ("Quick question from a new starter. How many days of
-    holiday do I get?"), the last one that asks: it opens with a question word or an auxiliary and
-    ends in "?". None for a text of one sentence, or where no later sentence asks so (a name's
-    "vs." or "St." is no sentence's end: what follows it opens with no question word)."""
+    holiday do I get?", "How many days of holiday do I get? I'm asking for a colleague."), the last
+    one that asks: it opens with a question word or an auxiliary and ends in "?". None for a text of
+    one sentence, or where none asks so (a name's "vs." or "St." is no sentence's end: what follows
+    it opens with no question word)."""
     parts = [p for p in _SENTENCE_BREAK.split(text.strip()) if p]
-    for part in reversed(parts[1:] if len(parts) > 1 else []):
+    for part in reversed(parts if len(parts) > 1 else []):
         if part.endswith("?") and _opens_asking(part):
             return part
     return None

@@ -105,12 +105,20 @@ def capitalised(word: str, texts: Iterable[str]) -> str | None:
     return forms.most_common(1)[0][0] if forms and len(low) > 1 else None
 
 
+#: letters a question typed all in capitals has at least, to be read as typed in lower case ("SSO?" is a name)
+_SHOUTED_LETTERS = 12
+
+
 def cased(question: str, proper: Callable[[str], str | None]) -> str:
     """A question typed all in lower case ("what year was brightwave founded?") with the capitals
     the documents give its names ("what year was Brightwave founded?"): the parse that finds a
     question's names, and so every check that reads them, reads capitals. ``proper(word)`` is the
     word as the documents write it as a name (:func:`capitalised`), or None; asked only when the
-    question has no capital of its own: a question that has one is unchanged."""
+    question has no capital of its own: a question that has one is unchanged. A question typed all in
+    capitals is read the same way, as if typed in lower case."""
+    letters = [ch for ch in question if ch.isalpha()]
+    if letters and not any(ch.islower() for ch in letters) and len(letters) >= _SHOUTED_LETTERS:
+        question = question.lower()  # typed in capitals ("WHO IS THE FIRE WARDEN IN LISBON?"): read as typed in lower case
     if any(ch.isupper() for ch in question):
         return question
     return _WORD.sub(lambda m: proper(m.group()) or m.group(), question)
