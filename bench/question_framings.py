@@ -9,7 +9,8 @@ after a greeting ("Hi! Quick question: how many …?"). Added on 2026-12-06, aft
 had been tuned (so read them as a check that the message framings do not break, on the test split
 too): after another preamble ("I'm new here and still finding my way around."), with "Thanks!"
 after it, with a sentence after it ("I'm asking for a colleague."), written as an e-mail (a greeting
-line, the question, "Thanks," and a name), and typed in capitals.
+line, the question, "Thanks," and a name), and typed in capitals; then six ways of typing it: after
+"Q:", with "??", with an emoji after it, in quotes, in Markdown bold, after "Please,".
 A summary question is left out (its form is what makes it one). The framings are written by rule,
 before any method was tuned on them.
 
@@ -50,6 +51,12 @@ def framings(question: str) -> dict[str, str]:
         "a sentence after it": f"{question} I'm asking for a colleague.",
         "as an e-mail": f"Hello team,\n\n{question}\n\nThanks,\nSam",
         "in capitals": question.upper(),
+        "after a Q: label": f"Q: {question}",
+        "with ?? for ?": f"{bare}??",
+        "an emoji after it": f"{question} 🙏",
+        "in quotes": f'"{question}"',
+        "in Markdown bold": f"**{question}**",
+        "after Please,": f"Please, {low}",
     }
 
 

@@ -141,6 +141,16 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
         ("Does Brightwave give thanks to its volunteers?", "Does Brightwave give thanks to its volunteers?"),  # "thanks" asked about
         ("Which backup schedule is best? Best practice says weekly.", "Which backup schedule is best? Best practice says weekly."),
         ("Thanks", "Thanks"),  # nothing else: kept
+        # typed around the question, saying nothing: a label, a doubled mark, an emoji, quotes, Markdown, "Please,"
+        ("Q: Who leads SSO?", "Who leads SSO?"),
+        ("Who leads SSO??", "Who leads SSO?"),
+        ("Who leads SSO?! 🙏", "Who leads SSO?"),
+        ('"Who leads SSO?"', "Who leads SSO?"),
+        ("**Who leads SSO?**", "Who leads SSO?"),
+        ("Please, by when are expense claims due?", "by when are expense claims due?"),
+        ('Who wrote "Dune"?', 'Who wrote "Dune"?'),  # quotes inside it stay
+        ("Please send the report.", "Please send the report."),  # asks nothing: kept
+        ("Q4 revenue?", "Q4 revenue?"),  # no label
     ],
 )
 def test_a_question_is_read_without_the_request_around_it_and_with_its_mark(typed: str, read: str) -> None:

@@ -19,6 +19,7 @@ and light verbs.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -97,6 +98,37 @@ _SIGN_OFF = re.compile(
 )
 
 
+#: marks a question may be typed inside, as a pair around all of it: quotes, Markdown emphasis, code
+_AROUND = (("**", "**"), ("__", "__"), ('"', '"'), ("“", "”"), ("‘", "’"), ("«", "»"), ("'", "'"), ("*", "*"), ("_", "_"), ("`", "`"))
+#: a label before a question ("Q: …", "Q. …"); "Question: …" is an opener
+_LABEL = re.compile(r"^q\s*[:.)]\s+", re.IGNORECASE)
+#: "Please, how many…": a please before a question ("Please tell me…" is a request, :data:`_WRAPPED`)
+_PLEASE = re.compile(r"^please\s*[,!:]?\s+", re.IGNORECASE)
+
+
+def _as_typed(text: str) -> str:
+    """``text`` without what is typed around a question and says nothing: symbols and emoji after its
+    last mark ("…? 🙏"), a doubled mark ("…??", "…?!"), a pair of quotes or Markdown emphasis around
+    all of it ("**Who leads SSO?**"), a "Q:" label, a "Please," before its question word."""
+    out = text.strip()
+    while True:
+        before = out
+        end = len(out)
+        while end and (unicodedata.category(out[end - 1]).startswith("S") or out[end - 1] in "\ufe0f\u200d" or out[end - 1].isspace()):
+            end -= 1
+        out = re.sub(r"[?!]*\?[?!]*$", "?", out[:end]) if re.search(r"\?[?!]*$", out[:end]) else out[:end]
+        for left, right in _AROUND:
+            if len(out) > len(left) + len(right) and out.startswith(left) and out.endswith(right):
+                out = out[len(left) : len(out) - len(right)].strip()
+                break
+        out = _LABEL.sub("", out)
+        please = _PLEASE.match(out)
+        if please is not None and _opens_asking(out[please.end() :]):
+            out = out[please.end() :]
+        if out == before:
+            return out
+
+
 def unwrapped(text: str) -> str:
     """The question inside a request for it: "Can you tell me who leads SSO?" is read as "who leads
     SSO?", "Do you know if the office is open on Sundays" as "the office is open on Sundays", "Hi!
@@ -105,7 +137,7 @@ def unwrapped(text: str) -> str:
     request's and the sign-off's words ("tell", "know", "question", "thanks", the writer's name) are
     no part of what is asked, and the embedding, the parse and the checks read what is. Unchanged
     when nothing of the kind opens or closes the text."""
-    stripped = text.strip()
+    stripped = _as_typed(text)
     signed = _SIGN_OFF.search(stripped)
     if signed is not None and signed.start() > 0:
         stripped = stripped[: signed.start()].strip()
