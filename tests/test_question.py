@@ -128,6 +128,7 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
         ("Hi, could you please tell me when the Lisbon office opens", "when the Lisbon office opens?"),
         ("Do you know if the office is open on Sundays?", "the office is open on Sundays?"),
         ("I'd like to know how many days of holiday I get", "how many days of holiday I get?"),
+        ("I need to know how many days of holiday I get.", "how many days of holiday I get?"),  # asked, though ending in "."
         ("Hi! Quick question: how many days of holiday do I get", "how many days of holiday do I get?"),
         ("Sorry to bother you, where is the Lisbon office?", "where is the Lisbon office?"),
         ("Questions about SSO go to Henrik.", "Questions about SSO go to Henrik."),

@@ -150,6 +150,8 @@ def unwrapped(text: str) -> str:
     rest = (stripped[opener.end() :] if opener else "") or stripped
     found = _WRAPPED.match(rest)
     rest = found.group("rest") if found else rest
+    if found and rest.endswith(".") and _opens_asking(rest):  # "I need to know how much … get.": a question, asked
+        rest = rest[:-1].rstrip() + "?"
     return text if rest == stripped else rest
 
 
