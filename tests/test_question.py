@@ -152,6 +152,9 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
         ('Who wrote "Dune"?', 'Who wrote "Dune"?'),  # quotes inside it stay
         ("Please send the report.", "Please send the report."),  # asks nothing: kept
         ("Q4 revenue?", "Q4 revenue?"),  # no label
+        ("Waht song did Maya propose for the party?", "What song did Maya propose for the party?"),  # a mistyped question word
+        ("wich office is Maya in?", "which office is Maya in?"),
+        ("Wichita is where?", "Wichita is where?"),  # a word of its own
     ],
 )
 def test_a_question_is_read_without_the_request_around_it_and_with_its_mark(typed: str, read: str) -> None:

@@ -106,10 +106,19 @@ _LABEL = re.compile(r"^q\s*[:.)]\s+", re.IGNORECASE)
 _PLEASE = re.compile(r"^please\s*[,!:]?\s+", re.IGNORECASE)
 
 
+#: a question word mistyped where a question opens ("Waht song does…"): the word meant
+_MISTYPED = {
+    "waht": "what", "whta": "what", "hwat": "what", "whcih": "which", "whihc": "which", "wich": "which",
+    "wehre": "where", "whre": "where", "whne": "when", "wehn": "when",
+}  # fmt: skip
+_FIRST_WORD = re.compile(r"^([^\W\d_]+)(?=[\s'’])")
+
+
 def _as_typed(text: str) -> str:
     """``text`` without what is typed around a question and says nothing: symbols and emoji after its
     last mark ("…? 🙏"), a doubled mark ("…??", "…?!"), a pair of quotes or Markdown emphasis around
-    all of it ("**Who leads SSO?**"), a "Q:" label, a "Please," before its question word."""
+    all of it ("**Who leads SSO?**"), a "Q:" label, a "Please," before its question word; and with
+    its opening question word as meant where it is mistyped ("Waht song…")."""
     out = text.strip()
     while True:
         before = out
@@ -122,6 +131,10 @@ def _as_typed(text: str) -> str:
                 out = out[len(left) : len(out) - len(right)].strip()
                 break
         out = _LABEL.sub("", out)
+        first = _FIRST_WORD.match(out)
+        meant = _MISTYPED.get(first.group(1).casefold()) if first else None
+        if first is not None and meant is not None:
+            out = (meant.capitalize() if first.group(1)[:1].isupper() else meant) + out[first.end() :]
         please = _PLEASE.match(out)
         if please is not None and _opens_asking(out[please.end() :]):
             out = out[please.end() :]
