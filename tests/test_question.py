@@ -155,6 +155,9 @@ def test_a_parse_without_dependencies_reads_the_same_words_tags_and_entities(mon
         ("Waht song did Maya propose for the party?", "What song did Maya propose for the party?"),  # a mistyped question word
         ("wich office is Maya in?", "which office is Maya in?"),
         ("Wichita is where?", "Wichita is where?"),  # a word of its own
+        ("Hello team, waht song did Maya propose? Thanks, Sam", "what song did Maya propose?"),  # all of it, in turn
+        ("Dear all, who leads SSO?", "who leads SSO?"),
+        ("Hi-vis rules?", "Hi-vis rules?"),  # no greeting
     ],
 )
 def test_a_question_is_read_without_the_request_around_it_and_with_its_mark(typed: str, read: str) -> None:

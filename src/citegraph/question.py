@@ -71,8 +71,8 @@ _ASKING = frozenset(
 
 #: what opens a message before its question and asks nothing: "Hi team!", "Quick question:", "Sorry to bother you,"
 _OPENER = re.compile(
-    r"^(?:(?:hi|hey|hello|hiya|morning|good\s+(?:morning|afternoon|evening))(?:\s+(?:all|team|everyone|everybody|there|folks)|\s+(?-i:[A-Z][a-z'’-]+)(?=\s*[,!]))?"
-    r"\b[\s,!.:;-]*)?(?:(?:(?:a|one)\s+)?(?:(?:quick|small|short)\s+)?question(?:\s+for\s+you)?\s*[,!.:;-]+\s*"
+    r"^(?:(?:hi|hey|hello|hiya|dear|morning|good\s+(?:morning|afternoon|evening))(?:\s+(?:all|team|everyone|everybody|there|folks)|\s+(?-i:[A-Z][a-z'’-]+)(?=\s*[,!]))?"
+    r"(?![\w'’-])[\s,!.:;-]*)?(?:(?:(?:a|one)\s+)?(?:(?:quick|small|short)\s+)?question(?:\s+for\s+you)?\s*[,!.:;-]+\s*"
     r"|sorry\s+to\s+bother\s+you\b[\s,!.:;-]*)?",
     re.IGNORECASE,
 )
@@ -165,7 +165,8 @@ def unwrapped(text: str) -> str:
     rest = found.group("rest") if found else rest
     if found and rest.endswith(".") and _opens_asking(rest):  # "I need to know how much … get.": a question, asked
         rest = rest[:-1].rstrip() + "?"
-    return text if rest == stripped else rest
+    # read again what is left ("Hello team, Waht song…?": the slip is at its start only now)
+    return text if rest == stripped else unwrapped(rest)
 
 
 #: where one sentence of a question typed as several ends and the next begins
