@@ -123,7 +123,8 @@ def _as_typed(text: str) -> str:
     while True:
         before = out
         end = len(out)
-        while end and (unicodedata.category(out[end - 1]).startswith("S") or out[end - 1] in "\ufe0f\u200d" or out[end - 1].isspace()):
+        # emoji and other pictographs (So, Sk), never a currency or maths sign ("… in €")
+        while end and (unicodedata.category(out[end - 1]) in ("So", "Sk") or out[end - 1] in "\ufe0f\u200d" or out[end - 1].isspace()):
             end -= 1
         out = re.sub(r"[?!]*\?[?!]*$", "?", out[:end]) if re.search(r"\?[?!]*$", out[:end]) else out[:end]
         for left, right in _AROUND:
