@@ -269,6 +269,25 @@ def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_
     assert not any(e.entity == "sofia almeida" and "who works from Lisbon" in e.span.text for e in evidence)
 
 
+def test_the_mention_hop_prefers_a_sentence_holding_what_the_question_asks_for() -> None:
+    """Reached through "Makerspace Coordinator", the minutes' action row ("Makerspace Coordinator |
+    17 September 2025 |") names no one but the role; "Leo Marchetti is the Makerspace Coordinator."
+    names the person a "who" question asks for. The name the hop came through is no answer, a chat
+    line is never ruled out by the parse, and a question asking for no type rules nothing out."""
+    pytest.importorskip("spacy")
+    from citegraph.retrieve.modes.bridge import _holding_type
+
+    role = "Makerspace Coordinator"
+    texts = [
+        ("Makerspace Coordinator | 17 September 2025 |", role),
+        ("Leo Marchetti is the Makerspace Coordinator.", role),
+        ("2025-06-20 09:12 Priya Raman: I'll take it to the Board", role),
+    ]
+    assert _holding_type("Who will present the safety review to the Board?", texts) == [False, True, True]
+    assert _holding_type("When is the safety review due?", texts[:2]) == [True, False]
+    assert _holding_type("Summarise the safety review", texts) == [True, True, True]
+
+
 def test_the_sentence_that_goes_on_from_the_first_ranked_one_is_read_after_it(minilm_graph: CiteGraph) -> None:
     """A passage's best sentence often introduces what the next one says: "Millbrook Branch has one
     step at the entrance." and, in the same paragraph, "A portable ramp is available…". Across a

@@ -10,13 +10,14 @@ import numpy as np
 
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import SUBJECT, Evidence, Hop
+from citegraph.question import NUMBER, SATISFIES, Question, parse
 from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.modes.replies import bring_replies, keep_replies, subjects_before
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import same_paragraph, speakers_named
+from citegraph.sentences import message_speaker, same_paragraph, speakers_named
 
 COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
 COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
@@ -384,14 +385,21 @@ class Bridge(Mode):
             return None
         unasked = sorted({first for first, _e, _found in jobs})  # one embedding per first hop, all in one call
         vectors = dict(zip(unasked, query.embed([rests[f] for f in unasked]), strict=True)) if query.embed is not None else None
-        best: tuple[float, int, int, int] | None = None
+        scored: list[tuple[float, int, int, int]] = []  # (score, sentence, first hop, name): each job's best few
         for first, e, found in jobs:
             rows = np.array(found)
             score = view.span_vectors[rows] @ vectors[first] if vectors is not None else np.asarray(sims[rows], dtype=np.float64)
-            top = int(np.argmax(score))
-            if best is None or float(score[top]) > best[0]:
-                best = (float(score[top]), int(rows[top]), first, e)
-        return None if best is None else best[1:]
+            for top in np.argsort(-score, kind="stable")[:_TYPED_AMONG].tolist():
+                scored.append((float(score[top]), int(rows[top]), first, e))
+        if not scored:
+            return None
+        scored.sort(key=lambda c: -c[0])
+        # the second hop is where the answer is: of the nearest, the first that holds what the question
+        # asks for ("Leo Marchetti is the Makerspace Coordinator" for "Who will present…?", not the
+        # minutes' action row "Makerspace Coordinator | 17 September 2025")
+        holding = _holding_type(query.text, [(view.columns.span_text[c[1]], view.names[c[3]]) for c in scored[:_TYPED_AMONG]])
+        best = next((c for c, held in zip(scored, holding, strict=False) if held), scored[0])
+        return best[1:]
 
     @staticmethod
     def _mentioned(view: GraphView, query: Query, span: int, first: int, entity: int) -> Evidence:
@@ -416,6 +424,34 @@ class Bridge(Mode):
 
 
 _DETERMINERS = frozenset({"the", "a", "an"})
+#: the mention hop's nearest sentences read for the type the question asks for
+_TYPED_AMONG = 3
+
+
+def _holding_type(question: str, texts: list[tuple[str, str]]) -> list[bool]:
+    """Per ``(text, the name it was reached through)``, whether the text holds an answer of the type
+    ``question`` asks for (a person for "who", a place for "where", a date for "when", a number for
+    "how many") that neither the question nor that name gives; all True when it asks for none, or
+    without a spaCy model, and True for a chat line (its speaker or its time may answer, and the
+    parse of a chat line's names is not to be trusted)."""
+    asked = Question.read(question)
+    if asked.expected is None or not texts:
+        return [True] * len(texts)
+    parsed = parse([text for text, _name in texts])
+    if parsed is None:
+        return [True] * len(texts)
+    labels = SATISFIES[asked.expected]
+    out = []
+    for doc, (text, name) in zip(parsed, texts, strict=True):
+        given = f"{question} {name}".casefold()
+        out.append(
+            message_speaker(text) is not None  # a chat line: its speaker, its time may be the answer; it is not read here
+            or any(
+                ent.label_ in labels and ent.text.casefold() not in given and name.casefold() not in ent.text.casefold() for ent in doc.ents
+            )
+            or (asked.expected == NUMBER and any(t.like_num and t.text.casefold() not in given for t in doc))
+        )
+    return out
 
 
 def _name_words(name: str) -> list[str]:
