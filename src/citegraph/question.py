@@ -35,6 +35,7 @@ __all__ = [
     "SATISFIES",
     "Question",
     "expected_type",
+    "holds_type",
     "marked",
     "own_asking_sentence",
     "parse",
@@ -293,6 +294,17 @@ class Question:
             return (), ()
         entities, words = question_terms(self.doc, self.expected)
         return tuple(entities), tuple(words)
+
+
+def holds_type(doc: Any, expected: str, given: str, besides: str = "") -> bool:
+    """Whether a parsed sentence ``doc`` holds an answer of the ``expected`` type (:data:`SATISFIES`'s
+    entity labels, or for a number any number-like word) that ``given`` (casefolded: the question's
+    own words) does not already hold and that does not contain ``besides`` (casefolded: a name the
+    sentence was reached through, itself no answer)."""
+    labels = SATISFIES[expected]
+    return any(
+        ent.label_ in labels and ent.text.casefold() not in given and not (besides and besides in ent.text.casefold()) for ent in doc.ents
+    ) or (expected == NUMBER and any(t.like_num and t.text.casefold() not in given for t in doc))
 
 
 @lru_cache(maxsize=64)

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences, parse_markers, split_claims
 from citegraph.models import AnswerWarning, ContextItem, Evidence, Span
-from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, parse
+from citegraph.question import AGENT, DATE, Question, holds_type, parse
 from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words, dates_by_kind
@@ -196,13 +196,8 @@ def _typed(question: str, texts: tuple[str, ...]) -> tuple[int, ...]:
     parsed = parse(texts)
     if parsed is None:
         return ()
-    labels, asked = SATISFIES[expected], question.casefold()
-    return tuple(
-        i
-        for i, doc in enumerate(parsed)
-        if any(ent.label_ in labels and ent.text.casefold() not in asked for ent in doc.ents)
-        or (expected == NUMBER and any(t.like_num and t.text.casefold() not in asked for t in doc))
-    )
+    asked = question.casefold()
+    return tuple(i for i, doc in enumerate(parsed) if holds_type(doc, expected, asked))
 
 
 class ExtractiveAnswerer(Answerer):

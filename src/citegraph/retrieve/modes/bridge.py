@@ -10,7 +10,7 @@ import numpy as np
 
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import SUBJECT, Evidence, Hop
-from citegraph.question import NUMBER, SATISFIES, Question, parse
+from citegraph.question import Question, holds_type, parse
 from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
@@ -440,17 +440,11 @@ def _holding_type(question: str, texts: list[tuple[str, str]]) -> list[bool]:
     parsed = parse([text for text, _name in texts])
     if parsed is None:
         return [True] * len(texts)
-    labels = SATISFIES[asked.expected]
+    expected = asked.expected
     out = []
     for doc, (text, name) in zip(parsed, texts, strict=True):
-        given = f"{question} {name}".casefold()
-        out.append(
-            message_speaker(text) is not None  # a chat line: its speaker, its time may be the answer; it is not read here
-            or any(
-                ent.label_ in labels and ent.text.casefold() not in given and name.casefold() not in ent.text.casefold() for ent in doc.ents
-            )
-            or (asked.expected == NUMBER and any(t.like_num and t.text.casefold() not in given for t in doc))
-        )
+        # a chat line: its speaker, its time may be the answer; it is not read here
+        out.append(message_speaker(text) is not None or holds_type(doc, expected, f"{question} {name}".casefold(), name.casefold()))
     return out
 
 
