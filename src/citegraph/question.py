@@ -70,9 +70,11 @@ _ASKING = frozenset(
 )
 
 
+#: a word that greets ("Hi", "Dear", "Good morning")
+_GREETING = r"(?:hi|hey|hello|hiya|dear|good\s+(?:morning|afternoon|evening))"
 #: what opens a message before its question and asks nothing: "Hi team!", "Quick question:", "Sorry to bother you,"
 _OPENER = re.compile(
-    r"^(?:(?:hi|hey|hello|hiya|dear|morning|good\s+(?:morning|afternoon|evening))(?:\s+(?:all|team|everyone|everybody|there|folks)|\s+(?-i:[A-Z][a-z'’-]+)(?=\s*[,!]))?"
+    rf"^(?:(?:{_GREETING}|morning)(?:\s+(?:all|team|everyone|everybody|there|folks)|\s+(?-i:[A-Z][a-z'’-]+)(?=\s*[,!]))?"
     r"(?![\w'’-])[\s,!.:;-]*)?(?:(?:(?:a|one)\s+)?(?:(?:quick|small|short)\s+)?question(?:\s+for\s+you)?\s*[,!.:;-]+\s*"
     r"|sorry\s+to\s+bother\s+you\b[\s,!.:;-]*)?",
     re.IGNORECASE,
@@ -89,7 +91,7 @@ _WRAPPED = re.compile(
 
 
 #: a first line that only greets, as a message or an e-mail opens: "Hello team,", "Hi Sam!", "Dear all,"
-_SALUTATION = re.compile(r"^\s*(?:hi|hey|hello|hiya|dear|good\s+(?:morning|afternoon|evening))\b[^\n?]{0,40}\n", re.IGNORECASE)
+_SALUTATION = re.compile(rf"^\s*{_GREETING}\b[^\n?]{{0,40}}\n", re.IGNORECASE)
 #: what closes a message after its question and asks nothing: "Thanks!", "Thanks in advance.",
 #: "Cheers", "Kind regards," with the writer's name after it ("Thanks,\nSam", "Thanks, Sam")
 _SIGN_OFF = re.compile(
@@ -159,8 +161,6 @@ def unwrapped(text: str) -> str:
     salutation = _SALUTATION.match(stripped)
     if salutation is not None and stripped[salutation.end() :].strip():
         stripped = stripped[salutation.end() :].strip()
-    if stripped != text.strip():
-        return unwrapped(stripped)
     opener = _OPENER.match(stripped)
     rest = (stripped[opener.end() :] if opener else "") or stripped
     found = _WRAPPED.match(rest)
@@ -168,7 +168,7 @@ def unwrapped(text: str) -> str:
     if found and rest.endswith(".") and _opens_asking(rest):  # "I need to know how much … get.": a question, asked
         rest = rest[:-1].rstrip() + "?"
     # read again what is left ("Hello team, Waht song…?": the slip is at its start only now)
-    return text if rest == stripped else unwrapped(rest)
+    return text if rest == text.strip() else unwrapped(rest)
 
 
 #: where one sentence of a question typed as several ends and the next begins
@@ -207,10 +207,12 @@ def asking_sentence(text: str) -> str | None:
     one sentence, or where none asks so (a name's "vs." or "St." is no sentence's end: what follows
     it opens with no question word)."""
     parts = [p for p in _SENTENCE_BREAK.split(text.strip()) if p]
-    for part in reversed(parts if len(parts) > 1 else []):
-        if part.endswith("?") and _opens_asking(part):
-            return part
-    return None
+    return next((part for part in reversed(parts) if _asks(part)), None) if len(parts) > 1 else None
+
+
+def _asks(sentence: str) -> bool:
+    """``sentence`` asks: it opens with a question word or an auxiliary and ends in "?"."""
+    return sentence.endswith("?") and _opens_asking(sentence)
 
 
 #: a word by which an asking sentence points back at what was said before it ("VIVA Media AG changed its
@@ -245,7 +247,7 @@ def writing_request(text: str) -> bool:
     of its own ("You are a new starter. How many days of holiday do I get?" is a question). Such a
     request has no one answer to find: the evidence most like it is quoted as related, never
     abstained on as "not in your documents", never shown as a checked answer."""
-    asks = any(p.endswith("?") and _opens_asking(p) for p in _SENTENCE_BREAK.split(text.strip()))
+    asks = any(_asks(p) for p in _SENTENCE_BREAK.split(text.strip()))
     return (_ROLE.search(text) is not None or _WRITE.search(text) is not None) and not asks
 
 

@@ -208,8 +208,9 @@ def assess(
     asking = own_asking_sentence(asked.text)
     if asking is not None:
         alone_values, alone_missing = features(Question.read(asking), sentences, similarities, read_p, when, spelled)
-        if probability(alone_values) > p:
-            values, missing, p = alone_values, alone_missing, probability(alone_values)
+        alone_p = probability(alone_values)
+        if alone_p > p:
+            values, missing, p = alone_values, alone_missing, alone_p
     answerable = p >= threshold
     note = ""
     if not answerable:
