@@ -11,6 +11,10 @@ too): after another preamble ("I'm new here and still finding my way around."), 
 after it, with a sentence after it ("I'm asking for a colleague."), written as an e-mail (a greeting
 line, the question, "Thanks," and a name), and typed in capitals; then six ways of typing it: after
 "Q:", with "??", with an emoji after it, in quotes, in Markdown bold, after "Please,".
+Added on 2026-12-06 (seventh session), measured before any method was tuned on it: typed as the
+words a person puts into a search box (``as keywords``: the question's words less spaCy's English
+stop words and its punctuation, "vacation days employees year"). ``--framings`` runs only the named
+ones (with "as written", which the others are compared with).
 A summary question is left out (its form is what makes it one). The framings are written by rule,
 before any method was tuned on them.
 
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +38,16 @@ from citegraph.eval.corpus import judge, load_corpus, prepare
 from citegraph.pipeline import CiteGraph
 
 PREAMBLE = "Quick question from a new starter."
+
+
+def keywords(question: str) -> str:
+    """``question`` as typed into a search box: its words less English stop words ("How many vacation
+    days do employees get per year?" -> "vacation days employees year")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = [w.strip(".,:") for w in re.findall(r"[\w'’£€$%.,:/-]+", question)]
+    kept = [w for w in words if w and re.sub(r"['’](?:s|re|ll|d|ve|m|t)$", "", w.casefold()) not in STOP_WORDS]
+    return " ".join(kept) or question
 
 
 def framings(question: str) -> dict[str, str]:
@@ -57,6 +72,7 @@ def framings(question: str) -> dict[str, str]:
         "in quotes": f'"{question}"',
         "in Markdown bold": f"**{question}**",
         "after Please,": f"Please, {low}",
+        "as keywords": keywords(question),
     }
 
 
@@ -66,7 +82,9 @@ def main() -> None:
     parser.add_argument("--stores", required=True, type=Path, help="folder of the stores, answers-NAME.db")
     parser.add_argument("--split", default="dev")
     parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--framings", action="append", default=[], help="run only this framing (repeatable; 'as written' always runs)")
     args = parser.parse_args()
+    chosen = set(args.framings) | {"as written"} if args.framings else None
     args.stores.mkdir(parents=True, exist_ok=True)
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
@@ -79,10 +97,12 @@ def main() -> None:
                 if q.split != args.split or q.kind == "summary":
                     continue
                 for name, text in framings(q.question).items():
+                    if chosen is not None and name not in chosen:
+                        continue
                     verdict = judge(q, graph.ask(text, labels=q.caller))
                     rows.append({"corpus": folder.name, "id": q.id, "kind": q.kind, "framing": name, "asked": text, **verdict})
     seconds = time.perf_counter() - started
-    names = list(framings("?"))
+    names = [n for n in framings("?") if chosen is None or n in chosen]
     written = {r["id"]: r["right"] for r in rows if r["framing"] == names[0]}
     lines = [
         "# The same question typed another way (bench/question_framings.py)",

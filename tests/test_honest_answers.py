@@ -492,6 +492,39 @@ def test_a_question_asking_when_brings_the_time_of_the_conversation_a_quoted_lin
     assert not any(item.evidence.found_by == "time" for item in g.ask("What will the plumber fix?").context)
 
 
+def test_a_question_about_who_started_a_discussion_brings_and_quotes_the_conversations_first_message(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    from citegraph.question import asks_who_started
+    from citegraph.sentences import conversation_opener
+
+    assert asks_who_started("Who initiated the discussion about the garden benches?")
+    assert asks_who_started("Hi! who kicked off the thread about the offsite??")
+    assert not asks_who_started("Who started at the company in March?") and not asks_who_started("Who is on call after Tomas?")
+    talk = (
+        "Time: 20260301_10:00\n"
+        "RexxarRemar: Hey all! I think the garden benches need a fresh coat of paint before spring.\n"
+        "GromHellscream: Agreed, the paint is peeling on the benches by the pond.\n"
+        "IllidanStormrage: Green would match the hedges nicely.\n"
+        "GromHellscream: I can buy the paint at the hardware store on Saturday.\n"
+    )
+    first = talk.splitlines()[1]
+    assert conversation_opener(talk, talk.index("hardware")) == (talk.index(first), talk.index(first) + len(first))
+    assert conversation_opener("AdamSmith: Hey!\nLiHua: Hi!", 17) is None  # no line opens the conversation
+    folder = write("week09/20260301_1000.txt", talk).parent.parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, context_size=1, verifier=CheckingVerifier(checker=False))
+    g.ingest([folder])
+    answer = g.ask("Who initiated the discussion about buying paint for the benches at the hardware store?")
+    openers = [item for item in answer.context if item.evidence.found_by == "opener"]
+    # numbered after what retrieval found: the conversation's first message, whoever retrieval ranked first
+    assert [(item.marker, item.span.text) for item in openers] == [(2, first)]
+    assert answer.context[0].span.text != first
+    quoted = next(c for c in answer.claims if c.text.startswith("RexxarRemar:"))
+    assert quoted.citations[0].span.document == "week09/20260301_1000.txt" and quoted.status is ClaimStatus.SUPPORTED
+    # a question that does not ask who started brings no opener
+    assert not any(item.evidence.found_by == "opener" for item in g.ask("Who will buy the paint for the benches?").context)
+
+
 def test_a_day_the_question_names_in_numbers_is_named_by_the_time_of_the_conversation(
     splitter: SentenceSplitter, write: Callable[[str, str], Path]
 ) -> None:

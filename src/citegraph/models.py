@@ -24,6 +24,7 @@ from typing import NamedTuple
 __all__ = [
     "ANSWER_TERMS",
     "CLAIM_TERMS",
+    "OPENER",
     "SUBJECT",
     "Answer",
     "AnswerStatus",
@@ -342,6 +343,10 @@ class Evidence:
 #: open …" before "It is closed on Sundays and Mondays."): read with it, it says what the pronoun stands
 #: for, and takes no place of the context's own (:func:`context_of`)
 SUBJECT = "subject"
+#: how the first message of a conversation is found for a question about who started it ("Who initiated
+#: the discussion about …?"): added to the context beside the conversation's lines, read for the answer,
+#: quoted beside a quoted line of its conversation
+OPENER = "opener"
 
 
 def context_of(evidence: Sequence[Evidence], size: int) -> list[Evidence]:

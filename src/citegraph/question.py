@@ -34,6 +34,7 @@ __all__ = [
     "PLACE",
     "SATISFIES",
     "Question",
+    "asks_who_started",
     "expected_type",
     "holds_type",
     "marked",
@@ -231,6 +232,21 @@ def own_asking_sentence(text: str) -> str | None:
 #: a request to write something from the documents: a role to play ("Imagine you are a hematology
 #: fellow…", "You are a medical intern tasked with…", "Assume the role of…") or a verb that asks for a
 #: text ("Draft…", "Rewrite … as a discharge summary", "Transform…", "Reformat…")
+#: a question about who started something said ("Who initiated the discussion about …?", "Who started
+#: the thread on …?", "Who first brought up …?"): its answer is whoever opened the conversation
+_STARTED = re.compile(
+    r"^\W*who(?:'s|\s+\w+)?\s+(?:first\s+)?(?:initiat\w*|start\w*|began|begins?|kick(?:s|ed)?\s+off|open(?:s|ed)?|brought\s+up|brings?\s+up|raised?)\b"
+    r"[^?]*\b(?:discussion|conversation|chat|thread|topic|talk|debate)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_who_started(text: str) -> bool:
+    """``text`` asks who started a conversation ("Who initiated the discussion about Cersei's journey?",
+    "Who kicked off the thread about the offsite?"), read as typed (:func:`unwrapped`)."""
+    return _STARTED.search(unwrapped(text)) is not None
+
+
 _ROLE = re.compile(
     r"^\s*(?:imagine\s+(?:you\s+are|you're)|you\s+are\s+an?\b|you're\s+an?\b|assume\s+the\s+role|pretend\s+(?:you|to))", re.I
 )

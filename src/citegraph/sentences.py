@@ -40,6 +40,7 @@ __all__ = [
     "SentenceSplitter",
     "asks",
     "camel_words",
+    "conversation_opener",
     "conversation_time",
     "document_name",
     "ends_asking",
@@ -332,6 +333,27 @@ def conversation_time(text: str, at: int) -> tuple[int, int] | None:
         if pos == 0:
             return None
         pos = text.rfind("\n", 0, pos - 1) + 1
+
+
+def conversation_opener(text: str, at: int) -> tuple[int, int] | None:
+    """Where, in a line document's ``text``, the first message of the conversation holding offset
+    ``at`` lies (``(start, end)``, its spaces trimmed): the first line after the one that gives the
+    conversation's time (:func:`conversation_time`), the line that started the conversation; None
+    when no time line opens it (a log's conversations are then not marked out)."""
+    opened = conversation_time(text, at)
+    if opened is None:
+        return None
+    pos = opened[1]
+    while pos < len(text):
+        stop = text.find("\n", pos)
+        line = text[pos : len(text) if stop < 0 else stop]
+        if line.strip():
+            first = pos + len(line) - len(line.lstrip())
+            return first, first + len(line.strip())
+        if stop < 0:
+            break
+        pos = stop + 1
+    return None
 
 
 _HEADER_FIELD = re.compile(r"(?P<field>from|to|cc|date|sent)[ \t]*:[ \t]*\S", re.IGNORECASE)

@@ -21,6 +21,7 @@ from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
 from citegraph.models import (
+    OPENER,
     SUBJECT,
     Answer,
     Answerability,
@@ -37,8 +38,8 @@ from citegraph.models import (
     Span,
     context_of,
 )
-from citegraph.question import AGENT, DATE, Question, writing_request
-from citegraph.sentences import conversation_time, is_line_document, message_header, message_stamp
+from citegraph.question import AGENT, DATE, Question, asks_who_started, writing_request
+from citegraph.sentences import conversation_opener, conversation_time, is_line_document, message_header, message_stamp
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
@@ -135,6 +136,12 @@ def compose(
         context += _lines_beside(context, document, _header_line("Date"), "time")
     if not summary and document is not None and read.expected == AGENT:
         context += _lines_beside(context, document, _header_line("From"), "sender")
+        if asks_who_started(read.text):
+            # "Who initiated the discussion about …?": whoever wrote the first line of a conversation the
+            # context reaches; read for the answer like what retrieval found, quoted beside its lines
+            openers = _lines_beside(context, document, _conversation_opener, OPENER)
+            context += openers
+            found += openers
     emit("context", context)
     surroundings = None if document is None else partial(with_lead_in, document)
     if summary and context:  # the reader looks for one answer; a summary quotes the text it names
@@ -344,6 +351,13 @@ def _conversation_time(doc: Document, span: Span) -> tuple[int, int] | None:
     if message_stamp(span.text) is not None or not is_line_document(doc.text):
         return None
     return conversation_time(doc.text, span.start)
+
+
+def _conversation_opener(doc: Document, span: Span) -> tuple[int, int] | None:
+    """For a chat line: the first message of its conversation (:func:`~citegraph.sentences.conversation_opener`)."""
+    if not is_line_document(doc.text):
+        return None
+    return conversation_opener(doc.text, span.start)
 
 
 def _said_when(document: Callable[[Span], Document | None], span: Span) -> str:

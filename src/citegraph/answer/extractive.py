@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences, parse_markers, split_claims
-from citegraph.models import AnswerWarning, ContextItem, Evidence, Span
+from citegraph.models import OPENER, AnswerWarning, ContextItem, Evidence, Span
 from citegraph.question import AGENT, DATE, Question, holds_type, parse
 from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
@@ -270,6 +270,7 @@ class ExtractiveAnswerer(Answerer):
         asks = Question.read(question).expected if question else None
         best_quoted = min(quoted, key=rank) if quoted else None
         extra = [
+            *self.openers(quoted, context),
             *self.times(quoted, context, asks),
             *self.replies(quoted, context),
             *self.hops(quoted, context, question),  # a second hop before a continuation: one more claim at most
@@ -337,6 +338,20 @@ class ExtractiveAnswerer(Answerer):
                     out.append(max(linked, key=lambda c: (c.evidence.score, -c.marker)))
                     break
         return out
+
+    @staticmethod
+    def openers(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+        """The first message of the conversation of the best-scored quoted chat line, where the context
+        holds it as such (found by ``opener``: only for a question about who started a conversation,
+        "Who initiated the discussion about …?"): whoever wrote it started that conversation."""
+        starts = [c for c in context if c.evidence.found_by == OPENER]
+        for item in sorted(quoted, key=lambda c: (-c.evidence.score, c.marker)):
+            s = item.span
+            mine = [c for c in starts if (c.span.document, c.span.version) == (s.document, s.version) and c.span.start <= s.start]
+            if mine:
+                opener = max(mine, key=lambda c: c.span.start)
+                return [] if opener in quoted else [opener]
+        return []
 
     @staticmethod
     def times(quoted: Sequence[ContextItem], context: Sequence[ContextItem], asks: str | None = None) -> list[ContextItem]:
