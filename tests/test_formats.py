@@ -107,6 +107,16 @@ def test_a_chat_of_two_timed_messages_is_two_units_and_two_untimed_lines_are_not
     assert not is_line_document("Title: Opening hours\nAuthor: Fiona Grant\n")  # a title and an author, not a chat
 
 
+def test_a_conversation_of_one_message_after_its_time_line_is_a_chat(splitter: SentenceSplitter) -> None:
+    """LiHua-World's delivery notes: a session's time line and one message of several sentences. Read
+    as prose, the time was glued to the message's first sentence and the message cut in two."""
+    text = "Time: 20260529_08:30\nAlice: I am Alice from Hailey's bakery. Your bread has been delivered, please pick it up. Have a good day : )"
+    assert is_line_document(text)
+    units = [s.span.text for s in splitter.split("bakery/20260529.txt", "v", text)]
+    assert units == text.splitlines()  # the time line and the message, each one unit, the speaker kept
+    assert not is_line_document("Time: 20260529_08:30\nThe bread was delivered before nine.")  # no one speaks
+
+
 def test_a_teams_export_and_a_json_that_is_no_chat() -> None:
     text, _meta = read_chat_json("teams.json", json.dumps(TEAMS).encode())
     assert text == "2025-03-04 10:14 Oskar Vale: Me until Sunday.\n"

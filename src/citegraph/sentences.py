@@ -135,15 +135,16 @@ def speakers_named(question: str) -> Callable[[str], bool] | None:
 def is_line_document(text: str) -> bool:
     """The text is kept one entry per line (a chat log, a transcript, line-per-entry notes): at least
     three lines, and most of its first lines shaped ``Speaker: text``, or two lines that are each a
-    message with its time ("2025-03-04 10:12 Priya Raman: …"; two lines of ``Word: text`` alone may be
-    a title and an author). Each line is then one unit of evidence, never joined with the next and
+    message with its time ("2025-03-04 10:12 Priya Raman: …"), or a conversation's time line and its
+    one message ("Time: 20260529_08:30" then "Alice: Your bread has been delivered…"); two lines of
+    ``Word: text`` alone may be a title and an author. Each line is then one unit of evidence, never joined with the next and
     never cut into sentences: a message keeps its speaker."""
     sample = text[front_matter_end(text) :][:_SAMPLE_CHARS]
     lines = [line for line in sample.splitlines() if line.strip()]
     found = [_ENTRY.match(line.strip()) for line in lines]
     entries = [m for m, line in zip(found, lines, strict=True) if m and not WRITTEN_ROW.fullmatch(line.strip())]
-    if len(lines) == 2:
-        return len(entries) == 2 and all(m.group("stamp") for m in entries)
+    if len(lines) == 2:  # two timed messages, or a conversation's time line and its one message
+        return len(entries) == 2 and (all(m.group("stamp") for m in entries) or _starts_talk(lines[0].strip()))
     return len(lines) >= 3 and len(entries) >= 0.6 * len(lines)
 
 
