@@ -523,3 +523,34 @@ def test_a_reply_is_never_cut_from_the_context_its_question_is_in() -> None:
     assert with_replies(middle, {9: 3}, 8) == [1, 2, 3, 9, 4, 5, 6, 7, 8]
     assert with_replies(middle, {4: 3}, 8) == middle  # already inside
     assert with_replies([*middle, 20], {20: 9}, 8) == [*middle, 20]  # its question is outside the context too
+
+
+def test_asked_what_someone_said_the_chat_windows_with_their_lines_score_higher(graph: CiteGraph) -> None:
+    """"What did JakeWatson suggest …?": the windows of a chat holding a line of JakeWatson's score
+    ``said_by`` more than without the lift, others the same; a question that does not ask what was
+    said ("Who painted …") or names no speaker lifts nothing."""
+    from citegraph.question import asks_what_said
+    from citegraph.retrieve.modes.base import Query
+    from citegraph.retrieve.retriever import question_vector
+    from citegraph.sentences import speaker_named
+
+    assert asks_what_said("What did JakeWatson suggest for the benches?") and not asks_what_said("Who painted the benches?")
+    named = speaker_named("What did Jake suggest for the benches?")
+    assert named is not None and named("JakeWatson") and named("Jake Watson") and not named("Rowan")
+    jake = "Time: 20260301_10:00\nJakeWatson: We could paint the garden benches green.\nRowan: Sounds good.\nJakeWatson: I can buy paint.\n"
+    others = "Time: 20260302_10:00\nRowan: The garden benches need green paint.\nAurora: Green paint for the benches.\nRowan: Agreed.\n"
+    graph.ingest_texts([TextInput("chat/jake.txt", jake), TextInput("chat/others.txt", others)], access=("public",))
+    view = graph.retriever.view(["public"])
+    by_doc = {view.passages[d][0]: d for d in range(len(view.passages))}
+    assert view.is_log(by_doc["chat/jake.txt"]) and view.speakers_in(by_doc["chat/jake.txt"]) == {"JakeWatson", "Rowan"}
+
+    def scores(question: str, said_by: float) -> np.ndarray:
+        query = Query(question, question_vector(graph.embedder, question), embed=graph.embedder.embed)
+        return Bridge(embedded=True, said_by=said_by).passage_scores(query, view)
+
+    asked = "What did JakeWatson suggest for the garden benches?"
+    lift = scores(asked, 0.1) - scores(asked, 0.0)
+    np.testing.assert_allclose(lift[by_doc["chat/jake.txt"]], 0.1, atol=1e-6)
+    assert lift[by_doc["chat/others.txt"]] == 0.0
+    for question in ("Who painted the garden benches green?", "What did the council suggest for the garden benches?"):
+        assert not np.any(scores(question, 0.1) - scores(question, 0.0))

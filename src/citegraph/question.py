@@ -34,6 +34,7 @@ __all__ = [
     "PLACE",
     "SATISFIES",
     "Question",
+    "asks_what_said",
     "asks_who_started",
     "expected_type",
     "holds_type",
@@ -232,6 +233,20 @@ def own_asking_sentence(text: str) -> str | None:
 #: a request to write something from the documents: a role to play ("Imagine you are a hematology
 #: fellow…", "You are a medical intern tasked with…", "Assume the role of…") or a verb that asks for a
 #: text ("Draft…", "Rewrite … as a discharge summary", "Transform…", "Reformat…")
+#: a question about what someone said, wrote or put forward ("When did Ruth tell…", "What does Jake suggest…")
+_SAYS = re.compile(
+    r"\b(?:say|says|said|tell|tells|told|post|posts|posted|announce[sd]?|mention(?:s|ed)?|write|writes|wrote|ask(?:s|ed)?"
+    r"|suggest(?:s|ed)?|propose[sd]?|share[sd]?|repl(?:y|ies|ied)|recommend(?:s|ed)?|offer(?:s|ed)?|think|thinks|thought|explain(?:s|ed)?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_what_said(text: str) -> bool:
+    """``text`` asks what someone said, wrote or put forward ("When did Ruth tell the volunteers…?",
+    "What does Jake suggest…?"): the speaker's own lines are where the answer is."""
+    return _SAYS.search(text) is not None
+
+
 #: a question about who started something said ("Who initiated the discussion about …?", "Who started
 #: the thread on …?", "Who first brought up …?"): its answer is whoever opened the conversation
 _STARTED = re.compile(

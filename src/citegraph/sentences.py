@@ -58,8 +58,10 @@ __all__ = [
     "same_paragraph",
     "section_texts",
     "sections",
+    "speaker_named",
     "speakers_named",
     "split_blocks",
+    "time_line",
 ]
 
 _FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
@@ -116,20 +118,31 @@ def speakers_named(question: str) -> Callable[[str], bool] | None:
     ("Sofia Almeida", "JakeWatson"), or the speaker's first name as a capitalised word of the
     question past its first ("What did Tom say…" for "Tom Ashby", "Li Hua" for "LiHua"). None
     when the question has no capitalised word to name anyone with."""
+    named = speaker_named(question)
+    if named is None:
+        return None
+
+    def speaks(line: str) -> bool:
+        speaker = message_speaker(line)
+        return speaker is not None and named(speaker)
+
+    return speaks
+
+
+def speaker_named(question: str) -> Callable[[str], bool] | None:
+    """Whether a speaker (a name as a chat line writes it) is one the question names, as
+    :func:`speakers_named` reads it; None when the question has no capitalised word to name anyone with."""
     folded = question.casefold()
     words = camel_words(question)
     capitalised = {w.casefold() for w in words[1:] if w[:1].isupper()}
     if not capitalised:
         return None
 
-    def speaks(line: str) -> bool:
-        speaker = message_speaker(line)
-        if speaker is None:
-            return False
+    def named(speaker: str) -> bool:
         name = camel_words(speaker)
         return bool(name) and (speaker.casefold() in folded or name[0].casefold() in capitalised)
 
-    return speaks
+    return named
 
 
 def is_line_document(text: str) -> bool:
@@ -137,8 +150,8 @@ def is_line_document(text: str) -> bool:
     three lines, and most of its first lines shaped ``Speaker: text``, or two lines that are each a
     message with its time ("2025-03-04 10:12 Priya Raman: …"), or a conversation's time line and its
     one message ("Time: 20260529_08:30" then "Alice: Your bread has been delivered…"); two lines of
-    ``Word: text`` alone may be a title and an author. Each line is then one unit of evidence, never joined with the next and
-    never cut into sentences: a message keeps its speaker."""
+    ``Word: text`` alone may be a title and an author. Each line is then one unit of evidence, never
+    joined with the next and never cut into sentences: a message keeps its speaker."""
     sample = text[front_matter_end(text) :][:_SAMPLE_CHARS]
     lines = [line for line in sample.splitlines() if line.strip()]
     found = [_ENTRY.match(line.strip()) for line in lines]
@@ -310,6 +323,12 @@ def _dated_title(t: str) -> bool:
     """``t`` may name a date as a title does ("Q4 2024 review"): not a field ("**Date:** 10 March
     2025") and not a line that runs on, a bracket left open ("Christoph of Hesse (Frankfurt, 14 May 1901 –")."""
     return ":" not in t and t.count("(") == t.count(")")
+
+
+def time_line(text: str) -> bool:
+    """``text`` is a chat entry that holds only a time ("Time: 20260506_12:00"), where a conversation
+    starts: no one speaks in it."""
+    return _starts_talk(text.strip())
 
 
 def _starts_talk(text: str) -> bool:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences, parse_markers, split_claims
 from citegraph.models import OPENER, AnswerWarning, ContextItem, Evidence, Span
-from citegraph.question import AGENT, DATE, Question, holds_type, parse
+from citegraph.question import AGENT, DATE, Question, asks_what_said, holds_type, parse
 from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words, dates_by_kind
@@ -87,12 +87,6 @@ def statements(item: ContextItem) -> list[str]:
 
 
 _WORDED = re.compile(r"[^\W_]")
-#: a question about what someone said, wrote or put forward ("When did Ruth tell…", "What does Jake suggest…")
-_SAYS = re.compile(
-    r"\b(?:say|says|said|tell|tells|told|post|posts|posted|announce[sd]?|mention(?:s|ed)?|write|writes|wrote|ask(?:s|ed)?"
-    r"|suggest(?:s|ed)?|propose[sd]?|share[sd]?|repl(?:y|ies|ied)|recommend(?:s|ed)?|offer(?:s|ed)?|think|thinks|thought|explain(?:s|ed)?)\b",
-    re.IGNORECASE,
-)
 #: a question that puts something forward ("How about we practise 'Take Me Home, Country Roads'?",
 #: "Why don't we meet at 6?"): in a conversation, the way a proposal, a suggestion or an offer is made
 _PROPOSES = re.compile(
@@ -234,7 +228,7 @@ class ExtractiveAnswerer(Answerer):
 
         # asked what or when someone said ("When did Ruth tell the volunteers…?"), that person's own chat
         # lines go first as well: before another source's account of the same thing (the Board's minutes)
-        speaks = speakers_named(question) if question and _SAYS.search(question) else None
+        speaks = speakers_named(question) if question and asks_what_said(question) else None
         spoken = frozenset(c.marker for c in context if speaks is not None and speaks(c.span.text))
 
         # asked about a day ("How late on a Thursday…", "…on 3 March?"), a sentence naming that day is

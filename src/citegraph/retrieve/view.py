@@ -44,7 +44,7 @@ from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, calendar_name, day_of
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import capitalised, loose_key, named_ngrams, relation_stems, title_key
 from citegraph.retrieve.traversal import Hops, Reach
-from citegraph.sentences import asks, evidence_words, message_speaker, section_texts, sections
+from citegraph.sentences import asks, evidence_words, message_speaker, section_texts, sections, time_line
 from citegraph.store.columns import GraphColumns, GraphData
 from citegraph.store.snapshots import Derived, NothingKept
 
@@ -314,6 +314,21 @@ class GraphView:
 
     @cached_property
     def _logs(self) -> dict[int, bool]:
+        return {}
+
+    def speakers_in(self, passage: int) -> frozenset[str]:
+        """The speakers of the passage's chat lines (:func:`~citegraph.sentences.message_speaker`), not a
+    conversation's time line.
+        Computed per passage when first asked."""
+        known = self._passage_speakers.get(passage)
+        if known is None:
+            texts = [self.columns.span_text[i] for i in self.spans_in(passage).tolist()]
+            speakers = (message_speaker(t) for t in texts if not time_line(t))  # "Time: 20260506_12:00" is no one's line
+            known = self._passage_speakers[passage] = frozenset(s for s in speakers if s is not None)
+        return known
+
+    @cached_property
+    def _passage_speakers(self) -> dict[int, frozenset[str]]:
         return {}
 
     def asks(self, span: int) -> bool:

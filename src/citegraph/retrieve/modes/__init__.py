@@ -73,6 +73,7 @@ MODES: dict[str, Callable[[], Mode]] = {
         per_passage=2,
         mention_hop=True,
         speakers=0.1,
+        said_by=0.1,
         dates=0.5,
         continuation=True,
     ),

@@ -10,17 +10,18 @@ import numpy as np
 
 from citegraph.embed.base import ExactIndex, dot_rows, top_indices
 from citegraph.models import SUBJECT, Evidence, Hop
-from citegraph.question import Question, holds_type, parse
+from citegraph.question import Question, asks_what_said, holds_type, parse
 from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.modes.replies import bring_replies, keep_replies, subjects_before
 from citegraph.retrieve.names import relation_stems
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import message_speaker, same_paragraph, speakers_named
+from citegraph.sentences import message_speaker, same_paragraph, speaker_named, speakers_named
 
 COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
 COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
+SAID_BY_AMONG = 200  #: asked what someone said, the best passages read for that speaker's lines
 
 
 class Bridge(Mode):
@@ -43,7 +44,8 @@ class Bridge(Mode):
        most similar), then the rest. A heading over body text is never one of them. A window of a
        chat log (:meth:`GraphView.is_log`) is about no one thing its first line names: as a bridge
        passage it gives its most similar lines; and a line whose speaker the question names ranks
-       in its window as if ``speakers`` more similar ("What does JakeWatson think…").
+       in its window as if ``speakers`` more similar ("What does JakeWatson think…"), the window
+       itself ``said_by`` higher in step 1 when the question asks what they said.
 
     The order is the ranking; each span's ``score`` is its own similarity to the question (what an
     answerer weighs), so scores do not decrease along the list. A bridge passage's evidence carries
@@ -78,6 +80,7 @@ class Bridge(Mode):
         relations: float = 0.0,
         mention_hop: bool = False,
         speakers: float = 0.0,
+        said_by: float = 0.0,
         dates: float = 0.0,
         continuation: bool = False,
     ) -> None:
@@ -104,6 +107,8 @@ class Bridge(Mode):
         self.mention_hop = mention_hop
         #: in a chat log's window, a line whose speaker the question names ranks as if this much more similar
         self.speakers = speakers
+        #: asked what someone said, a chat window holding a line of theirs scores this much more (:meth:`_said_by_named`)
+        self.said_by = said_by
         #: a passage naming a day the question names ("on 20260930", "on 4 March"), in a sentence or its document's name, gains this
         self.dates = dates
         #: the sentence after the first-ranked one, in the same paragraph, read right after it (:meth:`_continued`)
@@ -120,7 +125,22 @@ class Bridge(Mode):
         score = (cos + best).astype(np.float32)
         for d, bonus in self.seed_bonus(query, view).items():
             score[d] += bonus
+        if self.said_by:
+            for d in self._said_by_named(query, view, score):
+                score[d] += self.said_by
         return score
+
+    def _said_by_named(self, query: Query, view: GraphView, score: np.ndarray) -> list[int]:
+        """Asked what someone said ("What does Jake suggest…", :func:`~citegraph.question.asks_what_said`),
+        the chat windows among the :data:`SAID_BY_AMONG` best passages holding a line of a speaker the
+        question names (:func:`~citegraph.sentences.speaker_named`): where what they said is. Read among
+        the best only, so that a question costs the same at any size; an approximate view (a large
+        store) reads no speakers."""
+        named = speaker_named(query.text) if asks_what_said(query.text) else None
+        if named is None:
+            return []
+        among = top_indices(score, min(SAID_BY_AMONG, len(score))).tolist()
+        return [d for d in among if view.is_log(d) and any(named(s) for s in view.speakers_in(d))]
 
     def seed_bonus(self, query: Query, view: GraphView) -> dict[int, float]:
         """Passage -> its bonus for the entities the question names (linked by key or a document's
