@@ -526,7 +526,7 @@ def test_a_reply_is_never_cut_from_the_context_its_question_is_in() -> None:
 
 
 def test_asked_what_someone_said_the_chat_windows_with_their_lines_score_higher(graph: CiteGraph) -> None:
-    """"What did JakeWatson suggest …?": the windows of a chat holding a line of JakeWatson's score
+    """ "What did JakeWatson suggest …?": the windows of a chat holding a line of JakeWatson's score
     ``said_by`` more than without the lift, others the same; a question that does not ask what was
     said ("Who painted …") or names no speaker lifts nothing."""
     from citegraph.question import asks_what_said

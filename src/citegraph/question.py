@@ -230,9 +230,6 @@ def own_asking_sentence(text: str) -> str | None:
     return None if asking is None or _POINTS_BACK.search(asking) else asking
 
 
-#: a request to write something from the documents: a role to play ("Imagine you are a hematology
-#: fellow…", "You are a medical intern tasked with…", "Assume the role of…") or a verb that asks for a
-#: text ("Draft…", "Rewrite … as a discharge summary", "Transform…", "Reformat…")
 #: a question about what someone said, wrote or put forward ("When did Ruth tell…", "What does Jake suggest…")
 _SAYS = re.compile(
     r"\b(?:say|says|said|tell|tells|told|post|posts|posted|announce[sd]?|mention(?:s|ed)?|write|writes|wrote|ask(?:s|ed)?"
@@ -247,7 +244,7 @@ def asks_what_said(text: str) -> bool:
     return _SAYS.search(text) is not None
 
 
-#: a question about who started something said ("Who initiated the discussion about …?", "Who started
+#: a question about who started a conversation ("Who initiated the discussion about …?", "Who started
 #: the thread on …?", "Who first brought up …?"): its answer is whoever opened the conversation
 _STARTED = re.compile(
     r"^\W*who(?:'s|\s+\w+)?\s+(?:first\s+)?(?:initiat\w*|start\w*|began|begins?|kick(?:s|ed)?\s+off|open(?:s|ed)?|brought\s+up|brings?\s+up|raised?)\b"
@@ -262,6 +259,9 @@ def asks_who_started(text: str) -> bool:
     return _STARTED.search(unwrapped(text)) is not None
 
 
+#: a request to write something from the documents: a role to play ("Imagine you are a hematology
+#: fellow…", "You are a medical intern tasked with…", "Assume the role of…") or a verb that asks for a
+#: text ("Draft…", "Rewrite … as a discharge summary", "Transform…", "Reformat…")
 _ROLE = re.compile(
     r"^\s*(?:imagine\s+(?:you\s+are|you're)|you\s+are\s+an?\b|you're\s+an?\b|assume\s+the\s+role|pretend\s+(?:you|to))", re.I
 )

@@ -317,9 +317,8 @@ class GraphView:
         return {}
 
     def speakers_in(self, passage: int) -> frozenset[str]:
-        """The speakers of the passage's chat lines (:func:`~citegraph.sentences.message_speaker`), not a
-    conversation's time line.
-        Computed per passage when first asked."""
+        """The speakers of the passage's chat lines (:func:`~citegraph.sentences.message_speaker`), a
+        conversation's time line being no one's. Computed per passage when first asked."""
         known = self._passage_speakers.get(passage)
         if known is None:
             texts = [self.columns.span_text[i] for i in self.spans_in(passage).tolist()]
