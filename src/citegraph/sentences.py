@@ -157,7 +157,7 @@ def is_line_document(text: str) -> bool:
     found = [_ENTRY.match(line.strip()) for line in lines]
     entries = [m for m, line in zip(found, lines, strict=True) if m and not WRITTEN_ROW.fullmatch(line.strip())]
     if len(lines) == 2:  # two timed messages, or a conversation's time line and its one message
-        return len(entries) == 2 and (all(m.group("stamp") for m in entries) or _starts_talk(lines[0].strip()))
+        return len(entries) == 2 and (all(m.group("stamp") for m in entries) or time_line(lines[0]))
     return len(lines) >= 3 and len(entries) >= 0.6 * len(lines)
 
 

@@ -57,6 +57,13 @@ def quote(items: Sequence[ContextItem]) -> str:
     return " ".join(parts)
 
 
+def _last_above(lines: Sequence[ContextItem], span: Span) -> ContextItem | None:
+    """Of ``lines`` (a conversation's time or first message, a message's header line), the last one at
+    or above ``span`` in its document version: the one ``span`` is under; None when none is."""
+    mine = [c for c in lines if (c.span.document, c.span.version) == (span.document, span.version) and c.span.start <= span.start]
+    return max(mine, key=lambda c: c.span.start) if mine else None
+
+
 def _beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after: bool) -> ContextItem | None:
     """The first context item, not among the markers in ``have``, right after ``span`` (``after``) or
     right before it in the same document version: at most two characters between them."""
@@ -340,10 +347,8 @@ class ExtractiveAnswerer(Answerer):
         "Who initiated the discussion about …?"): whoever wrote it started that conversation."""
         starts = [c for c in context if c.evidence.found_by == OPENER]
         for item in sorted(quoted, key=lambda c: (-c.evidence.score, c.marker)):
-            s = item.span
-            mine = [c for c in starts if (c.span.document, c.span.version) == (s.document, s.version) and c.span.start <= s.start]
-            if mine:
-                opener = max(mine, key=lambda c: c.span.start)
+            opener = _last_above(starts, item.span)
+            if opener is not None:
                 return [] if opener in quoted else [opener]
         return []
 
@@ -359,12 +364,9 @@ class ExtractiveAnswerer(Answerer):
         stamps = [c for c in context if c.evidence.found_by in {"time", "sender"} or header_field(c.span.text) in fields]
         out: list[ContextItem] = []
         for item in quoted:
-            s = item.span
-            mine = [c for c in stamps if (c.span.document, c.span.version) == (s.document, s.version) and c.span.start <= s.start]
-            if mine and item not in stamps:
-                stamp = max(mine, key=lambda c: c.span.start)
-                if stamp not in out and stamp not in quoted:
-                    out.append(stamp)
+            stamp = _last_above(stamps, item.span)
+            if stamp is not None and item not in stamps and stamp not in out and stamp not in quoted:
+                out.append(stamp)
         return out
 
     @staticmethod
