@@ -12,6 +12,15 @@ right answer. For each question whose answer is not yes/no and occurs in its kno
 * **near** (0): the ``--near`` paragraphs of *other* questions nearest to the question by the
   product's embedder (all-MiniLM-L6-v2), never one holding the answer string.
 
+With ``--unit sentence`` every pair is one sentence, as the product reads its context (each sentence
+alone): **answers** the first sentence holding the answer; **cut** the answering paragraph's other
+sentence sharing most of the question's content words; **bridge** that sentence of the other
+supporting paragraph; **near** that sentence of each near paragraph. A reader trained on paragraphs and
+used on sentences saw passages unlike its training: on the development corpora its P(answers) for the
+gold sentence had a median of 0.015, while it pointed at the right words. Tried and not shipped
+(docs/results/2026-12-07/reader-sentences/): the shipped reader is the paragraph one. With
+``--every-sentence`` every supporting sentence without the answer is a pair, not only the closest.
+
 Questions of the multi-hop retrieval set (``--exclude-plain``, built by build_halueval_multihop.py) and
 of HotpotQA-100 (``--exclude-hotpotqa``) are left out, so no evaluation question is trained on. Split by
 a hash of the question: ``test`` 10%, ``dev`` 10%, ``train`` the rest; a question's pairs never cross.
@@ -35,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from build_halueval_multihop import paragraphs
-from citegraph.verify.text import premise_sentences
+from citegraph.verify.text import content_words, premise_sentences
 
 
 def norm(text: str) -> str:
@@ -44,6 +53,11 @@ def norm(text: str) -> str:
 
 def holds(text: str, answer: str) -> bool:
     return f" {norm(answer)} " in f" {norm(text)} "
+
+
+def closest(sentences: list[str], asked: set[str]) -> str:
+    """The sentence sharing most of the question's content words ``asked`` (the first of a tie)."""
+    return max(sentences, key=lambda sentence: len(asked & content_words(sentence)))
 
 
 def split(question: str) -> str:
@@ -59,6 +73,12 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=3000, help="questions to use (after a seeded shuffle)")
     parser.add_argument("--near", type=int, default=2)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--unit", choices=("paragraph", "sentence"), default="paragraph", help="what one pair's passage is")
+    parser.add_argument(
+        "--every-sentence",
+        action="store_true",
+        help="with --unit sentence: every supporting sentence without the answer is a pair, not the closest one",
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
 
@@ -99,11 +119,19 @@ def main() -> None:
     for i, r in enumerate(rows):
         q, answer = r["question"], r["answer"]
         pairs: list[tuple[str, str, int]] = []
+        asked = content_words(q)
         for p in r["paragraphs"]:
-            if holds(p, answer):
+            sentences = premise_sentences(p)
+            kept = [s for s in sentences if not holds(s, answer)]
+            if args.unit == "sentence":
+                hit = next((s for s in sentences if holds(s, answer)), None)
+                if hit is not None:
+                    pairs.append((hit, "answers", 1))
+                for other in kept if args.every_sentence else [closest(kept, asked)] if kept else []:
+                    pairs.append((other, "bridge" if len(kept) == len(sentences) else "cut", 0))
+            elif holds(p, answer):
                 pairs.append((p, "answers", 1))
-                kept = [s for s in premise_sentences(p) if not holds(s, answer)]
-                if kept and len(kept) < len(premise_sentences(p)):
+                if kept and len(kept) < len(sentences):
                     pairs.append((" ".join(kept), "cut", 0))
             else:
                 pairs.append((p, "bridge", 0))
@@ -113,7 +141,8 @@ def main() -> None:
             text = texts[int(j)]
             if i in owner.get(text, set()) or text in r["paragraphs"] or holds(text, answer):
                 continue
-            pairs.append((text, "near", 0))
+            sentences = premise_sentences(text) if args.unit == "sentence" else [text]
+            pairs.append((closest(sentences, asked) if sentences else text, "near", 0))
             near += 1
             if near >= args.near:
                 break
@@ -134,6 +163,8 @@ def main() -> None:
         "kinds": counts,
         "seed": args.seed,
         "near": args.near,
+        "unit": args.unit,
+        "every_sentence": args.every_sentence,
     }
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(manifest))
