@@ -117,6 +117,18 @@ def test_a_conversation_of_one_message_after_its_time_line_is_a_chat(splitter: S
     assert not is_line_document("Time: 20260529_08:30\nThe bread was delivered before nine.")  # no one speaks
 
 
+def test_a_chat_export_of_one_message_is_one_unit_with_its_speaker(splitter: SentenceSplitter) -> None:
+    """One Slack or Teams message of several sentences, alone in its export: read as prose, it was cut
+    into sentences and only the first kept the speaker."""
+    text = "2025-03-04 10:14 Oskar Vale: Me until Sunday. Then Rhea takes the pager. Ping me before 9.\n"
+    assert is_line_document(text)
+    units = [s.span.text for s in splitter.split("ops/2025-03-04.json", "v", text)]
+    assert units == [text.strip()]
+    for prose in ("[Draft] Policy: Staff must lock screens. Visitors sign in.", "Policy: Staff must lock screens. Visitors sign in."):
+        assert not is_line_document(prose), prose  # a label, no time: one line of prose
+        assert len(splitter.split("policy.txt", "v", prose)) == 2
+
+
 def test_a_teams_export_and_a_json_that_is_no_chat() -> None:
     text, _meta = read_chat_json("teams.json", json.dumps(TEAMS).encode())
     assert text == "2025-03-04 10:14 Oskar Vale: Me until Sunday.\n"

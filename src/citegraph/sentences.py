@@ -150,12 +150,17 @@ def is_line_document(text: str) -> bool:
     three lines, and most of its first lines shaped ``Speaker: text``, or two lines that are each a
     message with its time ("2025-03-04 10:12 Priya Raman: …"), or a conversation's time line and its
     one message ("Time: 20260529_08:30" then "Alice: Your bread has been delivered…"); two lines of
-    ``Word: text`` alone may be a title and an author. Each line is then one unit of evidence, never
-    joined with the next and never cut into sentences: a message keeps its speaker."""
+    ``Word: text`` alone may be a title and an author; or one line that is a message with its time (a
+    chat export of one message: "2025-03-04 10:14 Oskar Vale: Me until Sunday. Then Rhea."). Each line
+    is then one unit of evidence, never joined with the next and never cut into sentences: a message
+    keeps its speaker."""
     sample = text[front_matter_end(text) :][:_SAMPLE_CHARS]
     lines = [line for line in sample.splitlines() if line.strip()]
     found = [_ENTRY.match(line.strip()) for line in lines]
     entries = [m for m, line in zip(found, lines, strict=True) if m and not WRITTEN_ROW.fullmatch(line.strip())]
+    if len(lines) == 1:  # one message with its time ("[Draft] Policy: …" names no time: a digit is needed)
+        stamp = (entries[0].group("stamp") or "") if entries else ""
+        return any(c.isdigit() for c in stamp)
     if len(lines) == 2:  # two timed messages, or a conversation's time line and its one message
         return len(entries) == 2 and (all(m.group("stamp") for m in entries) or time_line(lines[0]))
     return len(lines) >= 3 and len(entries) >= 0.6 * len(lines)
