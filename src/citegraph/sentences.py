@@ -333,11 +333,7 @@ def _dated_title(t: str) -> bool:
 def time_line(text: str) -> bool:
     """``text`` is a chat entry that holds only a time ("Time: 20260506_12:00"), where a conversation
     starts: no one speaks in it."""
-    return _starts_talk(text.strip())
-
-
-def _starts_talk(text: str) -> bool:
-    """A chat entry that holds only a time ("Time: 20260506_12:00"): where a conversation starts."""
+    text = text.strip()
     entry = _ENTRY.match(text)
     return entry is not None and _STAMP.fullmatch(text[entry.end() - 1 :].strip()) is not None
 
@@ -352,7 +348,7 @@ def conversation_time(text: str, at: int) -> tuple[int, int] | None:
         stop = text.find("\n", pos)
         line = text[pos : len(text) if stop < 0 else stop]
         stripped = line.strip()
-        if stripped and _starts_talk(stripped):
+        if stripped and time_line(stripped):
             first = pos + len(line) - len(line.lstrip())
             return first, first + len(stripped)
         if pos == 0:
@@ -436,7 +432,7 @@ def sections(spans: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[boo
         head = is_heading(text)
         gap = start - last_end if last_end is not None else 0
         close = size > 0 and (
-            (head and body) or _starts_talk(text) or (gap >= PARAGRAPH_BREAK and size >= _SECTION_FULL) or size + len(text) > SECTION_CHARS
+            (head and body) or time_line(text) or (gap >= PARAGRAPH_BREAK and size >= _SECTION_FULL) or size + len(text) > SECTION_CHARS
         )
         if close:
             current, size, body = current + 1, 0, False
