@@ -269,6 +269,40 @@ def test_the_second_hop_is_found_where_a_long_document_mentions_the_name(minilm_
     assert not any(e.entity == "sofia almeida" and "who works from Lisbon" in e.span.text for e in evidence)
 
 
+def test_a_first_name_in_one_document_is_the_full_name_of_another_for_the_mention_hop(minilm_graph: CiteGraph) -> None:
+    """A chat or a plan says "Sofia", the handbook "Sofia Almeida": the mention hop follows the one
+    name to the sentences giving the other (and a chat's "@Sofia Almeida" is the same name). A first
+    name two full names share stands for neither."""
+    from citegraph.retrieve.names import name_run, same_names
+
+    names = ["Sofia", "Sofia Almeida", "@Sofia Almeida", "Hannah thanks", "Hannah", "Hannah Lindqvist", "Hannah Berg", "Leeds", "tidepool"]
+    assert same_names(names) == {0: (1, 2), 1: (0, 2), 2: (0, 1), 3: (4,), 4: (3,)}
+    assert (name_run("@Hannah Lindqvist"), name_run("Hannah thanks"), name_run("the rewrite")) == ("Hannah Lindqvist", "Hannah", "")
+
+    graph = minilm_graph
+    planning = TextInput("planning.md", "# Planning 5.0\n\nSofia will lead the Gantt rewrite, with Hannah as the main engineer.\n")
+    others = [
+        TextInput("handbook.md", HANDBOOK),
+        TextInput("gantt.md", "# Gantt view\n\nThe current Gantt view was built in 2021 and renders every task separately.\n"),
+        *(
+            TextInput(f"{city.lower()}.md", f"# {city}\n\nThe {city} office is {where}. The {city} team is based in {city}.\n")
+            for city, where in (
+                ("Leeds", "on the third floor of Calder House"),
+                ("Toronto", "near Union Station"),
+                ("Porto", "by the river"),
+            )
+        ),
+    ]
+    graph.ingest_texts([planning, *others], access=("public",))
+    question = "Which city is the person leading the Gantt rewrite based in?"
+    hop = _context_holding(graph, question, "who works from Lisbon")
+    assert hop.found_by == "bridge" and "Sofia will lead the Gantt rewrite" in hop.route[-1].span.text
+    # another Sofia with a full name: "Sofia" names neither of them
+    graph.ingest_texts([TextInput("people.md", "# People\n\nSofia Costa runs the Porto office.\n")], access=("public",))
+    evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
+    assert not any(e.found_by == "bridge" and "who works from Lisbon" in e.span.text for e in evidence)
+
+
 def test_the_mention_hop_prefers_a_sentence_holding_what_the_question_asks_for() -> None:
     """Reached through "Makerspace Coordinator", the minutes' action row ("Makerspace Coordinator |
     17 September 2025 |") names no one but the role; "Leo Marchetti is the Makerspace Coordinator."

@@ -1,7 +1,8 @@
 """Names as the graph reads them: a document id read as a title (:func:`title_key`), a name with
 case, accents and punctuation ignored (:func:`loose_key`), the names a question gives as written
-(:func:`named_ngrams`), a question typed in lower case read with its names' capitals (:func:`cased`)
-and the stems a relation type is matched by (:func:`relation_stems`).
+(:func:`named_ngrams`), a question typed in lower case read with its names' capitals (:func:`cased`),
+the stems a relation type is matched by (:func:`relation_stems`) and the entities that name the same
+one ("Hannah", "Hannah Lindqvist", "@Hannah Lindqvist": :func:`same_names`).
 Text in, text out: no view, no store."""
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from citegraph.sentences import file_stem
 
-__all__ = ["capitalised", "cased", "loose_key", "named_ngrams", "relation_stems", "title_key"]
+__all__ = ["capitalised", "cased", "loose_key", "name_run", "named_ngrams", "relation_stems", "same_names", "title_key"]
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 
@@ -122,3 +123,47 @@ def cased(question: str, proper: Callable[[str], str | None]) -> str:
     if any(ch.isupper() for ch in question):
         return question
     return _WORD.sub(lambda m: proper(m.group()) or m.group(), question)
+
+
+#: the most words a full name has for a one-word name to stand for it ("Hannah" for "Hannah Lindqvist",
+#: "Central" for "Central Library", not for "Central Library Manager Recruitment Panel")
+_FULL_NAME_WORDS = 3
+
+
+def name_run(name: str) -> str:
+    """The capitalised words ``name`` opens with, without a chat's "@": "@Hannah Lindqvist" ->
+    "Hannah Lindqvist", and "Hannah thanks" (a chat line's name, read with the word after it) ->
+    "Hannah"; "" when it opens in lower case."""
+    run: list[str] = []
+    for word in name.lstrip("@").split():
+        if not word[:1].isupper():
+            break
+        run.append(word)
+    return " ".join(run)
+
+
+def same_names(names: Sequence[str]) -> dict[int, tuple[int, ...]]:
+    """Per entity that has them, the other entities that name the same one, by their surfaces
+    ``names``: the same capitalised words (:func:`name_run`: "@Hannah Lindqvist" and "Hannah
+    Lindqvist", "Hannah thanks" and "Hannah"), and a one-word name that is the first or the last
+    word of exactly one full name of two or three words ("Hannah" in a chat line, "Hannah
+    Lindqvist" in the handbook; "Eastbank" and "Eastbank Branch"). A one-word name that two full
+    names share ("Sofia Almeida", "Sofia Costa") stands for neither. Symmetric; entities are
+    indices into ``names``."""
+    by_run: dict[str, list[int]] = {}
+    for e, name in enumerate(names):
+        if run := name_run(name).casefold():
+            by_run.setdefault(run, []).append(e)
+    ends: dict[str, set[str]] = {}
+    for run in by_run:
+        words = run.split()
+        if 2 <= len(words) <= _FULL_NAME_WORDS:
+            for word in {words[0], words[-1]}:
+                ends.setdefault(word, set()).add(run)
+    kin: dict[int, set[int]] = {}
+    for run, group in by_run.items():
+        full = ends.get(run, set()) if " " not in run else set()
+        joined = group + by_run[next(iter(full))] if len(full) == 1 else group
+        for e in joined:
+            kin.setdefault(e, set()).update(o for o in joined if o != e)
+    return {e: tuple(sorted(others)) for e, others in kin.items() if others}

@@ -19,7 +19,7 @@ it instead (:class:`StoreSpanIndex`), filtered by the caller's labels in the sto
 to this view's own sentences.
 
 The name helpers are :mod:`~citegraph.retrieve.names`, the walk :mod:`~citegraph.retrieve.traversal`,
-the store's index :mod:`~citegraph.retrieve.indexes`. Why this file is long (~580 lines): a
+the store's index :mod:`~citegraph.retrieve.indexes`. Why this file is long (~700 lines): a
 :class:`GraphView` is one object of arrays each derived on first read from others (the title,
 subject and topic tables read the passages, the mentions and the first sentences; the indexes read
 the vectors and what a saved graph kept); divided further, each part would reach into the others'
@@ -42,7 +42,7 @@ from citegraph.retrieve.abbreviations import definitions
 from citegraph.retrieve.arrays import csr, firsts, gather, rank_of
 from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, calendar_name, day_of, days_named
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
-from citegraph.retrieve.names import capitalised, loose_key, named_ngrams, relation_stems, title_key
+from citegraph.retrieve.names import capitalised, loose_key, named_ngrams, relation_stems, same_names, title_key
 from citegraph.retrieve.traversal import Hops, Reach
 from citegraph.sentences import asks, evidence_words, message_speaker, section_texts, sections, time_line
 from citegraph.store.columns import GraphColumns, GraphData
@@ -223,6 +223,22 @@ class GraphView:
     def spans_of(self, entity: int) -> np.ndarray:
         """The spans that mention an entity, ascending."""
         return self.entity_spans[self.entity_ptr[entity] : self.entity_ptr[entity + 1]]
+
+    def spans_naming(self, entity: int) -> np.ndarray:
+        """The spans that mention an entity or another name for it (:attr:`same_names`: "Hannah" in a
+        chat line and "Hannah Lindqvist" in the handbook), ascending."""
+        others = self.same_names.get(entity)
+        if not others:
+            return self.spans_of(entity)
+        return np.unique(np.concatenate([self.spans_of(entity), *(self.spans_of(o) for o in others)]))
+
+    @cached_property
+    def same_names(self) -> dict[int, tuple[int, ...]]:
+        """Per entity, the other visible entities naming the same one (:func:`~citegraph.retrieve.names.same_names`),
+        a name that is only a time ("March") never among them."""
+        kin = same_names(self.names)
+        calendar = self.calendar
+        return {e: kept for e, others in kin.items() if not calendar[e] and (kept := tuple(o for o in others if not calendar[o]))}
 
     def spans_in(self, passage: int) -> np.ndarray:
         """The spans of a passage, ascending."""

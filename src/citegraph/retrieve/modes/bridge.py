@@ -15,7 +15,7 @@ from citegraph.retrieve.arrays import gather
 from citegraph.retrieve.days import days_named
 from citegraph.retrieve.modes.base import Lazy, Mode, Query, may_be_evidence
 from citegraph.retrieve.modes.replies import bring_replies, keep_replies, subjects_before
-from citegraph.retrieve.names import relation_stems
+from citegraph.retrieve.names import name_run, relation_stems
 from citegraph.retrieve.view import GraphView
 from citegraph.sentences import message_speaker, same_paragraph, speaker_named, speakers_named
 
@@ -384,12 +384,13 @@ class Bridge(Mode):
             held = {w.casefold() for w in re.findall(r"\w+", view.columns.span_text[first])}
             rests[first] = " ".join(w for w in asked if w.casefold() not in held) or query.text
             for e in view.entities_of(first).tolist():
-                words = _name_words(view.names[e])
+                # a chat line's name read with the word after it ("Hannah thanks") is the name it opens with
+                words = _name_words(name_run(view.names[e]) if e in view.same_names else view.names[e])
                 if not words or not all(w[:1].isupper() for w in words) or {w.casefold() for w in words} <= asked_folded:
                     continue
                 if view.calendar[e]:  # "Saturday", "March": a time, not a subject (see _best_bridge)
                     continue
-                mentions = view.spans_of(e)
+                mentions = view.spans_naming(e)  # "Hannah" in a chat line reaches the handbook's "Hannah Lindqvist"
                 if len(mentions) > Bridge.mention_cap:
                     continue  # a name that many sentences give is no way to the one that answers (and reading them all is slow)
                 mentions = mentions.tolist()
