@@ -176,6 +176,14 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
         ),
         # one subject only adds detail to the other's: the same thing
         ("Overdue items on adult cards are charged at 25p per day.", "Items on adult cards are charged at 10p per day overdue.", "number"),
+        # two shared words, and a value said in the same words ("days a week") by the 2023 FAQ and the handbook
+        (
+            "Brightwave staff can work from home up to two days a week.",
+            "After a few years of experimenting we have settled on a simple rule: you may work from home for up to three days a week.",
+            "number",
+        ),
+        ("Staff can work from home up to three days a week.", "You may work from home for up to three days a week.", None),
+        ("Engineers in Leeds work from home two days a week.", "Engineers in Lisbon work from home three days a week.", None),
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -55,6 +55,7 @@ from citegraph.verify.text import (
     counts,
     dates_by_kind,
     has_negation,
+    measured,
     quantities,
     said_values,
     shared_values,
@@ -246,7 +247,7 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     wa, wb = content_words(a), content_words(b)
     timing = _timing(a, b, wa, wb)
     if not _same_subject(wa, wb):
-        return timing or _related_values(a, b, wa, wb) or _free_against_price(a, b, wa, wb)
+        return timing or _related_values(a, b, wa, wb) or _free_against_price(a, b, wa, wb) or _framed_values(a, b, wa, wb)
     qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
         if not shared_values(qa[unit], qb[unit]):
@@ -294,6 +295,31 @@ def _related_values(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> t
     ob = _obligation({t.casefold() for t in tokenize(b)})
     if oa and ob and oa != ob:
         return "modality", f"{oa} vs {ob}"
+    return None
+
+
+def _value_frames(text: str) -> dict[tuple[str, str], set[float]]:
+    """``text``'s values by dimension and the two words said after them ("two days a week" ->
+    ``("duration", "a week")``: 2 days): what a value measures, where the sentence says it."""
+    tokens = tokenize(text)
+    out: dict[tuple[str, str], set[float]] = {}
+    for dimension, base, _value, _unit, _i, j in measured(text):
+        after = tokens[j : j + 2] if j >= 0 else []
+        if len(after) == 2 and all(w.isalpha() for w in after):
+            out.setdefault((dimension, " ".join(after)), set()).add(base)
+    return out
+
+
+def _framed_values(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
+    """Sentences sharing two content words (each by its lemma) that name no different things and give
+    values of one dimension in the same words ("…work from home up to two days a week" / "…you may
+    work from home for up to three days a week"), none of which agree."""
+    if len(_lemmatised(a, wa) & _lemmatised(b, wb)) < 2 or _different_things(a, b):
+        return None
+    fa, fb = _value_frames(a), _value_frames(b)
+    for key in sorted(fa.keys() & fb.keys()):
+        if not shared_values(fa[key], fb[key]):
+            return "number", f"{said_values(a, key[0])} vs {said_values(b, key[0])}"
     return None
 
 
