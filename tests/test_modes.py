@@ -276,8 +276,9 @@ def test_a_first_name_in_one_document_is_the_full_name_of_another_for_the_mentio
     from citegraph.retrieve.names import name_run, same_names
 
     names = ["Sofia", "Sofia Almeida", "@Sofia Almeida", "Hannah thanks", "Hannah", "Hannah Lindqvist", "Hannah Berg", "Leeds", "tidepool"]
-    assert same_names(names) == {0: (1, 2), 1: (0, 2), 2: (0, 1), 3: (4,), 4: (3,)}
-    assert (name_run("@Hannah Lindqvist"), name_run("Hannah thanks"), name_run("the rewrite")) == ("Hannah Lindqvist", "Hannah", "")
+    # "Hannah" has two full names here, and a name with a word in lower case is short for nothing
+    assert same_names(names) == {0: (1, 2), 1: (0, 2), 2: (0, 1)}
+    assert (name_run("@Hannah Lindqvist"), name_run("Hannah thanks"), name_run("Vaishnava temple")) == ("Hannah Lindqvist", "", "")
 
     graph = minilm_graph
     planning = TextInput("planning.md", "# Planning 5.0\n\nSofia will lead the Gantt rewrite, with Hannah as the main engineer.\n")

@@ -131,21 +131,17 @@ _FULL_NAME_WORDS = 3
 
 
 def name_run(name: str) -> str:
-    """The capitalised words ``name`` opens with, without a chat's "@": "@Hannah Lindqvist" ->
-    "Hannah Lindqvist", and "Hannah thanks" (a chat line's name, read with the word after it) ->
-    "Hannah"; "" when it opens in lower case."""
-    run: list[str] = []
-    for word in name.lstrip("@").split():
-        if not word[:1].isupper():
-            break
-        run.append(word)
-    return " ".join(run)
+    """``name`` without a chat's "@" ("@Hannah Lindqvist" -> "Hannah Lindqvist") when every word of
+    it is capitalised; "" otherwise: "Vaishnava temple" or spaCy's "Hannah thanks" (a chat line's
+    name read with the word after it) is no name another can be short for."""
+    words = name.lstrip("@").split()
+    return " ".join(words) if words and all(w[:1].isupper() for w in words) else ""
 
 
 def same_names(names: Sequence[str]) -> dict[int, tuple[int, ...]]:
     """Per entity that has them, the other entities that name the same one, by their surfaces
     ``names``: the same capitalised words (:func:`name_run`: "@Hannah Lindqvist" and "Hannah
-    Lindqvist", "Hannah thanks" and "Hannah"), and a one-word name that is the first or the last
+    Lindqvist"), and a one-word name that is the first or the last
     word of exactly one full name of two or three words ("Hannah" in a chat line, "Hannah
     Lindqvist" in the handbook; "Eastbank" and "Eastbank Branch"). A one-word name that two full
     names share ("Sofia Almeida", "Sofia Costa") stands for neither. Symmetric; entities are

@@ -384,7 +384,7 @@ class Bridge(Mode):
             held = {w.casefold() for w in re.findall(r"\w+", view.columns.span_text[first])}
             rests[first] = " ".join(w for w in asked if w.casefold() not in held) or query.text
             for e in view.entities_of(first).tolist():
-                # a chat line's name read with the word after it ("Hannah thanks") is the name it opens with
+                # a chat's mention ("@Sofia") is the name it mentions
                 words = _name_words(name_run(view.names[e]) if e in view.same_names else view.names[e])
                 if not words or not all(w[:1].isupper() for w in words) or {w.casefold() for w in words} <= asked_folded:
                     continue
