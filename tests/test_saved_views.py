@@ -228,7 +228,7 @@ def test_a_write_prepares_the_saved_graph_of_each_caller_who_had_one(tmp_path: P
         assert graph.prepare_views(callers) == 1
         (name,) = _saved(db)
         kept = {p.name for p in (Path(str(db) + ".views") / name).iterdir()}
-        assert {"derived-community_membership.npy", "derived-mentions.entity_vectors.npy", "caller.json"} <= kept
+        assert {"derived-community_membership.npy", "derived-mentions.entity_vectors.npy", "derived-same_names.npy", "caller.json"} <= kept
     with _open(db) as graph:
         graph.store.graph_columns = lambda *_a, **_k: pytest.fail("the store's rows were read again")  # type: ignore[method-assign]
         built = snapshots.Derived.put

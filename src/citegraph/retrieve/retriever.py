@@ -138,12 +138,15 @@ class Retriever:
     def prepare(self, callers: Sequence[tuple[Collection[str] | None, bool]]) -> int:
         """For each caller ``(labels, include_superseded)``: read its graph as the store now is and make
         what a first question of each kind makes of it (the mode's indexes and arrays, through one
-        retrieval of :data:`PREPARE_QUESTION`; the communities' membership), kept with the graph where
-        the store saves graphs (:mod:`citegraph.store.snapshots`), so that the first ``ask`` after a
-        write maps them instead of making them. Returns how many callers were prepared."""
+        retrieval of :data:`PREPARE_QUESTION`; the communities' membership; the names that name one
+        entity), kept with the graph where the store saves graphs (:mod:`citegraph.store.snapshots`), so
+        that the first ``ask`` after a write maps them instead of making them. Returns how many callers
+        were prepared."""
         for labels, include_superseded in callers:
             self.retrieve(PREPARE_QUESTION, labels, include_superseded=include_superseded, scope="local")
-            communities(self.view(labels, include_superseded))
+            view = self.view(labels, include_superseded)
+            communities(view)
+            view.same_names  # noqa: B018 -- made here (kept with the graph), not by the first question whose mention hop reads it
         return len(callers)
 
     def resolve(self, names: Sequence[str], view: GraphView) -> list[str]:
