@@ -298,8 +298,11 @@ def test_a_first_name_in_one_document_is_the_full_name_of_another_for_the_mentio
     question = "Which city is the person leading the Gantt rewrite based in?"
     hop = _context_holding(graph, question, "who works from Lisbon")
     assert hop.found_by == "bridge" and "Sofia will lead the Gantt rewrite" in hop.route[-1].span.text
-    # another Sofia with a full name: "Sofia" names neither of them
-    graph.ingest_texts([TextInput("people.md", "# People\n\nSofia Costa runs the Porto office.\n")], access=("public",))
+    # another Sofia with a full name in a document the public cannot read changes nothing for them
+    graph.ingest_texts([TextInput("people.md", "# People\n\nSofia Costa runs the Porto office.\n")], access=("staff",))
+    assert _context_holding(graph, question, "who works from Lisbon").found_by == "bridge"
+    # where it can be read, "Sofia" names neither of them
+    graph.ingest_texts([TextInput("porto.txt", "Sofia Costa runs the Porto office.\n")], access=("public",))
     evidence = graph.retriever.retrieve(question, ["public"]).evidence[: graph.settings.context_size]
     assert not any(e.found_by == "bridge" and "who works from Lisbon" in e.span.text for e in evidence)
 

@@ -141,11 +141,11 @@ def name_run(name: str) -> str:
 def same_names(names: Sequence[str]) -> dict[int, tuple[int, ...]]:
     """Per entity that has them, the other entities that name the same one, by their surfaces
     ``names``: the same capitalised words (:func:`name_run`: "@Hannah Lindqvist" and "Hannah
-    Lindqvist"), and a one-word name that is the first or the last
-    word of exactly one full name of two or three words ("Hannah" in a chat line, "Hannah
-    Lindqvist" in the handbook; "Eastbank" and "Eastbank Branch"). A one-word name that two full
-    names share ("Sofia Almeida", "Sofia Costa") stands for neither. Symmetric; entities are
-    indices into ``names``."""
+    Lindqvist"), and a one-word name that is the first or the last word of exactly one full name of
+    two or three words ("Hannah" in a chat line, "Hannah Lindqvist" in the handbook; "Eastbank" and
+    "Eastbank Branch"). A one-word name that two full names share ("Sofia Almeida", "Sofia Costa")
+    stands for neither. Symmetric; entities are indices into ``names``. A view passes only the names
+    its caller may read, so a full name in a document the caller cannot read changes nothing."""
     by_run: dict[str, list[int]] = {}
     for e, name in enumerate(names):
         if run := name_run(name).casefold():
