@@ -298,6 +298,13 @@ def _related_values(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> t
     return None
 
 
+def _one_thing_two_words(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> bool:
+    """``a`` and ``b`` share two content words (each by its lemma: "Bikes" is "Bike") and name no
+    different things: the condition under which a value said alike (:func:`_framed_values`) or a
+    thing said free against its price (:func:`_free_against_price`) is a disagreement."""
+    return len(_lemmatised(a, wa) & _lemmatised(b, wb)) >= 2 and not _different_things(a, b)
+
+
 def _value_frames(text: str) -> dict[tuple[str, str], set[float]]:
     """``text``'s values by dimension and the two words said after them ("two days a week" ->
     ``("duration", "a week")``: 2 days): what a value measures, where the sentence says it."""
@@ -314,7 +321,7 @@ def _framed_values(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tu
     """Sentences sharing two content words (each by its lemma) that name no different things and give
     values of one dimension in the same words ("…work from home up to two days a week" / "…you may
     work from home for up to three days a week"), none of which agree."""
-    if len(_lemmatised(a, wa) & _lemmatised(b, wb)) < 2 or _different_things(a, b):
+    if not _one_thing_two_words(a, b, wa, wb):
         return None
     fa, fb = _value_frames(a), _value_frames(b)
     for key in sorted(fa.keys() & fb.keys()):
@@ -337,7 +344,7 @@ def _free_against_price(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) 
     """One sentence says a thing costs nothing and gives no price ("Bikes travel free on all routes"),
     the other gives it a price ("Route: Kelso Quay – Marr Island; … Bike: £1.50"): two content words
     shared (each by its lemma: "Bikes" is "Bike") and no different things named."""
-    if len(_lemmatised(a, wa) & _lemmatised(b, wb)) < 2 or _different_things(a, b):
+    if not _one_thing_two_words(a, b, wa, wb):
         return None
     for free, priced in ((a, b), (b, a)):
         money = sorted(quantities(priced).keys() & _MONEY)
