@@ -88,3 +88,58 @@ def test_claims_that_disagree_make_the_answer_conflicting_not_cited() -> None:
         "Exports stay available for 30 days [1]. Audit logs are kept for one year [2].", ctx, UncheckedVerifier()
     )
     assert warnings == [] and answer_status(claims, ctx, warnings) == AnswerStatus.CITED
+
+
+def test_a_question_quoted_as_asked_states_nothing_and_counts_for_no_status() -> None:
+    """A chat's "How about some solar-powered lanterns?" quoted for "What did Malfurion suggest?" is
+    the proposal word for word: no check can support a question, and it is not a claim the source
+    fails to support either. It is ``asked``; the answer's status is that of the claims that state."""
+    from citegraph.answer.citations import asked
+    from citegraph.verify.cascade import CheckingVerifier
+
+    line = "MalfurionStormrage: How about some solar-powered lanterns? They are eco-friendly and glow softly."
+    agreed = "GromHellscream: Solar lanterns it is, we order 12 on Friday."
+    context = [
+        ContextItem(1, Evidence(Span("week41/chat.txt", "v1", 0, len(line), line), 0.9, 0.9, "passage")),
+        ContextItem(2, Evidence(Span("week41/chat.txt", "v1", len(line) + 1, len(line) + 1 + len(agreed), agreed), 0.8, 0.8, "passage")),
+    ]
+    answer = (
+        "MalfurionStormrage: How about some solar-powered lanterns [1]? They are eco-friendly and glow softly [1]. "
+        "GromHellscream: Solar lanterns it is, we order 12 on Friday [2]."
+    )
+    claims, warnings = resolve_claims(answer, context, CheckingVerifier())
+    assert [c.status for c in claims] == [ClaimStatus.ASKED, ClaimStatus.SUPPORTED, ClaimStatus.SUPPORTED]
+    assert answer_status(claims, context, warnings) == AnswerStatus.QUOTED  # not "partially supported"
+    (said,) = claims[0].citations
+    assert (said.support.label, said.support.score) == ("unverified", None) and said.support.guards[0].startswith("asked:")
+    # a question quoted alone is no answer; one the answer words itself is a claim to check, as before
+    claims, warnings = resolve_claims("MalfurionStormrage: How about some solar-powered lanterns [1]?", context, CheckingVerifier())
+    assert [c.status for c in claims] == [ClaimStatus.ASKED]
+    assert answer_status(claims, context, warnings) == AnswerStatus.RELATED
+    claims, _ = resolve_claims("Did Malfurion propose lanterns [1]?", context, CheckingVerifier())
+    assert claims[0].status != ClaimStatus.ASKED
+    assert not asked("How about some solar-powered lanterns?", ["Grom: How about some paper lanterns?"])
+    assert not asked("They are eco-friendly.", [line])  # a statement is checked as one
+    assert asked("How about some solar-powered lanterns? 🌙", [line])  # an emoji after the "?" changes nothing
+
+
+def test_a_proposal_is_no_value_that_conflicts_with_what_was_agreed() -> None:
+    from citegraph.verify.cascade import CheckingVerifier
+
+    def context(first: str) -> list[ContextItem]:
+        agreed = "Snapshot exports stay available for 30 days after cancellation."
+        return [
+            ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(first), first), 0.9, 0.9, "passage")),
+            ContextItem(2, Evidence(Span("policy.md", "v1", 0, len(agreed), agreed), 0.9, 0.9, "passage")),
+        ]
+
+    asks = "Shall we keep snapshot exports for 14 days after cancellation?"
+    answer = "Shall we keep snapshot exports for 14 days after cancellation [1]? Snapshot exports stay available for 30 days after cancellation [2]."
+    claims, warnings = resolve_claims(answer, context(asks), CheckingVerifier())
+    assert [c.status for c in claims] == [ClaimStatus.ASKED, ClaimStatus.SUPPORTED]
+    assert [w.code for w in warnings if w.code == "conflict"] == []
+    # stated, the two values do conflict: the rule is not switched off
+    states = "Snapshot exports stay available for 14 days after cancellation."
+    answer = "Snapshot exports stay available for 14 days after cancellation [1]. Snapshot exports stay available for 30 days after cancellation [2]."
+    _claims, warnings = resolve_claims(answer, context(states), CheckingVerifier())
+    assert [w.code for w in warnings if w.code == "conflict"] == ["conflict"]

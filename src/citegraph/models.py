@@ -79,6 +79,9 @@ class ClaimStatus(StrEnum):
     UNCITED = "uncited"
     UNVERIFIED = "unverified"
     INVALID_MARKER = "invalid_marker"
+    #: a question quoted word for word from what it cites (in a chat, how a proposal is made: "How about
+    #: Thursday at 3?"): it states nothing, so there is nothing to check, and no answer's status counts it
+    ASKED = "asked"
 
 
 class Verdict(StrEnum):
@@ -163,6 +166,12 @@ CLAIM_TERMS: dict[str, Term] = {
     "unverified": Term("not checked", "caution", "Nothing could settle the support (no model, or a model that failed)."),
     "uncited": Term("no citation", "caution", "The claim cites no sentence."),
     "invalid_marker": Term("cites nothing", "bad", "The claim's marker points at no context sentence."),
+    "asked": Term(
+        "asked, not stated",
+        "muted",
+        "A question quoted word for word from the message it cites (in a chat, how a proposal is made): it states "
+        "nothing, so there is nothing to check.",
+    ),
 }
 
 

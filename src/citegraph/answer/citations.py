@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span, Support
+from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span, Stage, Support, Verdict
 from citegraph.verify.base import Verifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
 from citegraph.verify.text import content_words, segmenter, written_sentences
@@ -30,6 +31,7 @@ SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreement
 __all__ = [
     "MARKER",
     "answer_status",
+    "asked",
     "cited_markers",
     "claim_sentences",
     "parse_markers",
@@ -111,10 +113,14 @@ def resolve_claims(
 
     # Every check a claim needs: each citation alone, and the cited spans together (up to 3) for
     # claims with several citations.
+    # A question quoted word for word states nothing: it is not checked (see :func:`asked`).
+    questions = [
+        bool(valid) and not invalid and asked(text, [item.span.text for item in valid]) for _i, _r, text, _m, invalid, valid in parsed
+    ]
     jobs: list[list[tuple[str, Sequence[Span]]]] = []
-    for _index, _raw, text, markers, invalid, valid in parsed:
-        jobs.append([(text, [item.span]) for item in valid])
-        if markers and not invalid and len(valid) > 1:
+    for (_index, _raw, text, markers, invalid, valid), question in zip(parsed, questions, strict=True):
+        jobs.append([] if question else [(text, [item.span]) for item in valid])
+        if markers and not invalid and len(valid) > 1 and not question:
             jobs[-1].append((text, [item.span for item in valid[:3]]))
 
     def checked(batch: list[tuple[str, Sequence[Span]]]) -> list[Support]:
@@ -129,7 +135,7 @@ def resolve_claims(
 
     claims: list[Claim] = []
     for k, (index, raw, text, markers, invalid, valid) in enumerate(parsed):
-        verdicts = iter(per_claim[k] if on_claim is None else checked(jobs[k]))
+        verdicts = iter([_ASKED] * len(valid) if questions[k] else per_claim[k] if on_claim is None else checked(jobs[k]))
         citations = tuple(
             Citation(
                 item.marker,
@@ -147,6 +153,8 @@ def resolve_claims(
             warnings.append(AnswerWarning("uncited", f"claim {index + 1} has no citation", (("claim", index),)))
         elif invalid:
             status = ClaimStatus.INVALID_MARKER
+        elif questions[k]:
+            status = ClaimStatus.ASKED
         else:
             # One citation: the joint check is that citation's own check, already made.
             joint = citations[0].support if len(citations) == 1 else next(verdicts)
@@ -158,12 +166,48 @@ def resolve_claims(
     return claims, warnings
 
 
+#: what a citation of a question quoted as asked says: nothing was checked, and why
+_ASKED = Support(
+    Verdict.UNVERIFIED,
+    None,
+    "quote",
+    ("asked: a question quoted word for word from the cited text; it states nothing, so there is nothing to check",),
+    Stage.QUOTE,
+)
+#: a question ends the text: its "?" followed by nothing but quotes, brackets, emoji or spaces
+_ASKING_END = re.compile(r"\?[\W_]*$")
+
+
+def asked(claim: str, cited: Sequence[str]) -> bool:
+    """``claim`` is a question quoted word for word (case and punctuation aside) from every text it
+    cites: a chat line's "How about some solar-powered lanterns?" quoted for "What did Malfurion
+    suggest?". It states nothing: no check can support it, and none should count against the answer
+    (:attr:`ClaimStatus.ASKED`). A question the answer words itself is not one: it stays a claim to check."""
+    if not cited or not _ASKING_END.search(claim):
+        return False
+    words = _words(claim)
+    return bool(words) and all(_holds(_words(text), words) for text in cited)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.casefold())
+
+
+def _holds(text: list[str], run: list[str]) -> bool:
+    """``run`` occurs in ``text`` as consecutive words."""
+    n = len(run)
+    return any(text[i : i + n] == run for i in range(len(text) - n + 1) if text[i] == run[0])
+
+
 # Claims the answer stands on: only pairs of these are put to a judge (rules check every pair).
 _STANDING = frozenset({ClaimStatus.SUPPORTED, ClaimStatus.UNVERIFIED})
 
 
 def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier: Verifier) -> list[AnswerWarning]:
-    check = find_conflicts([c.text for c in claims], verifier, judge=[c.status in _STANDING for c in claims])
+    # a question quoted as asked states no value: "How about 3 pm?" against the "4 pm" agreed after it is no conflict
+    stating = [k for k, c in enumerate(claims) if c.status != ClaimStatus.ASKED]
+    found = find_conflicts([claims[k].text for k in stating], verifier, judge=[claims[k].status in _STANDING for k in stating])
+    check = replace(found, conflicts=tuple(replace(c, first=stating[c.first], second=stating[c.second]) for c in found.conflicts))
     warnings = []
     for conflict in check.conflicts:
         first, second = indices[conflict.first], indices[conflict.second]
@@ -261,9 +305,15 @@ def answer_status(claims: Sequence[Claim], context: Sequence[ContextItem], warni
     instead when every claim is a quote of a sentence it cites (the sources' own words: chosen, not
     written and checked); ``cited`` if every claim resolved but none was checked; ``conflicting``
     instead of any of these when ``warnings`` hold a ``conflict``; ``unsupported`` if no claim has
-    support or a resolved citation; otherwise ``partially_supported``."""
+    support or a resolved citation; otherwise ``partially_supported``. A question quoted as asked
+    (:attr:`ClaimStatus.ASKED`) states nothing and counts for none of these: an answer of such
+    questions alone is ``related``, evidence and not an answer."""
     if not context or not claims:
         return AnswerStatus.NO_EVIDENCE
+    stating = [c for c in claims if c.status != ClaimStatus.ASKED]  # a question quoted as asked states nothing to check
+    if not stating:
+        return AnswerStatus.RELATED
+    claims = stating
     statuses = {c.status for c in claims}
     if statuses in ({ClaimStatus.SUPPORTED}, {ClaimStatus.UNVERIFIED}) and any(w.code == "conflict" for w in warnings):
         return AnswerStatus.CONFLICTING

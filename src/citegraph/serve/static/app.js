@@ -141,7 +141,7 @@ function renderTurns() {
     const numbers = numberingOf(answer);
     for (const claim of answer.claims) {
       p.append(el("span", claim.text + " ", "claim"));
-      for (const c of claim.citations) p.append(chip(c, c.support.label, numbers));
+      for (const c of claim.citations) p.append(chip(c, chipLabel(claim, c), numbers));
     }
     item.append(p);
     list.append(item);
@@ -260,7 +260,7 @@ function renderClaim(parent, claim, index, numbers) {
   parent.append(span);
   const end = el("span", null, "claim-end");
   end.append(el("span", cut > 0 ? claim.text.slice(cut + 1) : claim.text, "claim" + (tone === "bad" ? " bad-claim" : "")));
-  for (const c of claim.citations) end.append(chip(c, c.support.label, numbers));
+  for (const c of claim.citations) end.append(chip(c, chipLabel(claim, c), numbers));
   for (const m of claim.invalid_markers) {
     const bad = el("span", String(m), "chip bad");
     bad.title = `[${m}] points at nothing in the context`;
@@ -274,6 +274,9 @@ function renderClaim(parent, claim, index, numbers) {
   end.append(mark);
   parent.append(end, document.createTextNode(" "));
 }
+
+// a question quoted as asked is shown as such, not as a check that could not be made
+const chipLabel = (claim, c) => (claim.status === "asked" ? "asked" : c.support.label);
 
 function chip(c, label, numbers) {
   const [verdictWords, verdictTone] = VERDICT[label] || [label ? words(label) : "context", label ? "caution" : "good"];
