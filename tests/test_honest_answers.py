@@ -774,6 +774,22 @@ def test_a_message_of_several_sentences_is_quoted_with_each_sentence_cited() -> 
     assert claims == [("AdamSmith: Sure!", [1]), ('The Wi-Fi password is "Family123".', [1])]
 
 
+def test_a_chat_messages_chatter_after_its_first_sentence_is_no_claim() -> None:
+    """ "Thanks!" and "Sounds great!" in the middle of a message say nothing; the first sentence, which
+    names the speaker, stays, and so does a short sentence that says something ("Snacks!")."""
+    from citegraph.answer.extractive import statements
+    from citegraph.models import ContextItem, Evidence, Span
+
+    def item(document: str, text: str) -> ContextItem:
+        return ContextItem(1, Evidence(Span(document, "v1", 0, len(text), text), 0.9, 0.9, "passage"))
+
+    chat = item("week42/chat.txt", "Farrah: Awesome! With the cones we can run proper drills. Thanks! Sounds great!")
+    assert statements(chat) == ["Farrah: Awesome!", "With the cones we can run proper drills."]
+    assert statements(item("week42/chat.txt", "ChaeSong-hwa: I'm in. Snacks! Thanks!")) == ["ChaeSong-hwa: I'm in.", "Snacks!"]
+    # in a document, every sentence is what it says
+    assert statements(item("faq.md", "Refunds take a week. Thanks!")) == ["Refunds take a week.", "Thanks!"]
+
+
 def test_a_proposal_made_as_a_question_in_a_chat_is_quoted_and_a_documents_question_is_not() -> None:
     """ "How about we practise 'Take Me Home, Country Roads'?" is how Yuriko proposes the song: asked
     what she proposed, the answer quotes it. In a document, "What about refunds?" is a question the

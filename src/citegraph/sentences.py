@@ -207,6 +207,16 @@ def evidence_words(text: str) -> int:
     return sum(1 for w in _WORD.findall(body) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER)
 
 
+def only_chatter(text: str) -> bool:
+    """``text`` (a sentence of a chat message) is chatter alone: each of its words a function word or
+    one of :data:`_CHATTER` ("Thanks!", "Sounds great!", "Let me know!"); "Snacks!" and "You too,
+    Li Hua!" say something."""
+    import_spacy()
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return all((low := w.lower()) in STOP_WORDS or low in _CHATTER for w in _WORD.findall(text))
+
+
 #: A sentence that opens with a personal pronoun, or a demonstrative standing alone ("This is…"):
 #: its subject is in the sentence before it.
 _LEANS = re.compile(

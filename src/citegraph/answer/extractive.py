@@ -19,7 +19,7 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences, parse_markers, split_claims
 from citegraph.models import OPENER, AnswerWarning, ContextItem, Evidence, Span
 from citegraph.question import AGENT, DATE, Question, asks_what_said, holds_type, parse
-from citegraph.sentences import header_field, leans_on_previous, message_speaker, same_paragraph, speakers_named
+from citegraph.sentences import header_field, leans_on_previous, message_speaker, only_chatter, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import content_words, dates_by_kind
 
@@ -89,8 +89,12 @@ def statements(item: ContextItem) -> list[str]:
     pieces = [p for p in pieces if instruction_frame(_bare(p)) is None or _chat_proposal(item, _bare(p))]
     # a directive beside a statement is the message's aside ("Just let me know when you're on your
     # way."); a unit of directives only (a checklist item of two steps) is quoted whole
-    plain = [p for p in pieces if not directs(_bare(p)) or _chat_proposal(item, _bare(p))]
-    return plain or pieces
+    plain = [p for p in pieces if not directs(_bare(p)) or _chat_proposal(item, _bare(p))] or pieces
+    if len(plain) > 1 and message_speaker(item.span.text) is not None:
+        # a chat message's chatter after its first sentence (which names its speaker) says nothing:
+        # "Thanks!", "Sounds great!" are no claims
+        plain = [plain[0], *(p for p in plain[1:] if not only_chatter(p))]
+    return plain
 
 
 _WORDED = re.compile(r"[^\W_]")
