@@ -34,6 +34,7 @@ TARGETS = {
     "negation": 0.97,
     "name_swap": 0.95,
     "role_swap": 0.85,
+    "opposite": 0.9,
     "passive": 0.85,
     "equivalent_quantity": 0.85,
     "pronoun": 0.85,
@@ -331,3 +332,47 @@ def test_a_chat_messages_statement_is_quoted_without_the_question_before_it(chec
     support = checker.verify("they'll need to fly on the 16th.", _span(line))
     assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
     assert checker.verify("Priya Raman: who is sorting out the Toronto flights?", _span(line)).label != Verdict.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("Millbrook Branch is our largest branch.", "Millbrook Branch, on The Green in Millbrook village, is our smallest branch."),
+        (
+            "Before five years of continuous service, you can take a paid sabbatical.",
+            "After five years of continuous service, you can take a paid sabbatical.",
+        ),
+        ("Your accounts are open at 17:00 on your last day.", "Your accounts are closed at 17:00 on your last day."),
+        (
+            "Jonas rejected the budget for the SSO project.",
+            "Jonas approved the budget for the SSO project, and the vendor signed the contract.",
+        ),
+        (
+            "It is performed on a square platform, usually 12 yards by 6 yards.",
+            "It is performed on a square platform, usually 6 yards by 6 yards.",
+        ),
+    ],
+)
+def test_a_sentence_with_one_word_put_for_its_opposite_or_one_number_for_another_is_proven(
+    claim: str, premise: str, checker: CheckingVerifier
+) -> None:
+    """Word for word but one: the trained checker reads the near-identity (it called 53 of 60 such swaps
+    in the development corpora supported); the guard proves the conflict, and no score overrules it."""
+    support = checker.verify(claim, _span(premise))
+    assert support.label == Verdict.CONTRADICTED and support.stage == Stage.GUARDS, support
+    assert any(g.startswith(("opposite conflict", "number conflict")) for g in support.guards), support.guards
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("Millbrook Branch is our smallest branch.", "Millbrook Branch, on The Green in Millbrook village, is our smallest branch."),
+        ("Full-time staff get 25 days of holiday.", "Full-time staff get twenty-five days of holiday."),  # the same number in words
+        ("It was released in 2008.", "It was released in 20082008."),  # a number printed twice is a glitch, not another value
+        ("Open late.", "Closed late."),  # too short to be the same sentence
+    ],
+)
+def test_the_same_words_or_too_few_prove_no_opposite(claim: str, premise: str) -> None:
+    from citegraph.verify.guards import conflicts
+
+    assert not [g for g in conflicts(claim, premise) if g.detail.endswith(("the opposite word", "another number"))]

@@ -184,6 +184,13 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
         ),
         ("Staff can work from home up to three days a week.", "You may work from home for up to three days a week.", None),
         ("Engineers in Leeds work from home two days a week.", "Engineers in Lisbon work from home three days a week.", None),
+        # the same statement but for a word and its opposite
+        ("The library is open on Sundays.", "The library is closed on Sundays.", "opposite"),
+        ("Central Library is closed on Sundays.", "Central Library is open on Sundays from 12:00 to 16:00.", "opposite"),
+        ("Overtime is paid at the higher rate.", "Overtime is paid at the lower rate.", "opposite"),
+        ("The library is open on Sundays.", "The library is closed on Mondays.", None),  # another day: both may hold
+        ("Prices are higher in London.", "Prices are lower in Leeds.", None),  # different places
+        ("Staff arrive 15 minutes before opening.", "Staff leave 15 minutes after closing.", None),  # more than one word apart
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -21,6 +21,7 @@ family                      expected   claim
 ``negation``                not        "not" put in, or "not"/"never"/"no longer" taken out
 ``name_swap``               not        a person or organisation replaced by another of the text's
 ``role_swap``               not        subject and object swapped
+``opposite``                not        one word swapped for its opposite ("smallest" -> "largest", "before" -> "after")
 ``framing_*``               not        the sentence framed, the claim the bare sentence: in a code block,
                                        struck through (``~~``, ``<del>``), marked deprecated, obsolete,
                                        debunked, rumoured or hypothetical, under a heading, after a
@@ -219,6 +220,33 @@ def _pronoun(previous: Any, doc: Any) -> str | None:
     return names[0].text + doc.text[len(first.text) :]
 
 
+#: the opposite family's swaps: written for the family, apart from the guard's own list
+#: (``citegraph.verify.guards``), so that the family measures how much of such swaps the check catches
+_OPPOSITE_WORDS = (
+    "before after, minimum maximum, increase decrease, increased decreased, open closed, more less, higher lower, "
+    "earliest latest, first last, start end, includes excludes, required optional, mandatory optional, public private, "
+    "inside outside, above below, early late, always never, all no, allowed forbidden, permitted prohibited, "
+    "larger smaller, largest smallest, won lost, older younger, oldest youngest, north south, east west, arrive leave, "
+    "buy sell, bought sold, accepted rejected, accept refuse, approved rejected, full empty, free paid, longer shorter, "
+    "up down, under over, faster slower"
+)
+_OPPOSITE: dict[str, str] = {}
+for _pair in _OPPOSITE_WORDS.split(", "):
+    _a, _b = _pair.split()
+    _OPPOSITE.setdefault(_a, _b)
+    _OPPOSITE.setdefault(_b, _a)
+
+
+def _opposite(sentence: str, rng: random.Random) -> str | None:
+    """One word of ``sentence`` (a whole word, not part of a hyphenated one) swapped for its opposite."""
+    found = [m for m in re.finditer(r"(?<![\w-])[A-Za-z]+(?![\w-])", sentence) if m.group().lower() in _OPPOSITE]
+    if not found:
+        return None
+    m = rng.choice(found)
+    other = _OPPOSITE[m.group().lower()]
+    return sentence[: m.start()] + (other.capitalize() if m.group()[0].isupper() else other) + sentence[m.end() :]
+
+
 def make_cases(kind: str, passages: Iterable[Sequence[str]], nlp: Any, *, seed: int = 7) -> list[Case]:
     """Every family's cases from ``passages`` (each a list of consecutive sentences) of one kind of text."""
     rng = random.Random(seed)
@@ -251,6 +279,7 @@ def make_cases(kind: str, passages: Iterable[Sequence[str]], nlp: Any, *, seed: 
             add("negation", sentence, _negation(doc), False)
             add("name_swap", sentence, _name_swap(doc, names, rng), False)
             add("role_swap", sentence, _role_swap(doc), False)
+            add("opposite", sentence, _opposite(sentence, rng), False)
             if i > 0:
                 resolved = _pronoun(parsed[i - 1], doc)
                 add("pronoun", f"{passage[i - 1]} {sentence}", resolved, True)
@@ -276,5 +305,6 @@ FAMILIES: dict[str, bool] = {
     "negation": False,
     "name_swap": False,
     "role_swap": False,
+    "opposite": False,
     **dict.fromkeys(_FRAMES, False),
 }

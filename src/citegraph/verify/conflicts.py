@@ -51,6 +51,7 @@ from citegraph.verify.guards import moment_conflict
 from citegraph.verify.moments import moments, show_moment
 from citegraph.verify.text import (
     DAYS,
+    OPPOSITES,
     content_words,
     counts,
     dates_by_kind,
@@ -59,6 +60,7 @@ from citegraph.verify.text import (
     quantities,
     said_values,
     shared_values,
+    singular,
     tokenize,
 )
 
@@ -84,7 +86,7 @@ SOURCE_CONFLICT_THRESHOLD = 0.9
 class Conflict:
     first: int  #: position of the first claim in the sequence checked
     second: int
-    kind: str  #: ``number`` | ``date`` | ``timing`` | ``polarity`` | ``modality`` | ``judge`` | ``checker``
+    kind: str  #: ``number`` | ``date`` | ``timing`` | ``polarity`` | ``modality`` | ``opposite`` | ``judge`` | ``checker``
     detail: str  #: e.g. ``30 days vs 14 days``
     score: float | None = None  #: the model's P(contradiction), when a model found it
 
@@ -247,7 +249,13 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     wa, wb = content_words(a), content_words(b)
     timing = _timing(a, b, wa, wb)
     if not _same_subject(wa, wb):
-        return timing or _related_values(a, b, wa, wb) or _free_against_price(a, b, wa, wb) or _framed_values(a, b, wa, wb)
+        return (
+            timing
+            or _related_values(a, b, wa, wb)
+            or _free_against_price(a, b, wa, wb)
+            or _framed_values(a, b, wa, wb)
+            or _opposite_words(a, b, wa, wb)
+        )
     qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
         if not shared_values(qa[unit], qb[unit]):
@@ -265,7 +273,26 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     na, nb = has_negation(tokenize(a)), has_negation(tokenize(b))
     if na != nb:
         return "polarity", "negated in one, not in the other"
-    return _free_against_price(a, b, wa, wb)
+    return _free_against_price(a, b, wa, wb) or _opposite_words(a, b, wa, wb)
+
+
+def _opposite_words(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
+    """The same statement but for one word and its opposite ("The library is open on Sundays" / "…is
+    closed on Sundays", "paid at the higher rate" / "…the lower rate"): each says one of the two and
+    not the other, and, the two words set aside, both have the same content words (two at least) and
+    name no different things (:data:`~citegraph.verify.text.OPPOSITES`)."""
+    ta, tb = set(tokenize(a)), set(tokenize(b))
+    for x in sorted(ta - tb):
+        for y in sorted(OPPOSITES.get(x, frozenset()) & (tb - ta)):
+            # the days they name count with their words: "open on Sundays" / "closed on Sundays"
+            rest = (wa | {singular(t) for t in ta if singular(t) in _WEEKDAYS}) - {x, y}
+            if (
+                len(rest) >= 2
+                and rest == (wb | {singular(t) for t in tb if singular(t) in _WEEKDAYS}) - {x, y}
+                and not _different_things(a, b)
+            ):
+                return "opposite", f"{x} vs {y}"
+    return None
 
 
 @lru_cache(maxsize=4096)

@@ -16,6 +16,7 @@ __all__ = [
     "MONTHS",
     "NEGATIONS",
     "NUMBER_WORDS",
+    "OPPOSITES",
     "QUANTIFIERS",
     "QUANTIFIER_WORDS",
     "TOKEN",
@@ -175,6 +176,40 @@ FUNCTION_WORDS = frozenset(
     such other same own very just about over under out up down off via""".split()
 )
 VALUE_WORDS = frozenset(NEGATIONS) | frozenset(NUMBER_WORDS) | frozenset(UNITS) | frozenset(MONTHS) | frozenset(DAYS)
+
+#: Words whose swap for one another turns a sentence into its opposite ("smallest" / "largest",
+#: "before" / "after", "open" / "closed"), each form written out. Written here because no antonym
+#: resource can be installed on these machines (WordNet's data comes from a download, not a package);
+#: kept to words with no common sense in which the swap keeps the meaning (no "left", "on", "fall").
+OPPOSITE_PAIRS = """
+before after, earlier later, earliest latest, early late, first last, beginning end, start end, starts ends,
+started ended, begin end, begins ends, minimum maximum, min max, least most, less more, fewer more, lower higher,
+lowest highest, low high, smaller larger, smallest largest, smaller bigger, smallest biggest, small large, small big,
+shorter longer, shortest longest, short long, younger older, youngest oldest, slower faster, slowest fastest,
+worse better, worst best, below above, under over, lower upper, bottom top, outside inside, external internal,
+south north, west east, southern northern, western eastern, closed open, closes opens, closing opening,
+decrease increase, decreases increases, decreased increased, decreasing increasing, reduce increase, reduces increases,
+reduced increased, fall rise, falls rises, fell rose, exclude include, excludes includes, excluded included,
+excluding including, optional required, optional mandatory, optional compulsory, forbidden allowed, prohibited allowed,
+prohibited permitted, forbidden permitted, banned allowed, forbid allow, forbids allows, rejected accepted,
+rejected approved, reject accept, rejects accepts, refused accepted, declined accepted, private public, never always,
+depart arrive, departs arrives, departed arrived, departure arrival, departures arrivals, leave arrive, leaves arrives,
+sell buy, sells buys, sold bought, seller buyer, lost won, lose win, loses wins, loser winner, defeat victory,
+empty full, paid free, disabled enabled, disable enable, false true, incorrect correct, invalid valid, illegal legal,
+impossible possible, unavailable available, ineligible eligible, unable able, unlikely likely, unknown known,
+negative positive, export import, exports imports, exported imported, output input, exit entrance, exit entry,
+female male, women men, woman man, wife husband, mother father, daughter son, sister brother, girl boy, queen king,
+princess prince, aunt uncle, niece nephew, grandmother grandfather, evening morning, winter summer, weekend weekday,
+weekends weekdays, remove add, removes adds, removed added, junior senior, minor major, cold hot, cold warm, dry wet,
+weak strong, poor rich, narrow wide, thin thick, shallow deep, difficult easy, hard easy, harder easier,
+failure success, failed succeeded, fail pass, failed passed, disagree agree, dislike like, old new, older newer,
+different same, outbound inbound, outgoing incoming, downstairs upstairs, dearer cheaper, lowered raised
+"""
+OPPOSITES: dict[str, frozenset[str]] = {}  #: each word -> its opposites
+for _pair in OPPOSITE_PAIRS.replace("\n", " ").split(","):
+    _a, _b = _pair.split()
+    OPPOSITES[_a] = OPPOSITES.get(_a, frozenset()) | {_b}
+    OPPOSITES[_b] = OPPOSITES.get(_b, frozenset()) | {_a}
 QUANTIFIER_WORDS = frozenset(w for q in QUANTIFIERS for w in q.split())
 
 
