@@ -376,3 +376,24 @@ def test_the_same_words_or_too_few_prove_no_opposite(claim: str, premise: str) -
     from citegraph.verify.guards import conflicts
 
     assert not [g for g in conflicts(claim, premise) if g.detail.endswith(("the opposite word", "another number"))]
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("According to the travel guide, full-time employees get 25 days of paid vacation per year.", True),
+        ("As the handbook says, full-time employees get 25 days of paid vacation per year.", True),
+        ("Full-time employees get 25 days of paid vacation per year, the handbook says.", True),
+        ("According to Sarah Whitfield, full-time employees get 25 days of paid vacation per year.", False),
+        ("Full-time employees get 25 days of paid vacation per year, Sarah Whitfield said.", False),
+        ("According to the travel guide, full-time employees get 30 days of paid vacation per year.", False),
+    ],
+)
+def test_a_cited_sentence_attributed_to_its_source_is_a_quote_and_to_a_stranger_is_not(
+    claim: str, supported: bool, checker: CheckingVerifier
+) -> None:
+    """An answer's own way of citing ("According to the travel guide, …") around the sentence it cites
+    is still that sentence (the checker had called it not supported); a person the text never names
+    did not say it."""
+    support = checker.verify(claim, _span("Full-time employees get 25 days of paid vacation per year."))
+    assert (support.label == Verdict.SUPPORTED) is supported, support

@@ -59,7 +59,15 @@ from citegraph.verify.assertion import NOT_ASSERTED, frame_notes, unkept_frames
 from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.calibration import Calibration, registered
 from citegraph.verify.crossencoder import CrossEncoder, default_cross_encoder
-from citegraph.verify.guards import check_guards, is_clause_quote, is_moved_attribution, is_near_quote, is_whole_quote
+from citegraph.verify.guards import (
+    NOT_PROVEN_FALSE,
+    check_guards,
+    is_attributed_quote,
+    is_clause_quote,
+    is_moved_attribution,
+    is_near_quote,
+    is_whole_quote,
+)
 from citegraph.verify.judge import LLMJudge
 from citegraph.verify.language import language_of
 from citegraph.verify.roles import name_conflict, role_swap, states, substituted_name
@@ -198,7 +206,7 @@ class CheckingVerifier(Verifier):
         if any(g.overrules for g in fired):
             # A proven conflict (another number, date or polarity for the same thing) is a contradiction:
             # on built contradictions it was right every time it fired (bench/contradictions.py).
-            proven = any(g.overrules and g.code != "unrelated" for g in fired)
+            proven = any(g.overrules and g.code not in NOT_PROVEN_FALSE for g in fired)
             return Support(Verdict.CONTRADICTED if proven else Verdict.NOT_SUPPORTED, None, self.name, notes, Stage.GUARDS)
         texts = [s.text for s in spans]
         foreign = _foreign(claim, premise)
@@ -208,7 +216,7 @@ class CheckingVerifier(Verifier):
             proof = substituted_name(claim, premise) or name_conflict(claim, premise) or role_swap(claim, premise)
             if proof is not None:  # a parse's proof overrules any score, as the guards' conflicts do
                 return Support(Verdict.CONTRADICTED, None, self.name, (str(proof), *notes), Stage.GUARDS)
-            whole = is_whole_quote(claim, premise) or is_moved_attribution(claim, premise)
+            whole = is_whole_quote(claim, premise) or is_moved_attribution(claim, premise) or is_attributed_quote(claim, premise)
             if (whole or is_clause_quote(claim, premise)) and not unkept_frames(claim, texts) and (whole or states(claim)):
                 # the cited sentence itself, or whole clauses of it that state something (a subject and its
                 # verb: not "Dick Van Dyke, David Tomlinson."), asserted and unframed: no score can add to that

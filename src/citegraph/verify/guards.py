@@ -87,30 +87,36 @@ from citegraph.verify.text import (
 )
 
 __all__ = [
+    "NOT_PROVEN_FALSE",
     "Guard",
     "check_guards",
     "conflicts",
+    "is_attributed_quote",
     "is_clause_quote",
     "is_near_quote",
     "is_whole_quote",
     "moment_conflict",
     "overruling",
     "signals",
+    "unnamed_attribution",
     "unrelated",
 ]
 
 
 @dataclass(frozen=True)
 class Guard:
-    code: str  #: ``number`` | ``date`` | ``timing`` | ``negation`` | ``opposite`` | ``quantifier`` | ``unrelated``
+    code: str  #: ``number`` | ``date`` | ``timing`` | ``negation`` | ``opposite`` | ``quantifier`` | ``unrelated`` | ``attribution``
     detail: str
     overrules: bool = False  #: proven (a conflict, or an unrelated text): ``not_supported`` whatever a model says
 
     def __str__(self) -> str:
-        if self.overrules and self.code != "unrelated":
+        if self.overrules and self.code not in NOT_PROVEN_FALSE:
             return f"{self.code} conflict: {self.detail}"
         return f"{self.code}: {self.detail}"
 
+
+#: proofs that the cited text does not support a claim, without stating anything against it: ``not_supported``, not ``contradicted``
+NOT_PROVEN_FALSE = frozenset({"unrelated", "attribution"})
 
 _NEAR = 2  #: tokens either side of a date that say what it is the date of
 
@@ -395,9 +401,35 @@ def unrelated(claim: str, premise: str) -> list[Guard]:
     return [Guard("unrelated", f"the claim states {shown}; the cited text states no number and shares no word with it", overrules=True)]
 
 
+def unnamed_attribution(claim: str, premise: str) -> list[Guard]:
+    """The claim puts an attribution to a person around what it says ("According to Sarah Whitfield,
+    …", "…, Sarah Whitfield said.") and the cited text never names that person: whatever the rest, the
+    text does not say that she said it. Overrules, as ``not_supported``. (An attribution to no one the
+    text leaves out, "According to the travel guide, …", is the claim's way of citing: see
+    :func:`is_attributed_quote`.) Claims that add other names, numbers or clauses to a whole cited
+    sentence were tried as a proof too and not kept: on the shared data's human-labelled answers most
+    of them were labelled supported (docs/results/2026-12-07/opposite-words/)."""
+    text = claim.strip()
+    found = _HEAD_ATTRIBUTION.match(text) or _TAIL_ATTRIBUTION.match(text)
+    if found is None or len(written_sentences(text)) > 1:  # a summary's "…, say CNN's Carol Costello" ends its last sentence only
+        return []
+    frame = text[: found.start("body")] + text[found.end("body") :]
+    theirs = set(tokenize(premise))
+    if not set(tokenize(frame)) - theirs:
+        return []
+    from citegraph.verify.assertion import parse  # a parse only for a claim that attributes itself
+
+    people = [t.text for t in parse(frame) if t.ent_type_ == "PERSON" and t.lower_ not in theirs]
+    if not people:
+        return []
+    return [Guard("attribution", f"the claim attributes itself to {' '.join(people)}, whom the cited text never names", overrules=True)]
+
+
 def overruling(claim: str, premise: str) -> list[Guard]:
-    """The guards that overrule: value conflicts, and a text unrelated to a claim that states a number."""
-    return [*conflicts(claim, premise), *unrelated(claim, premise)]
+    """The guards that overrule: value conflicts, a text unrelated to a claim that states a number, and
+    an attribution to a person the text never names."""
+    found = [*conflicts(claim, premise), *unrelated(claim, premise)]
+    return found or unnamed_attribution(claim, premise)
 
 
 def check_guards(claim: str, premise: str) -> list[Guard]:
@@ -491,6 +523,22 @@ def is_moved_attribution(claim: str, premise: str) -> bool:
         if moved and mine == _without_that(theirs):
             return True
     return False
+
+
+#: an attribution at a claim's head: "According to the travel guide, …", "As the handbook says, …"
+_HEAD_ATTRIBUTION = re.compile(
+    rf"^\s*(?:according to [^,]{{1,60}}|as [^,]{{1,60}}?\s+(?:{'|'.join(sorted(_SPEECH))}|puts it|explains)),\s*(?P<body>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_attributed_quote(claim: str, premise: str) -> bool:
+    """The claim is a whole cited sentence with an attribution put around it, the claim's own way of
+    citing: "According to the travel guide, full-time employees get 25 days…" of "Full-time employees get
+    25 days…", or "…, the handbook says." A person named in the attribution that the cited text does not
+    name is proven unsupported before this is asked (:func:`unnamed_attribution`)."""
+    found = _HEAD_ATTRIBUTION.match(claim) or _TAIL_ATTRIBUTION.match(claim.strip())
+    return found is not None and is_whole_quote(found["body"], premise)
 
 
 def _without_that(words: list[str]) -> list[str]:
