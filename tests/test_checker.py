@@ -196,7 +196,7 @@ def test_a_conflict_names_what_found_it() -> None:
         def contradictions(self, pairs: Sequence[tuple[str, str]], *, fast: bool = False) -> list[PairCheck]:
             return [PairCheck(0.9, by=self.by) for _ in pairs]
 
-    claims = ["The city museum is closed to visitors in winter.", "The city museum is open to visitors in winter."]  # no rule sees it
+    claims = ["The city museum welcomes visitors in winter.", "The city museum turns visitors away in winter."]  # no rule sees it
     for by in ("checker", "judge"):
         (conflict,) = find_conflicts(claims, Answering(by)).conflicts
         assert conflict.kind == by and conflict.detail.startswith(f"the {by} finds them contradictory")
