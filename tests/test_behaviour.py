@@ -351,6 +351,7 @@ def test_a_chat_messages_statement_is_quoted_without_the_question_before_it(chec
             "It is performed on a square platform, usually 12 yards by 6 yards.",
             "It is performed on a square platform, usually 6 yards by 6 yards.",
         ),
+        ("Staff may wear their badges at all times.", "Staff must wear their badges at all times."),  # a possibility is no obligation
     ],
 )
 def test_a_sentence_with_one_word_put_for_its_opposite_or_one_number_for_another_is_proven(
@@ -397,3 +398,18 @@ def test_a_cited_sentence_attributed_to_its_source_is_a_quote_and_to_a_stranger_
     did not say it."""
     support = checker.verify(claim, _span("Full-time employees get 25 days of paid vacation per year."))
     assert (support.label == Verdict.SUPPORTED) is supported, support
+
+
+def test_a_name_put_in_the_place_of_another_the_text_names_is_not_supported(checker: CheckingVerifier) -> None:
+    """ "Colin Hart chairs the Board" of "Helen Okafor chairs the Board; Colin Hart is its treasurer": both
+    names are in the text, so no name is new, and the checker reads the near-identity as supported. Not
+    supported (not contradicted: "Hardwicke directed Twilight" is not contradicted by "Hardwicke directed
+    Red Riding Hood"); a name spelled wrong is no other name."""
+    premise = "Helen Okafor chairs the Board; Colin Hart is its treasurer."
+    support = checker.verify("Colin Hart chairs the Board.", _span(premise))
+    assert support.label == Verdict.NOT_SUPPORTED and support.stage == Stage.GUARDS, support
+    assert support.guards[0].startswith("other_name"), support.guards
+    assert checker.verify("Helen Okafor chairs the Board.", _span(premise)).label == Verdict.SUPPORTED
+    from citegraph.verify.guards import conflicts
+
+    assert not conflicts("Seasmus Heaney wrote the new Beowulf translation.", "Seamus Heaney wrote the new Beowulf translation.")

@@ -105,7 +105,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Guard:
-    code: str  #: ``number`` | ``date`` | ``timing`` | ``negation`` | ``opposite`` | ``quantifier`` | ``unrelated`` | ``attribution``
+    code: str  #: ``number`` | ``date`` | ``timing`` | ``negation`` | ``opposite`` | ``quantifier`` | ``unrelated`` | ``attribution`` | ``other_name``
     detail: str
     overrules: bool = False  #: proven (a conflict, or an unrelated text): ``not_supported`` whatever a model says
 
@@ -116,7 +116,7 @@ class Guard:
 
 
 #: proofs that the cited text does not support a claim, without stating anything against it: ``not_supported``, not ``contradicted``
-NOT_PROVEN_FALSE = frozenset({"unrelated", "attribution"})
+NOT_PROVEN_FALSE = frozenset({"unrelated", "attribution", "other_name"})
 
 _NEAR = 2  #: tokens either side of a date that say what it is the date of
 
@@ -241,7 +241,7 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
     if not sentences:
         # a claim of several sentences (a chat message) is related to no one of them: it can still be
         # the cited text with one word put for its opposite
-        opposite = _one_apart(tokenize(claim), [*every, premise])
+        opposite = _one_apart(claim, [*every, premise])
         return [opposite] if opposite else []
     found: list[Guard] = []
     bare = {v for v, u in numbers_in(tokenize(premise)) if u is None}  # numbers the cited text gives without a unit
@@ -293,52 +293,88 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
         flipped = next((f for f in (_one_negator_apart(claim_tokens, tokenize(s)) for s in sentences) if f), None)
         if flipped:
             found.append(Guard("negation", flipped, overrules=True))
-    opposite = _one_apart(claim_tokens, [*sentences, premise])
+    opposite = _one_apart(claim, [*sentences, premise])
     if opposite and not any(g.code == opposite.code for g in found):
         found.append(opposite)
     return found
 
 
-def _one_apart(claim: list[str], texts: list[str]) -> Guard | None:
-    """The conflict of the first of ``texts`` the claim is one opposite word (``opposite``) or one number
-    (``number``) apart from (:func:`_one_opposite_apart`)."""
-    said = next((f for f in (_one_opposite_apart(claim, tokenize(t)) for t in texts) if f), None)
-    if said is None:
-        return None
-    return Guard("number" if said.endswith("another number") else "opposite", said, overrules=True)
-
-
 _NEGATORS = frozenset({"not", "n't", "never"})
 
 
-def _one_opposite_apart(claim: list[str], sentence: list[str]) -> str | None:
+def _one_apart(claim: str, texts: list[str]) -> Guard | None:
+    """The conflict of the first of ``texts`` the claim is one opposite word (``opposite``), one number
+    (``number``) or one name (``other_name``: not supported, not contradicted, as "Hardwicke directed
+    Twilight" is by "Hardwicke directed Red Riding Hood") apart from (:func:`_one_opposite_apart`)."""
+    mine = tokenize(claim)
+    premise = texts[-1] if texts else ""
+    # a name the cited text never mentions is the parse's proof (roles.substituted_name); here, one it
+    # mentions in another place ("Colin Hart is its treasurer")
+    names = (_names_in(claim) | _names_in(premise)) & set(tokenize(premise))
+    for text in texts:
+        said = _one_opposite_apart(mine, tokenize(text), names)
+        if said is not None:
+            code = "number" if said.endswith("another number") else "other_name" if said.endswith("another name") else "opposite"
+            return Guard(code, said, overrules=True)
+    return None
+
+
+#: what may stand before a name and is none itself ("Ms Okafor" is "Helen Okafor")
+_TITLES = frozenset("mr mrs ms miss dr prof sir dame lord lady cllr rev st".split())
+
+
+def _names_in(text: str) -> set[str]:
+    """The words (case folded) that ``text`` writes as a name: a run of capitalised words of which one
+    stands past a sentence's first word ("Helen Okafor", "Colin Hart" after a semicolon; not "Managers"
+    opening a sentence)."""
+    names: set[str] = set()
+    for m in re.finditer(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*", text):
+        words = m.group().split()
+        opening = m.start() == 0 or re.search(r"[.!?:;]\s*$", text[: m.start()]) is not None
+        if len(words) > 1 or not opening:
+            names |= {singular(w.lower()) for w in words}
+    return names
+
+
+def _one_opposite_apart(claim: list[str], sentence: list[str], names: frozenset[str] | set[str] = frozenset()) -> str | None:
     """The claim is the sentence, or its words in order with some left out (none of them a negator),
     word for word but for one word swapped for its opposite ("Millbrook is our largest branch" of
     "Millbrook, on The Green, is our smallest branch", "Before five years of service…" of "After five
-    years…") or one number for another: what it says, else None. A trained checker reads such a pair as
-    the near-identity it almost is (it called 53 of 60 such swaps in the development corpora supported)."""
+    years…"), one number for another, or one name for another that shares no word with it ("Colin Hart
+    chairs the Board" of "Helen Okafor chairs the Board; Colin Hart is its treasurer": ``names`` are the
+    words written as names): what it says, else None. A trained checker reads such a pair as the
+    near-identity it almost is (it called 53 of 60 opposite-word swaps in the development corpora supported)."""
     if len(claim) < 4:
         return None
-    swapped: tuple[str, str] | None = None
+    swapped: tuple[list[str], list[str]] | None = None
+    same = 0
     for op, i1, i2, j1, j2 in SequenceMatcher(None, sentence, claim, autojunk=False).get_opcodes():
         if op == "equal":
+            same += i2 - i1
             continue
         if op == "delete" and not _NEGATORS & set(sentence[i1:i2]):
             continue
-        if op != "replace" or i2 - i1 != 1 or j2 - j1 != 1 or swapped is not None:
+        if op != "replace" or swapped is not None:
             return None
-        swapped = (sentence[i1], claim[j1])
-    if swapped is None:
+        swapped = (sentence[i1:i2], claim[j1:j2])
+    if swapped is None or 2 * same < len(claim):  # the same sentence: most of the claim's words are its words
         return None
     theirs, mine = swapped
-    if mine in OPPOSITES.get(theirs, frozenset()):
-        return f"the claim says '{mine}' where the cited text says '{theirs}': the same sentence, the opposite word"
-    said, stated = numbers_in([mine]), numbers_in([theirs])
-    short, long = sorted((mine, theirs), key=len)
+    spelled_alike = any(SequenceMatcher(None, a, b).ratio() >= 0.75 for a in theirs for b in mine)  # "Seasmus" for "Seamus"
+    if all(singular(w) in names and w not in _TITLES for w in [*theirs, *mine]) and not {*theirs} & {*mine} and not spelled_alike:
+        # a name for a name, sharing no word: "Colin Hart" is not "Helen Okafor" (but "Ms Okafor" may be)
+        return f"the claim says {' '.join(mine)} where the cited text says {' '.join(theirs)}: the same sentence, another name"
+    if len(theirs) != 1 or len(mine) != 1:
+        return None
+    (theirs_word,), (mine_word,) = theirs, mine
+    if mine_word in OPPOSITES.get(theirs_word, frozenset()):
+        return f"the claim says '{mine_word}' where the cited text says '{theirs_word}': the same sentence, the opposite word"
+    said, stated = numbers_in([mine_word]), numbers_in([theirs_word])
+    short, long = sorted((mine_word, theirs_word), key=len)
     doubled = len(long) % len(short) == 0 and short * (len(long) // len(short)) == long  # "20082008": a glitch, not a value
     if said and stated and said[0][0] != stated[0][0] and not doubled:
         # "usually 12 yards by 6 yards" of "usually 6 yards by 6 yards": the unit's other value is still there
-        return f"the claim says {mine} where the cited text says {theirs}: the same sentence, another number"
+        return f"the claim says {mine_word} where the cited text says {theirs_word}: the same sentence, another number"
     return None
 
 

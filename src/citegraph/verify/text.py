@@ -180,7 +180,8 @@ VALUE_WORDS = frozenset(NEGATIONS) | frozenset(NUMBER_WORDS) | frozenset(UNITS) 
 #: Words whose swap for one another turns a sentence into its opposite ("smallest" / "largest",
 #: "before" / "after", "open" / "closed"), each form written out. Written here because no antonym
 #: resource can be installed on these machines (WordNet's data comes from a download, not a package);
-#: kept to words with no common sense in which the swap keeps the meaning (no "left", "on", "fall").
+#: kept to words with no common sense in which the swap keeps the meaning (no "left", "on", "fall");
+#: "must" against "may", "can", "might", "could": an obligation is not a possibility.
 OPPOSITE_PAIRS = """
 before after, earlier later, earliest latest, early late, first last, beginning end, start end, starts ends,
 started ended, begin end, begins ends, minimum maximum, min max, least most, less more, fewer more, lower higher,
@@ -203,7 +204,8 @@ princess prince, aunt uncle, niece nephew, grandmother grandfather, evening morn
 weekends weekdays, remove add, removes adds, removed added, junior senior, minor major, cold hot, cold warm, dry wet,
 weak strong, poor rich, narrow wide, thin thick, shallow deep, difficult easy, hard easy, harder easier,
 failure success, failed succeeded, fail pass, failed passed, disagree agree, dislike like, old new, older newer,
-different same, outbound inbound, outgoing incoming, downstairs upstairs, dearer cheaper, lowered raised
+different same, outbound inbound, outgoing incoming, downstairs upstairs, dearer cheaper, lowered raised,
+may must, might must, can must, could must, yesterday tomorrow, previous next, last next, past future
 """
 OPPOSITES: dict[str, frozenset[str]] = {}  #: each word -> its opposites
 for _pair in OPPOSITE_PAIRS.replace("\n", " ").split(","):
