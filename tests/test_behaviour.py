@@ -413,3 +413,31 @@ def test_a_name_put_in_the_place_of_another_the_text_names_is_not_supported(chec
     from citegraph.verify.guards import conflicts
 
     assert not conflicts("Seasmus Heaney wrote the new Beowulf translation.", "Seamus Heaney wrote the new Beowulf translation.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise", "supported"),
+    [
+        ("Employees receive private medical insurance.", "Only full-time employees receive private medical insurance.", False),
+        (
+            "Laptops are replaced every three years.",
+            "Laptops are replaced every three years, except for engineers, whose laptops are replaced every two years.",
+            False,
+        ),
+        ("Parking at the Leeds office is free for staff.", "Until March 2024, parking at the Leeds office was free for staff.", False),
+        ("Refunds are issued within 14 days.", "Refunds are issued within 14 days, but only for annual plans.", False),
+        # the scoped part kept, or a clause the qualifier is not in: supported as before
+        ("Full-time employees receive private medical insurance.", "Only full-time employees receive private medical insurance.", True),
+        ("The café is open on weekdays.", "The café is only open on weekdays.", True),
+        ("Maria Lopez joined the company in 2015.", "Maria Lopez joined the company in 2015 and only later led the design team.", True),
+        ("Good sleep matters for health and mood.", "Good sleep matters not only for health but also for mood.", True),
+    ],
+)
+def test_a_trimmed_quote_that_drops_what_scopes_its_sentence_is_no_support(
+    claim: str, premise: str, supported: bool, checker: CheckingVerifier
+) -> None:
+    """A near-quote that leaves out "only", "except" or "until" with what it scopes says more than its
+    sentence; the checker read all such probes as supported. It is not shown as supported (the checker
+    is asked as for a framed quote, and says so)."""
+    support = checker.verify(claim, _span(premise))
+    assert (support.label == Verdict.SUPPORTED) is supported, support

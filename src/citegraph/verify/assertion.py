@@ -43,7 +43,17 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from citegraph.verify.text import content_words, has_phrase, premise_sentences, quoted_sentences, related, sentences_quoting, tokenize
+from citegraph.verify.text import (
+    FUNCTION_WORDS,
+    content_words,
+    has_phrase,
+    premise_sentences,
+    quoted_sentences,
+    related,
+    sentences_quoting,
+    tokenize,
+    written_sentences,
+)
 
 __all__ = [
     "NEVER_QUOTED",
@@ -52,6 +62,7 @@ __all__ = [
     "FrameKind",
     "asserts",
     "directs",
+    "drops_scope",
     "frame_note",
     "frame_notes",
     "frames",
@@ -313,6 +324,39 @@ def _later_clause(claim_words: list[str], quoted: list[str]) -> list[str]:
 def _hedges_only(frame: Frame, later: list[str]) -> bool:
     """The frame is a hedge whose every word is in the contrasting later clause only."""
     return bool(later) and frame.kind is FrameKind.HEDGED and all(m in _CLAUSE_HEDGES and has_phrase(later, m) for m in frame.markers)
+
+
+#: qualifiers that scope what their sentence says to part of it: a trimmed quote that drops one says more
+_SCOPING = frozenset({"only", "except", "until"})
+
+
+def drops_scope(frame: Frame, premise: str, claim: str) -> bool:
+    """``frame`` (one ``claim`` does not carry) is a qualifier that scopes the clause the claim quotes
+    ("only", "except", "until": its verb is the claim's) and the claim leaves out more of that sentence
+    than the word: "Employees receive private medical insurance." of "Only full-time employees receive…"
+    says more than its sentence; "Full-time employees receive…" says less, and is supported; "Maria Lopez
+    joined in 2015." of "…in 2015 and only later led design" quotes a clause the "only" is not in. The
+    "only" of "not only … but also" adds and scopes nothing."""
+    if frame.kind is not FrameKind.QUALIFIED or len(written_sentences(claim)) > 1:  # a summary says its sentences in its own words
+        return False
+    scoping = set(frame.markers) & _SCOPING
+    if "only" in scoping and re.search(r"\bnot only\b", premise, re.IGNORECASE):
+        scoping.discard("only")
+    if not scoping:
+        return False
+    said = parse(claim)
+    mine, lemmas = {t.lower_ for t in said}, {t.lemma_.lower() for t in said}
+    for doc in (parse(s) for s in premise_sentences(premise)):
+        for token in doc:
+            if token.lower_ not in scoping:
+                continue
+            verb = token
+            while verb.pos_ not in ("VERB", "AUX") and verb.head is not verb:
+                verb = verb.head
+            left_out = {t.lower_ for t in doc if t.is_alpha or t.like_num} - mine - scoping - FUNCTION_WORDS
+            if verb.lemma_.lower() in lemmas and left_out:
+                return True
+    return False
 
 
 def frame_note(frame: Frame) -> str:

@@ -55,7 +55,7 @@ from dataclasses import replace
 
 from citegraph.errors import ModelOutputError, ModelUnavailable
 from citegraph.models import Span, Stage, Support, Verdict
-from citegraph.verify.assertion import NOT_ASSERTED, frame_notes, unkept_frames
+from citegraph.verify.assertion import NOT_ASSERTED, drops_scope, frame_notes, unkept_frames
 from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.calibration import Calibration, registered
 from citegraph.verify.crossencoder import CrossEncoder, default_cross_encoder
@@ -230,7 +230,10 @@ class CheckingVerifier(Verifier):
         if checking:
             # the rules' frames veto a quote only: the checker weighs framing itself (it was trained on it),
             # and reported speech is how news and minutes state their facts
-            quote_framed = quote and any(f.kind in NOT_ASSERTED for f in unkept)
+            # and a trimmed quote that drops the word scoping its sentence ("Only full-time employees…" quoted
+            # as "Employees…", "…every three years, except for engineers" as "…every three years") says more
+            # than its sentence: the checker reads the near-identity as support (8 of 8 such probes)
+            quote_framed = quote and any(f.kind in NOT_ASSERTED or drops_scope(f, premise, claim) for f in unkept)
             checked, screen_note = self._checked(claim, premise, quote_framed)
             if checked is not None:
                 more = (*(("near_quote",) if quote else ()), *frame_notes([f for f in unkept if f.kind in NOT_ASSERTED]))
