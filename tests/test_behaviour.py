@@ -441,3 +441,19 @@ def test_a_trimmed_quote_that_drops_what_scopes_its_sentence_is_no_support(
     is asked as for a framed quote, and says so)."""
     support = checker.verify(claim, _span(premise))
     assert (support.label == Verdict.SUPPORTED) is supported, support
+
+
+def test_not_possible_to_do_something_negates_doing_it(checker: CheckingVerifier) -> None:
+    """ "It is not possible to renew items reserved by someone else." denies "You can renew items reserved
+    by someone else." (the checker called it supported): "not possible to", "not allowed to", "not able to"
+    negate the verb after them."""
+    support = checker.verify(
+        "You can renew items reserved by someone else.", _span("It is not possible to renew items reserved by someone else.")
+    )
+    assert (support.label, support.stage) == (Verdict.CONTRADICTED, Stage.GUARDS), support
+    assert (
+        checker.verify(
+            "Items reserved by someone else cannot be renewed.", _span("It is not possible to renew items reserved by someone else.")
+        ).label
+        != Verdict.CONTRADICTED
+    )

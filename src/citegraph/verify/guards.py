@@ -165,6 +165,10 @@ def _content(token: str) -> bool:
     )
 
 
+#: words that say whether something can be done: negated, they negate the verb after "to"
+_MODAL_ADJECTIVES = frozenset({"possible", "allowed", "permitted", "able"})
+
+
 def _predicates(tokens: list[str]) -> tuple[set[str], set[str]]:
     """(stems this text negates, stems it states without a negation before them). A negator's
     predicate is the first word after it, past auxiliaries and articles, if that is a content word."""
@@ -180,6 +184,11 @@ def _predicates(tokens: list[str]) -> tuple[set[str], set[str]]:
             if tokens[j] not in _NOT_NEGATING and _content(tokens[j]):
                 negated.add(_stem(tokens[j]))
                 claimed.add(j)
+                # "not possible to renew", "not allowed to park": the verb after is what is negated too
+                k = j + 2
+                if tokens[j] in _MODAL_ADJECTIVES and k < len(tokens) and tokens[j + 1] == "to" and _content(tokens[k]):
+                    negated.add(_stem(tokens[k]))
+                    claimed.add(k)
             break
     plain = {_stem(t) for i, t in enumerate(tokens) if i not in claimed and _content(t) and t not in _SCOPING_NEGATORS}
     return negated, plain
