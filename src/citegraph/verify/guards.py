@@ -38,7 +38,14 @@ class of error, in two strengths:
   and 36% of AttributionBench's; the conflicts fire on 0.1%, 0% and 0.2% of them
   (``bench/guard_rates.py``, docs/results/2026-11-30/guards.md).
 
-Both are pure functions of the two texts (regular expressions, no parse): about 0.3 ms per pair.
+* **one word apart**, which overrules as well: the claim that is a cited sentence but for one name put
+  for another the text names elsewhere (``other_name``, "Colin Hart chairs the Board" of "Helen Okafor
+  chairs the Board; Colin Hart is its treasurer"), and an attribution to a person the text never names
+  (``attribution``, "According to Sarah Whitfield, …"), are ``not_supported``, not ``contradicted``: the
+  text does not say it, and need not deny it. "Not possible / allowed / able to VERB" negates the verb.
+
+All are pure functions of the two texts (regular expressions; a parse only for a claim that attributes
+itself to someone): about 0.3 ms per pair.
 
 Why this file is long (about 500 lines): every proof the guards give (values, dates, timing,
 negation, a word put for its opposite) and the quote tests the cascade asks before any model
@@ -449,8 +456,8 @@ def unrelated(claim: str, premise: str) -> list[Guard]:
 def unnamed_attribution(claim: str, premise: str) -> list[Guard]:
     """The claim puts an attribution to a person around what it says ("According to Sarah Whitfield,
     …", "…, Sarah Whitfield said.") and the cited text never names that person: whatever the rest, the
-    text does not say that she said it. Overrules, as ``not_supported``. (An attribution to no one the
-    text leaves out, "According to the travel guide, …", is the claim's way of citing: see
+    text does not say that she said it. Overrules, as ``not_supported``. (An attribution that names no
+    one the text leaves out, "According to the travel guide, …", is the claim's way of citing: see
     :func:`is_attributed_quote`.) Claims that add other names, numbers or clauses to a whole cited
     sentence were tried as a proof too and not kept: on the shared data's human-labelled answers most
     of them were labelled supported (docs/results/2026-12-07/opposite-words/)."""
