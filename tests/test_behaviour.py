@@ -457,3 +457,25 @@ def test_not_possible_to_do_something_negates_doing_it(checker: CheckingVerifier
         ).label
         != Verdict.CONTRADICTED
     )
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise", "supported"),
+    [
+        ("A replacement card costs 5 pounds.", "A replacement card costs £5.", True),
+        ("The budget is £1000 per person.", "The budget is £1,000 per person.", True),
+        ("The hotel limit is €160 per night.", "The hotel limit is EUR 160 per night.", True),
+        ("The review is on 4 January 2025.", "The review is on 4 Jan 2025.", True),
+        # another currency is another sum, however alike the words: no quote
+        ("A replacement card costs $5.", "A replacement card costs £5.", False),
+        ("A replacement card costs 6 pounds.", "A replacement card costs £5.", False),
+    ],
+)
+def test_the_same_sum_or_date_written_another_way_is_supported(
+    claim: str, premise: str, supported: bool, checker: CheckingVerifier
+) -> None:
+    """ "5 pounds" for "£5", "£1000" for "£1,000", "€160" for "EUR 160": the checker called each
+    contradicted; they reach it written as the cited text writes them. "January" for "Jan" is no other
+    name. And "$5" for "£5" was a quote (a symbol is no word): the quote stage now keeps currencies."""
+    support = checker.verify(claim, _span(premise))
+    assert (support.label == Verdict.SUPPORTED) is supported, support

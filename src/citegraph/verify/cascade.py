@@ -72,7 +72,7 @@ from citegraph.verify.judge import LLMJudge
 from citegraph.verify.language import language_of
 from citegraph.verify.roles import name_conflict, role_swap, states, substituted_name
 from citegraph.verify.screen import Screen
-from citegraph.verify.text import content_words, in_premise_units
+from citegraph.verify.text import content_words, in_premise_units, in_same_figures, money_kept
 
 __all__ = ["CheckingVerifier"]
 
@@ -155,7 +155,7 @@ class CheckingVerifier(Verifier):
         if checker is None:
             return None, self._checker_error
         # quantities the normaliser proves equal are said the premise's way ("a month" -> "30 days")
-        p_sup, p_con = (float(v) for v in checker.scores([(premise, in_premise_units(claim, premise))])[0])
+        p_sup, p_con = (float(v) for v in checker.scores([(premise, in_same_figures(in_premise_units(claim, premise), premise))])[0])
         head = self.judge.head if self.judge is not None else None
         settle = head.settle if head is not None and head.settle else checker.card.settle
         if self.judge is not None:  # settle only what it is sure of; the judge takes the rest
@@ -217,7 +217,12 @@ class CheckingVerifier(Verifier):
             if proof is not None:  # a parse's proof overrules any score, as the guards' conflicts do
                 return Support(Verdict.CONTRADICTED, None, self.name, (str(proof), *notes), Stage.GUARDS)
             whole = is_whole_quote(claim, premise) or is_moved_attribution(claim, premise) or is_attributed_quote(claim, premise)
-            if (whole or is_clause_quote(claim, premise)) and not unkept_frames(claim, texts) and (whole or states(claim)):
+            if (
+                (whole or is_clause_quote(claim, premise))
+                and not unkept_frames(claim, texts)
+                and (whole or states(claim))
+                and money_kept(claim, premise)
+            ):
                 # the cited sentence itself, or whole clauses of it that state something (a subject and its
                 # verb: not "Dick Van Dyke, David Tomlinson."), asserted and unframed: no score can add to that
                 return Support(Verdict.SUPPORTED, None, "quote", ("exact_quote", *notes), Stage.QUOTE)

@@ -86,6 +86,10 @@ def substituted_name(claim: str, premise: str) -> Proof | None:
         initials = "".join(w[0] for w in taken if w.lower() not in FUNCTION_WORDS).upper()
         if " ".join(put) in (initials, "".join(w[0] for w in taken).upper()):
             continue  # an acronym of the name it replaces ("IBM" for "International Business Machines")
+        if len(taken) == len(put) and all(
+            p.lower().startswith(t.lower()) or t.lower().startswith(p.lower()) for t, p in zip(taken, put, strict=True)
+        ):
+            continue  # a word cut short ("Jan" for "January", "Prof" for "Professor"): the same name
         if not (_capitalised(taken) and _capitalised(put)) or _mentions(" ".join(put), premise):
             continue
         if a > 0 or c > 0 or _opens_with_name(sentence, theirs, b):

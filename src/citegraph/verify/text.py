@@ -30,7 +30,9 @@ __all__ = [
     "has_negation",
     "has_phrase",
     "in_premise_units",
+    "in_same_figures",
     "measured",
+    "money_kept",
     "numbers_in",
     "premise_sentences",
     "quantities",
@@ -422,6 +424,67 @@ def same_value(a: float, b: float) -> bool:
 
 def shared_values(a: set[float], b: set[float]) -> bool:
     return any(same_value(x, y) for x in a for y in b)
+
+
+_AMOUNT = re.compile(
+    r"(?P<sym>[£€$])\s?(?P<n1>\d[\d,]*(?:\.\d+)?)"
+    r"|\b(?P<code>GBP|EUR|USD)\s?(?P<n2>\d[\d,]*(?:\.\d+)?)"
+    r"|(?P<n3>\d[\d,]*(?:\.\d+)?)\s?(?P<word>pounds?|euros?|dollars?|GBP|EUR|USD)\b",
+    re.IGNORECASE,
+)
+_MONEY_MARKS = {
+    "£": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "€": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "$": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+}
+_FIGURE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|(?<![\d.,])\d+(?:\.\d+)?(?![\d,])")
+
+
+def _figure(text: str) -> float | None:
+    """The value of a figure written with or without thousands separators ("1,000", "1000")."""
+    return float(text.replace(",", "")) if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", text) else None
+
+
+def _amounts(text: str) -> list[tuple[str, float, str]]:
+    """``(currency, value, as written)`` of every sum of money ``text`` gives: "£5", "5 pounds", "EUR 160", "€160"."""
+    out = []
+    for m in _AMOUNT.finditer(text):
+        mark = (m["sym"] or m["code"] or m["word"] or "").lower()
+        value = _figure(m["n1"] or m["n2"] or m["n3"] or "")
+        if value is not None:
+            out.append((_MONEY_MARKS.get(mark, mark.upper()), value, m.group()))
+    return out
+
+
+def money_kept(claim: str, premise: str) -> bool:
+    """Every sum of money ``claim`` gives is one ``premise`` gives, in the same currency: words compare
+    "costs $5" and "costs £5" alike (a symbol is no word), so a quote must also keep its currencies."""
+    theirs = {(c, v) for c, v, _w in _amounts(premise)}
+    return all((c, v) in theirs for c, v, _w in _amounts(claim))
+
+
+def in_same_figures(claim: str, premise: str) -> str:
+    """``claim`` with each sum of money and each figure that equals one of ``premise``'s but is written
+    another way written as the premise writes it ("5 pounds" for "£5", "€160" for "EUR 160", "1000" for
+    "1,000"): the same value, which a trained checker read as a contradiction (all four such probes)."""
+    out = claim
+    theirs = _amounts(premise)
+    for currency, value, written in _amounts(claim):
+        match = next((w for c, v, w in theirs if c == currency and v == value and w != written), None)
+        if match is not None:
+            out = out.replace(written, match, 1)
+    figures = {_figure(f): f for f in _FIGURE.findall(premise)}
+    for written in _FIGURE.findall(out):
+        same = figures.get(_figure(written))
+        if same is not None and same != written and "," in same + written:  # only the separators differ
+            out = re.sub(rf"(?<![\d.,]){re.escape(written)}(?![\d,])", same, out, count=1)
+    return out
 
 
 def in_premise_units(claim: str, premise: str) -> str:
