@@ -1,7 +1,11 @@
 """The text helpers of the checks: words, numbers with their units, dates, negation, what a text is
 about. Pure functions of a string (regular expressions, no parse), shared by the guards
 (:mod:`citegraph.verify.guards`), the conflict check between claims, the assertion frames and the
-screen's features."""
+screen's features.
+
+Why this file is long (about 550 lines): it is the one vocabulary of values the checks share (numbers
+and their units, sums of money, dates, negators, quantifiers, opposites); each check reading them its
+own way is how a claim and its source came to be compared by different rules."""
 
 from __future__ import annotations
 
