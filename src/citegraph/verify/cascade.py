@@ -237,7 +237,7 @@ class CheckingVerifier(Verifier):
             # and reported speech is how news and minutes state their facts
             # and a trimmed quote that drops the word scoping its sentence ("Only full-time employees…" quoted
             # as "Employees…", "…every three years, except for engineers" as "…every three years") says more
-            # than its sentence: the checker reads the near-identity as support (8 of 8 such probes)
+            # than its sentence: the checker read the near-identity as support (5 of 5 such probes)
             quote_framed = quote and any(f.kind in NOT_ASSERTED or drops_scope(f, premise, claim) for f in unkept)
             checked, screen_note = self._checked(claim, premise, quote_framed)
             if checked is not None:

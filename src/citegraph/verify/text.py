@@ -476,7 +476,7 @@ def money_kept(claim: str, premise: str) -> bool:
 def in_same_figures(claim: str, premise: str) -> str:
     """``claim`` with each sum of money and each figure that equals one of ``premise``'s but is written
     another way written as the premise writes it ("5 pounds" for "£5", "€160" for "EUR 160", "1000" for
-    "1,000"): the same value, which a trained checker read as a contradiction (all four such probes)."""
+    "1,000"): the same value, which a trained checker read as a contradiction (all three such probes)."""
     out = claim
     theirs = _amounts(premise)
     for currency, value, written in _amounts(claim):
