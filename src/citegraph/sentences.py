@@ -198,23 +198,25 @@ def evidence_words(text: str) -> int:
     if entry is None:
         stamp = _TIME_ONLY.match(text)  # a chat app's notice with no speaker ("[12/03/2025, 18:55] Messages and calls…")
         return 0 if stamp is not None and _NO_MESSAGE.fullmatch(text[stamp.end() :]) else len(text.split())
-    import_spacy()  # without its command line, where this is the first use of spaCy
-    from spacy.lang.en.stop_words import STOP_WORDS
-
     body = text[entry.end() - 1 :]
     if _STAMP.fullmatch(body.strip()) or _NO_MESSAGE.fullmatch(body):  # "Time: 20260506_12:00": the entry's date, not evidence
         return 0
-    return sum(1 for w in _WORD.findall(body) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER)
+    return len(_beyond_chatter(body))
+
+
+def _beyond_chatter(text: str) -> list[str]:
+    """The words of ``text`` that are neither function words nor chat's chatter (:data:`_CHATTER`)."""
+    import_spacy()  # without its command line, where this is the first use of spaCy
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return [w for w in _WORD.findall(text) if (low := w.lower()) not in STOP_WORDS and low not in _CHATTER]
 
 
 def only_chatter(text: str) -> bool:
     """``text`` (a sentence of a chat message) is chatter alone: each of its words a function word or
     one of :data:`_CHATTER` ("Thanks!", "Sounds great!", "Let me know!"); "Snacks!" and "You too,
     Li Hua!" say something."""
-    import_spacy()
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return all((low := w.lower()) in STOP_WORDS or low in _CHATTER for w in _WORD.findall(text))
+    return not _beyond_chatter(text)
 
 
 #: A sentence that opens with a personal pronoun, or a demonstrative standing alone ("This is…"):

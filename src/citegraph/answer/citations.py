@@ -22,9 +22,10 @@ from dataclasses import replace
 from typing import Any
 
 from citegraph.models import AnswerStatus, AnswerWarning, Citation, Claim, ClaimStatus, ContextItem, Span, Stage, Support, Verdict
+from citegraph.sentences import ends_asking
 from citegraph.verify.base import Verifier
 from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
-from citegraph.verify.text import content_words, segmenter, written_sentences
+from citegraph.verify.text import content_words, has_phrase, segmenter, written_sentences
 
 SOURCE_CONFLICT_TOP = 3  #: the best-scored context sentences whose disagreements bear on any answer
 
@@ -114,9 +115,7 @@ def resolve_claims(
     # Every check a claim needs: each citation alone, and the cited spans together (up to 3) for
     # claims with several citations.
     # A question quoted word for word states nothing: it is not checked (see :func:`asked`).
-    questions = [
-        bool(valid) and not invalid and asked(text, [item.span.text for item in valid]) for _i, _r, text, _m, invalid, valid in parsed
-    ]
+    questions = [not invalid and asked(text, [item.span.text for item in valid]) for _i, _r, text, _m, invalid, valid in parsed]
     jobs: list[list[tuple[str, Sequence[Span]]]] = []
     for (_index, _raw, text, markers, invalid, valid), question in zip(parsed, questions, strict=True):
         jobs.append([] if question else [(text, [item.span]) for item in valid])
@@ -174,8 +173,6 @@ _ASKED = Support(
     ("asked: a question quoted word for word from the cited text; it states nothing, so there is nothing to check",),
     Stage.QUOTE,
 )
-#: a question ends the text: its "?" followed by nothing but quotes, brackets, emoji or spaces
-_ASKING_END = re.compile(r"\?[\W_]*$")
 
 
 def asked(claim: str, cited: Sequence[str]) -> bool:
@@ -183,20 +180,15 @@ def asked(claim: str, cited: Sequence[str]) -> bool:
     cites: a chat line's "How about some solar-powered lanterns?" quoted for "What did Malfurion
     suggest?". It states nothing: no check can support it, and none should count against the answer
     (:attr:`ClaimStatus.ASKED`). A question the answer words itself is not one: it stays a claim to check."""
-    if not cited or not _ASKING_END.search(claim):
+    if not cited or not ends_asking(claim):
         return False
     words = _words(claim)
-    return bool(words) and all(_holds(_words(text), words) for text in cited)
+    return bool(words) and all(has_phrase(_words(text), " ".join(words)) for text in cited)
 
 
 def _words(text: str) -> list[str]:
+    """Words in any script, case folded (a chat in another language quotes as well)."""
     return re.findall(r"[^\W_]+", text.casefold())
-
-
-def _holds(text: list[str], run: list[str]) -> bool:
-    """``run`` occurs in ``text`` as consecutive words."""
-    n = len(run)
-    return any(text[i : i + n] == run for i in range(len(text) - n + 1) if text[i] == run[0])
 
 
 # Claims the answer stands on: only pairs of these are put to a judge (rules check every pair).

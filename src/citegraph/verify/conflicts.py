@@ -282,15 +282,13 @@ def _opposite_words(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> t
     not the other, and, the two words set aside, both have the same content words (two at least) and
     name no different things (:data:`~citegraph.verify.text.OPPOSITES`)."""
     ta, tb = set(tokenize(a)), set(tokenize(b))
+    # the days they name count with their words: "open on Sundays" / "closed on Sundays"
+    said_a = wa | {singular(t) for t in ta if singular(t) in _WEEKDAYS}
+    said_b = wb | {singular(t) for t in tb if singular(t) in _WEEKDAYS}
     for x in sorted(ta - tb):
         for y in sorted(OPPOSITES.get(x, frozenset()) & (tb - ta)):
-            # the days they name count with their words: "open on Sundays" / "closed on Sundays"
-            rest = (wa | {singular(t) for t in ta if singular(t) in _WEEKDAYS}) - {x, y}
-            if (
-                len(rest) >= 2
-                and rest == (wb | {singular(t) for t in tb if singular(t) in _WEEKDAYS}) - {x, y}
-                and not _different_things(a, b)
-            ):
+            rest = said_a - {x, y}
+            if len(rest) >= 2 and rest == said_b - {x, y} and not _different_things(a, b):
                 return "opposite", f"{x} vs {y}"
     return None
 

@@ -56,6 +56,7 @@ they would each need the others' helpers.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -324,14 +325,16 @@ def _one_apart(claim: str, texts: list[str]) -> Guard | None:
     Twilight" is by "Hardwicke directed Red Riding Hood") apart from (:func:`_one_opposite_apart`)."""
     mine = tokenize(claim)
     premise = texts[-1] if texts else ""
-    # a name the cited text never mentions is the parse's proof (roles.substituted_name); here, one it
-    # mentions in another place ("Colin Hart is its treasurer")
-    names = (_names_in(claim) | _names_in(premise)) & set(tokenize(premise))
+
+    def names() -> set[str]:
+        # a name the cited text never mentions is the parse's proof (roles.substituted_name); here, one
+        # it mentions in another place ("Colin Hart is its treasurer"). Read only when a name is swapped.
+        return (_names_in(claim) | _names_in(premise)) & set(tokenize(premise))
+
     for text in texts:
-        said = _one_opposite_apart(mine, tokenize(text), names)
-        if said is not None:
-            code = "number" if said.endswith("another number") else "other_name" if said.endswith("another name") else "opposite"
-            return Guard(code, said, overrules=True)
+        found = _one_opposite_apart(mine, tokenize(text), names)
+        if found is not None:
+            return Guard(*found, overrules=True)
     return None
 
 
@@ -352,13 +355,13 @@ def _names_in(text: str) -> set[str]:
     return names
 
 
-def _one_opposite_apart(claim: list[str], sentence: list[str], names: frozenset[str] | set[str] = frozenset()) -> str | None:
+def _one_opposite_apart(claim: list[str], sentence: list[str], names: Callable[[], set[str]] = set) -> tuple[str, str] | None:
     """The claim is the sentence, or its words in order with some left out (none of them a negator),
     word for word but for one word swapped for its opposite ("Millbrook is our largest branch" of
     "Millbrook, on The Green, is our smallest branch", "Before five years of service…" of "After five
     years…"), one number for another, or one name for another that shares no word with it ("Colin Hart
-    chairs the Board" of "Helen Okafor chairs the Board; Colin Hart is its treasurer": ``names`` are the
-    words written as names): what it says, else None. A trained checker reads such a pair as the
+    chairs the Board" of "Helen Okafor chairs the Board; Colin Hart is its treasurer": ``names()`` gives
+    the words written as names): ``(code, what it says)`` (``opposite``, ``number``, ``other_name``), else None. A trained checker reads such a pair as the
     near-identity it almost is (it called 53 of 60 opposite-word swaps in the development corpora supported)."""
     if len(claim) < 4:
         return None
@@ -377,20 +380,25 @@ def _one_opposite_apart(claim: list[str], sentence: list[str], names: frozenset[
         return None
     theirs, mine = swapped
     spelled_alike = any(SequenceMatcher(None, a, b).ratio() >= 0.75 for a in theirs for b in mine)  # "Seasmus" for "Seamus"
-    if all(singular(w) in names and w not in _TITLES for w in [*theirs, *mine]) and not {*theirs} & {*mine} and not spelled_alike:
-        # a name for a name, sharing no word: "Colin Hart" is not "Helen Okafor" (but "Ms Okafor" may be)
-        return f"the claim says {' '.join(mine)} where the cited text says {' '.join(theirs)}: the same sentence, another name"
+    if not {*theirs} & {*mine} and not spelled_alike and all(w not in _TITLES for w in [*theirs, *mine]):
+        written = names()
+        if all(singular(w) in written for w in [*theirs, *mine]):
+            # a name for a name, sharing no word: "Colin Hart" is not "Helen Okafor" (but "Ms Okafor" may be)
+            return (
+                "other_name",
+                f"the claim says {' '.join(mine)} where the cited text says {' '.join(theirs)}: the same sentence, another name",
+            )
     if len(theirs) != 1 or len(mine) != 1:
         return None
     (theirs_word,), (mine_word,) = theirs, mine
     if mine_word in OPPOSITES.get(theirs_word, frozenset()):
-        return f"the claim says '{mine_word}' where the cited text says '{theirs_word}': the same sentence, the opposite word"
+        return "opposite", f"the claim says '{mine_word}' where the cited text says '{theirs_word}': the same sentence, the opposite word"
     said, stated = numbers_in([mine_word]), numbers_in([theirs_word])
     short, long = sorted((mine_word, theirs_word), key=len)
     doubled = len(long) % len(short) == 0 and short * (len(long) // len(short)) == long  # "20082008": a glitch, not a value
     if said and stated and said[0][0] != stated[0][0] and not doubled:
         # "usually 12 yards by 6 yards" of "usually 6 yards by 6 yards": the unit's other value is still there
-        return f"the claim says {mine_word} where the cited text says {theirs_word}: the same sentence, another number"
+        return "number", f"the claim says {mine_word} where the cited text says {theirs_word}: the same sentence, another number"
     return None
 
 

@@ -447,12 +447,13 @@ _MONEY_MARKS = {
     "dollar": "USD",
     "dollars": "USD",
 }
-_FIGURE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|(?<![\d.,])\d+(?:\.\d+)?(?![\d,])")
+_FIGURE_SHAPE = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  #: "1,000", "1000", "2.5"
+_FIGURE = re.compile(rf"(?<![\d.,])(?:{_FIGURE_SHAPE})(?![\d,])")
 
 
 def _figure(text: str) -> float | None:
     """The value of a figure written with or without thousands separators ("1,000", "1000")."""
-    return float(text.replace(",", "")) if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", text) else None
+    return float(text.replace(",", "")) if re.fullmatch(_FIGURE_SHAPE, text) else None
 
 
 def _amounts(text: str) -> list[tuple[str, float, str]]:
