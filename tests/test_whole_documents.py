@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from citegraph.embed import HashingEmbedder
+from citegraph.errors import ModelUnavailable
 from citegraph.models import AnswerStatus
 from citegraph.pipeline import CiteGraph
+from citegraph.retrieve import articles
+from citegraph.retrieve.articles import ARTICLE_WEIGHTS, article_order
 from citegraph.retrieve.summary import Request, summary_request
 from citegraph.sentences import SentenceSplitter
 from citegraph.store import SQLiteStore
@@ -301,3 +305,50 @@ def test_the_names_a_summary_question_looks_among_are_read_once_per_graph(pebble
     again = summary.find_target(view, request)
     assert first is not None and again == first and first.document == "travel-policy.md"
     assert read == [request.target]  # only the question's own words
+
+
+ARTICLE = (
+    "A fire at a warehouse in Leeds destroyed thousands of parcels on Tuesday night, the city's fire service said. "
+    "Forty firefighters fought the blaze for six hours before bringing it under control early on Wednesday. "
+    "No one was injured, and the cause of the fire is not yet known. "
+    "The warehouse, on an industrial estate near the ring road, was built in 1987. "
+    "It was bought by a delivery company four years ago. "
+    '"We heard a loud bang and then saw the flames," said one neighbour, who did not want to be named. '
+    "Residents were asked to keep their windows closed because of the smoke. "
+    "The delivery company said customers whose parcels were lost would be contacted this week. "
+    "The ring road reopened on Wednesday afternoon.\n"
+)
+
+
+def test_a_news_article_is_summed_up_by_the_trained_scorer(
+    splitter: SentenceSplitter, minilm: Any, write: Callable[[str, str], Path]
+) -> None:
+    """An article (one section, no chat log) is summed up by the scorer trained on news summaries
+    (``bench/train_summary.py``): three of its sentences, in the document's order, each a checked
+    quote; with the vectors it was fitted on, the ones it ranks first."""
+    folder = write("warehouse-fire.txt", ARTICLE).parent
+    with CiteGraph(SQLiteStore(":memory:"), minilm, splitter=splitter, verifier=CheckingVerifier()) as g:
+        g.ingest([folder])
+        answer = g.ask("Summarize warehouse-fire.txt.")
+        sentences = [s.span.text for s in splitter.split("warehouse-fire.txt", "", ARTICLE)]
+    assert answer.retrieval.summary == "warehouse-fire.txt"
+    quoted = [c.citations[0].span for c in answer.claims]
+    assert len(quoted) == 3 and [s.start for s in quoted] == sorted(s.start for s in quoted)
+    order = article_order(sentences, minilm.embed(sentences), minilm.name)
+    assert order is not None and sorted(s.text for s in quoted) == sorted(sentences[j] for j in order[:3])
+    assert quoted[0].text == sentences[0]  # the lead says what happened
+    assert all(c.status.value == "supported" for c in answer.claims)
+
+
+def test_the_article_scorer_reads_only_the_vectors_it_was_fitted_on_and_only_its_pinned_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another embedder's vectors are not read by weights fitted on MiniLM's (the summary then takes
+    the lead and the sentences nearest the centroid); a changed weights file is refused."""
+    texts = ["One two three four.", "Five six seven eight.", "Nine ten eleven twelve."]
+    assert article_order(texts, HashingEmbedder().embed(texts), HashingEmbedder().name) is None
+    changed = tmp_path / "article-sentences.json"
+    changed.write_text(ARTICLE_WEIGHTS.read_text(encoding="utf-8").replace('"l2"', '"l2 "'), encoding="utf-8")
+    monkeypatch.setattr(articles, "ARTICLE_WEIGHTS", changed)
+    with pytest.raises(ModelUnavailable, match="pinned"):
+        articles.article_scorer.__wrapped__()  # type: ignore[attr-defined]

@@ -255,7 +255,7 @@ class Retriever:
             evidence, drawn = overview_evidence(view, communities(view), overview, query.vector, self.context_size)
             summary = overview.name if evidence else None
         elif target is not None and asked is not None:
-            evidence = summary_evidence(view, target, asked, query.vector)
+            evidence = summary_evidence(view, target, asked, query.vector, embedder=self.embedder.name)
             summary = target.name if evidence else None
         if summary is None:
             evidence, seeds = ranker.rank(query, view, limit)

@@ -15,8 +15,15 @@ of required points quoted went from 0.500 to 0.575, the points quoted from 81 to
 (docs/results/2026-12-05/summary-details/). A document
 of fewer sections gives each section up to :data:`PER_SECTION` sentences, the lead and then those
 nearest the section's centroid (the sentences most like the section as a whole, MEAD's centroid
-choice, Radev et al. 2004; in an article, an earlier sentence a little ahead: :data:`POSITION`). Lead first
-was chosen on the development corpora's eight dev summary questions: the mean share of their required points quoted went from 0.381 (centroid first) to 0.525.
+choice, Radev et al. 2004). Lead first was chosen on the development corpora's eight dev summary
+questions: the mean share of their required points quoted went from 0.381 (centroid first) to 0.525.
+An article (a document of one section that is no chat log or transcript) is read by a trained scorer
+instead (:func:`article_order`): a logistic model over each sentence's place, length, likeness to the
+article's centroid and to its first sentence, and its vector, fitted to the sentences a greedy
+ROUGE-L oracle picks against human summaries of news (``bench/train_summary.py``, SummaRuNNer's
+labels; :mod:`citegraph.retrieve.articles`): "its lead, then the sentences most like its centroid,
+an earlier one a little ahead" stayed under the lead-3 baseline on news (ROUGE-L -0.0037 on 300 test
+articles, docs/results/2026-12-06/news-300/).
 A line of the document's record-keeping ("Version 3.0 · Owner: …", "Last reviewed …", a bare date
 range: :func:`front_matter`) is never a point; choosing each section's first sentence with a figure
 or an obligation instead of its lead was tried and not kept (dev 0.469 -> 0.463). With "about Y", the named document's sentences nearest the question
@@ -44,9 +51,10 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from citegraph.models import Evidence
+from citegraph.retrieve.articles import article_order
 from citegraph.retrieve.names import title_key
 from citegraph.retrieve.view import GraphView
-from citegraph.sentences import is_line_document
+from citegraph.sentences import asks, evidence_words, is_heading, is_line_document
 from citegraph.verify.assertion import instruction_frame
 
 __all__ = [
@@ -66,13 +74,6 @@ __all__ = [
 SUMMARY_SECTIONS = 20  #: the most sections one summary quotes (those nearest the document's centroid, when it has more)
 DECISIONS_PER_SECTION = 8  #: asked what was decided, the most decisions quoted from one section
 PER_SECTION = 3  #: the most sentences of one section, when the document has fewer sections than :data:`SUMMARY_SECTIONS`
-#: in a document of one section that is no chat log or transcript (an article: written lead first),
-#: after the lead its sentences by likeness to its centroid plus ``POSITION`` x (1 - place / length):
-#: an earlier sentence a little ahead of an equally central later one (chosen on the dev split of
-#: HaluEval's news, mean of ROUGE-L and reference sentences supported: 0, 0.1, 0.2, 0.3 gave 0.214,
-#: 0.244, 0.249, 0.248; applied to every section it cost chat logs, whose conversations run in time
-#: order, a third of the sections their summary covered: docs/results/2026-12-04/summary-position/)
-POSITION = 0.2
 #: the share of the named phrase's words a document's or section's name must hold (a word only its body holds counts half)
 NAMED_AT = 0.6
 MIN_WORDS = 3  #: a sentence of fewer words (a list number, "Next review: 2026") is not quoted as a section's gist
@@ -148,6 +149,18 @@ def specific(text: str) -> bool:
     encryption.", "Deleted 30 days after cancellation"), not only a topic ("We keep data only as long
     as we need it.", "Every person has their own named accounts.")."""
     return _SPECIFIC.search(text) is not None
+
+
+def quotable_text(text: str) -> bool:
+    """A sentence a summary may quote, read from its text alone (the view adds that it is no heading):
+    no question, no instruction to the reader, no front matter, :data:`MIN_WORDS` words or more."""
+    return (
+        not asks(text)
+        and not is_heading(text)
+        and evidence_words(text) >= MIN_WORDS
+        and instruction_frame(text) is None
+        and not front_matter(text)
+    )
 
 
 def front_matter(text: str) -> bool:
@@ -367,9 +380,11 @@ def _section(
 
 
 def summary_evidence(
-    view: GraphView, target: Target, request: Request, question_vector: np.ndarray, limit: int = SUMMARY_SECTIONS
+    view: GraphView, target: Target, request: Request, question_vector: np.ndarray, limit: int = SUMMARY_SECTIONS, embedder: str = ""
 ) -> list[Evidence]:
-    """The target's sentences a summary quotes, in document order (see the module's docstring)."""
+    """The target's sentences a summary quotes, in document order (see the module's docstring).
+    ``embedder``: the name of the embedder that made the view's vectors (an article is read by the
+    trained scorer only where it is the one the scorer was fitted on)."""
     rank = view.span_rank
     vectors = view.span_vectors
     texts = view.columns.span_text
@@ -409,25 +424,26 @@ def summary_evidence(
         takes: list[int] = []
         lead_first = len(sections) == 1 and not log  # a text of one section that is no log: an article, written lead first
         for spans, centroid in zip(sections, centroids, strict=True):
-            n = len(spans)
-            near = vectors[spans] @ centroid
-            if lead_first:
-                near = near + POSITION * (1.0 - np.arange(n) / n)  # earlier sentences a little ahead
-            rest = sorted(range(1, n), key=lambda j: (-near[j], rank[spans[j]]))
-            if not (log or lead_first or specific(texts[spans[0]])):
-                # a lead that only names its topic is followed by the section's first sentence that says something specific
-                detail = next((j for j in range(1, n) if specific(texts[spans[j]])), None)
-                if detail is not None:
-                    rest.remove(detail)
-                    rest.insert(0, detail)
-                    details.add(spans[detail])
             ours = [s for s in spans if s in agreed][:DECISIONS_PER_SECTION]
             if ours:
                 ranked.append([*ours, *(s for s in spans if s not in ours)])
                 takes.append(len(ours))
                 continue
-            ranked.append([spans[0], *(spans[j] for j in rest)])
             takes.append(0)
+            order = article_order([texts[s] for s in spans], vectors[spans], embedder) if lead_first else None
+            if order is not None:  # an article: its sentences in the order the trained scorer puts them
+                ranked.append([spans[j] for j in order])
+                continue
+            near = vectors[spans] @ centroid
+            rest = sorted(range(1, len(spans)), key=lambda j: (-near[j], rank[spans[j]]))
+            if not (log or lead_first or specific(texts[spans[0]])):
+                # a lead that only names its topic is followed by the section's first sentence that says something specific
+                detail = next((j for j in range(1, len(spans)) if specific(texts[spans[j]])), None)
+                if detail is not None:
+                    rest.remove(detail)
+                    rest.insert(0, detail)
+                    details.add(spans[detail])
+            ranked.append([spans[0], *(spans[j] for j in rest)])
         if len(ranked) > limit:  # the sections most like the whole document
             whole = vectors[every].mean(axis=0)
             keep = sorted(range(len(ranked)), key=lambda k: -float(centroids[k] @ whole))[:limit]
