@@ -479,3 +479,57 @@ def test_the_same_sum_or_date_written_another_way_is_supported(
     name. And "$5" for "£5" was a quote (a symbol is no word): the quote stage now keeps currencies."""
     support = checker.verify(claim, _span(premise))
     assert (support.label == Verdict.SUPPORTED) is supported, support
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise", "supported"),
+    [
+        # a day inside a run of days, or a word for several, is a day the text says
+        ("The branch is open on Wednesday.", "The branch is open Monday to Friday 9:00–17:00.", True),
+        ("Northgate is open on Thursdays.", "Northgate is open Tuesday to Saturday.", True),
+        ("Leeds staff are in the office on Tuesdays.", "Leeds staff are in the office Monday–Thursday.", True),
+        ("The helpdesk answers on Fridays.", "The helpdesk answers from Monday through Friday.", True),
+        ("The branch is open on Saturday.", "The branch is open at weekends.", True),
+        # and one outside it is not
+        ("The Workshop is open on Mondays from 14:00.", "The Workshop is open Tuesday to Friday 14:00-20:00.", False),
+        ("The Workshop is open on Sundays from 14:00.", "The Workshop is open on weekdays from 14:00.", False),
+        ("Book returns are emptied on Tuesdays.", "Book returns are emptied at weekends.", False),
+        (
+            "Leeds staff work from the office on Wednesdays and Thursdays.",
+            "Leeds staff work from the office on Tuesdays and Thursdays.",
+            False,
+        ),
+        (
+            "Storytime is every Saturday at 10:30 in the children's library.",
+            "Storytime is every Friday at 10:30 in the children's library.",
+            False,
+        ),
+    ],
+)
+def test_a_day_inside_a_run_of_days_is_said_and_one_outside_it_is_not(
+    claim: str, premise: str, supported: bool, checker: CheckingVerifier
+) -> None:
+    """ "Monday to Friday" says every day from Monday to Friday: a claim's "Wednesday" was contradicted
+    (the date guard read only the run's two ends, the name guard "Fridays" as another name for "Monday
+    through Friday"; 6 of 7 hand probes). "weekdays" and "weekends" are their days."""
+    support = checker.verify(claim, _span(premise))
+    assert (support.label == Verdict.SUPPORTED) is supported, support
+    if not supported:
+        assert support.label == Verdict.CONTRADICTED and support.stage == Stage.GUARDS, support
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("Anyone can book the Kestrel Room.", "Only members can book the Kestrel Room."),
+        ("Everyone may use the side entrance.", "Only staff may use the side entrance."),
+        ("All employees receive private medical insurance.", "Only full-time employees receive private medical insurance."),
+    ],
+)
+def test_what_the_text_says_of_only_some_said_of_all_is_a_contradiction(claim: str, premise: str, checker: CheckingVerifier) -> None:
+    """The sentence but for its "only …" put as "anyone", "everyone", "all …": the checker called each
+    supported; the one-word-apart proof reads it (``widened``). The scoped part kept is still a quote."""
+    support = checker.verify(claim, _span(premise))
+    assert support.label == Verdict.CONTRADICTED and any(g.startswith("widened conflict") for g in support.guards), support
+    kept = checker.verify("Members can book the Kestrel Room.", _span("Only members can book the Kestrel Room."))
+    assert kept.label == Verdict.SUPPORTED

@@ -50,6 +50,9 @@ from citegraph.verify.base import Verifier
 from citegraph.verify.guards import moment_conflict
 from citegraph.verify.moments import moments, show_moment
 from citegraph.verify.text import (
+    CHANGE,
+    CHANGE_VERB,
+    CHANGED_WHAT,
     DAYS,
     OPPOSITES,
     content_words,
@@ -185,21 +188,12 @@ def _timing(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str
 
 #: a value a sentence gives as the one it replaces, not as what holds: "14 days instead of 30 days",
 #: "up from £250", "raised from 10 to 14 characters" (the old value is read out before values are compared)
-_CHANGE_VERB = (
-    r"(?:(?:rais|increas|reduc|chang|mov)(?:e|es|ed|ing)|(?:extend|lengthen|lower|shorten|shift|switch)(?:s|es|ed|ing)?"
-    r"|drop(?:s|ped|ping)?|cuts?|cutting|rises?|rising|rose|falls?|falling|fell|goe?s|going|went|grows?|growing|grew)"
-)
-#: what is changed, said between the verb and "from" ("raising the personal learning budget from £750 to
-#: £1,000"): a few words, none of them a value's or a clause's end
-_OBJECT = r"(?:\s+(?!from\b|to\b)[A-Za-z][\w'’-]*){0,5}"
 _REPLACED = re.compile(
     r"\b(?:instead of|rather than|up from|down from|as opposed to|compared (?:with|to)|previously|formerly)\s+[^,.;:()]+"
-    rf"|\b({_CHANGE_VERB}{_OBJECT})"
+    rf"|\b({CHANGE_VERB}{CHANGED_WHAT})"
     r"\s+from\s+[^,.;:()]+?(?=\s+to\b)",
     re.IGNORECASE,
 )
-#: a change said as "<verb> from X to Y" ("the drill moves from Monday to Tuesday"): X held, Y holds now
-_CHANGE = re.compile(rf"\b{_CHANGE_VERB}{_OBJECT}\s+from\s+([^,.;:()]+?)\s+to\s+([^,.;:()]+)", re.IGNORECASE)
 
 
 def _current(text: str) -> str:
@@ -226,7 +220,7 @@ def _stated_the_changed_day(a: str, b: str) -> tuple[str, str] | None:
     """``b`` says a day, weekday, month or year changed ("moves from Monday to Tuesday") and ``a``
     gives the old one, not the new: ``a`` says what no longer holds."""
     stated = dates_by_kind(_current(a))
-    for change in _CHANGE.finditer(b):
+    for change in CHANGE.finditer(b):
         old, new = dates_by_kind(change.group(1)), dates_by_kind(change.group(2))
         for kind in ("day", "month", "year", "weekday"):
             if kind in old and kind in new and kind in stated and stated[kind] & old[kind] and not stated[kind] & new[kind]:

@@ -277,16 +277,23 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
     claim_dates = _date_contexts(claim)
     for kind in DATE_KINDS:
         dates = {v for k, v in claim_dates if k == kind}
-        if not dates or dates & premise_dates.get(kind, set()) or (kind == "year" and any(d in premise for d in dates)):
+        stated = premise_dates.get(kind, set())
+        # a day of the week must be one the cited text says (a claim's "Wednesday" is inside its "Monday
+        # to Friday"; its "Wednesdays and Thursdays" not inside "Tuesdays and Thursdays")
+        said = dates <= stated if kind == "weekday" else bool(dates & stated)
+        if not dates or said or (kind == "year" and any(d in premise for d in dates)):
             continue
-        # Another date of the same kind, for the same thing: a content word next to the claim's date is next to it.
+        if kind == "weekday":
+            dates -= stated
+        # Another date of the same kind, for the same thing: a content word next to the claim's date is next
+        # to it; a day with no content word beside it ("every Saturday at 10:30") is that of a related sentence.
         near = set().union(*(claim_dates[kind, d] for d in dates))
         others = {
             v
             for s in sentences
             if not (kind == "year" and any(_year_in_range(d, s) for d in dates))
             for (k, v), words in _date_contexts(s).items()
-            if k == kind and words & near
+            if k == kind and (words & near or (kind == "weekday" and not near))
         }
         if others:
             found.append(
@@ -338,6 +345,8 @@ def _one_apart(claim: str, texts: list[str]) -> Guard | None:
     return None
 
 
+#: words that say "all of them" in place of the "only …" they replace
+_EVERYONE = frozenset("all every everyone everybody anyone anybody any everything".split())
 #: what may stand before a name and is none itself ("Ms Okafor" is "Helen Okafor")
 _TITLES = frozenset("mr mrs ms miss dr prof sir dame lord lady cllr rev st".split())
 
@@ -361,7 +370,9 @@ def _one_opposite_apart(claim: list[str], sentence: list[str], names: Callable[[
     "Millbrook, on The Green, is our smallest branch", "Before five years of service…" of "After five
     years…"), one number for another, or one name for another that shares no word with it ("Colin Hart
     chairs the Board" of "Helen Okafor chairs the Board; Colin Hart is its treasurer": ``names()`` gives
-    the words written as names): ``(code, what it says)`` (``opposite``, ``number``, ``other_name``), else None. A trained checker reads such a pair as the
+    the words written as names), or "only …" for "anyone", "all …" ("Anyone can book the room" of "Only
+    members can book the room"): ``(code, what it says)`` (``opposite``, ``number``, ``other_name``,
+    ``widened``), else None. A trained checker reads such a pair as the
     near-identity it almost is (it called 53 of 60 opposite-word swaps in the development corpora supported)."""
     if len(claim) < 4:
         return None
@@ -388,6 +399,12 @@ def _one_opposite_apart(claim: list[str], sentence: list[str], names: Callable[[
                 "other_name",
                 f"the claim says {' '.join(mine)} where the cited text says {' '.join(theirs)}: the same sentence, another name",
             )
+    if "only" in theirs and "only" not in claim and _EVERYONE & {*mine}:
+        # "Anyone can book the room" of "Only members can book the room": said of all, where the text says only some
+        return (
+            "widened",
+            f"the claim says '{' '.join(mine)}' where the cited text says '{' '.join(theirs)}': said of all, where the text says only",
+        )
     if len(theirs) != 1 or len(mine) != 1:
         return None
     (theirs_word,), (mine_word,) = theirs, mine
@@ -434,8 +451,9 @@ def signals(claim: str, premise: str) -> list[Guard]:
             fired.append(Guard("number", f"{shown} is not in the cited text"))
         elif unit and unit not in same and any(u for u in same):
             fired.append(Guard("number", f"{shown} appears with another unit ({', '.join(sorted({u for u in same if u}))})"))
+    days_said = {d.lower() for d in dates_by_kind(premise).get("weekday", ())}  # each day of "Monday to Friday", "weekdays"
     for word in [*MONTHS, *DAYS]:
-        if word in c and word not in p:
+        if word in c and word not in p and word not in days_said:
             fired.append(Guard("date", f"{word} is not in the cited text"))
     if has_negation(c) != has_negation(p):
         fired.append(

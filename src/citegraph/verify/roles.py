@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from citegraph.verify.assertion import parse
-from citegraph.verify.text import FUNCTION_WORDS, content_words, premise_sentences, related
+from citegraph.verify.text import DAYS, FUNCTION_WORDS, content_words, dates_by_kind, premise_sentences, related, singular
 
 __all__ = ["Proof", "name_conflict", "role_swap", "states", "substituted_name"]
 
@@ -92,6 +92,10 @@ def substituted_name(claim: str, premise: str) -> Proof | None:
             continue  # a word cut short ("Jan" for "January", "Prof" for "Professor"): the same name
         if not (_capitalised(taken) and _capitalised(put)) or _mentions(" ".join(put), premise):
             continue
+        if all(singular(w.lower()) in DAYS for w in [*taken, *put] if w[:1].isupper()) and {
+            singular(w.lower()) for w in put if w[:1].isupper()
+        } <= {d.lower() for d in dates_by_kind(premise).get("weekday", ())}:
+            continue  # a day the cited text says in a run or a set ("on Fridays" of "from Monday through Friday")
         if a > 0 or c > 0 or _opens_with_name(sentence, theirs, b):
             return Proof(f"name conflict: the claim names {' '.join(put)}, the cited text {' '.join(taken)}")
     return None

@@ -14,6 +14,9 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
+    "CHANGE",
+    "CHANGED_WHAT",
+    "CHANGE_VERB",
     "DATE_KINDS",
     "DAYS",
     "FUNCTION_WORDS",
@@ -339,7 +342,24 @@ _MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
 _MONTH_ALONE = re.compile(rf"\b({_MONTH_RE})\b")
 YEAR = re.compile(r"\b(1[89]\d\d|2[01]\d\d)\b")
+#: a verb of change, and what is changed between it and "from" (shared with the conflict rules)
+CHANGE_VERB = (
+    r"(?:(?:rais|increas|reduc|chang|mov)(?:e|es|ed|ing)|(?:extend|lengthen|lower|shorten|shift|switch)(?:s|es|ed|ing)?"
+    r"|drop(?:s|ped|ping)?|cuts?|cutting|rises?|rising|rose|falls?|falling|fell|goe?s|going|went|grows?|growing|grew)"
+)
+#: what is changed, said between the verb and "from" ("raising the personal learning budget from £750 to
+#: £1,000"): a few words, none of them a value's or a clause's end
+CHANGED_WHAT = r"(?:\s+(?!from\b|to\b)[A-Za-z][\w'’-]*){0,5}"
+#: a change said as "<verb> from X to Y" ("the drill moves from Monday to Tuesday"): X held, Y holds now
+CHANGE = re.compile(rf"\b{CHANGE_VERB}{CHANGED_WHAT}\s+from\s+([^,.;:()]+?)\s+to\s+([^,.;:()]+)", re.IGNORECASE)
 _WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b")
+#: a run of days, every day of it said: "Monday to Friday", "Tuesday–Saturday", "Monday through Thursday"
+_DAY_RANGE = re.compile(
+    r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?[ \t]*(?:to|through|thru|until|till|-|–|—)[ \t]*"
+    r"(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b"
+)
+#: the days a word for several says: "weekdays" Monday to Friday, "weekends" Saturday and Sunday
+_DAY_SET = re.compile(r"\b(week ?days?|week-?ends?)\b", re.IGNORECASE)
 DATE_KINDS = ("day", "month", "year", "weekday")
 
 
@@ -516,7 +536,9 @@ def in_premise_units(claim: str, premise: str) -> str:
 
 
 def date_matches(text: str) -> list[tuple[str, str, int, int]]:
-    """``(kind, value, start, end)`` for every date in ``text``: ``day`` (``March 3``), ``month``, ``year``, ``weekday``."""
+    """``(kind, value, start, end)`` for every date in ``text``: ``day`` (``March 3``), ``month``, ``year``, ``weekday``
+    (each day of a run, "Monday to Friday", and of "weekdays" and "weekends": a day inside the run is
+    one the text says)."""
     out: list[tuple[str, str, int, int]] = []
     months_with_day: set[int] = set()
     for m in _ISO.finditer(text):
@@ -535,8 +557,20 @@ def date_matches(text: str) -> list[tuple[str, str, int, int]]:
     without_iso = _ISO.sub(lambda m: " " * len(m.group()), text)
     for m in YEAR.finditer(without_iso):
         out.append(("year", m.group(1), m.start(), m.end()))
+    ranged: set[int] = set()
+    changes = [(m.start(1), m.end(2)) for m in CHANGE.finditer(text)]  # "moves from Monday to Wednesday": two days, no run
+    for m in _DAY_RANGE.finditer(text):  # each day of the run, not only its two ends
+        if any(start <= m.start() and m.end() <= end for start, end in changes):
+            continue
+        first, last = DAYS.index(m.group(1).lower()), DAYS.index(m.group(2).lower())
+        out.extend(("weekday", DAYS[(first + k) % 7].capitalize(), m.start(), m.end()) for k in range((last - first) % 7 + 1))
+        ranged.update((m.start(1), m.start(2)))
     for m in _WEEKDAY.finditer(text):
-        out.append(("weekday", m.group(1), m.start(), m.end()))
+        if m.start(1) not in ranged:
+            out.append(("weekday", m.group(1), m.start(), m.end()))
+    for m in _DAY_SET.finditer(text):
+        days = DAYS[:5] if m.group(1).lower().startswith("week") and "day" in m.group(1).lower() else DAYS[5:]
+        out.extend(("weekday", day.capitalize(), m.start(), m.end()) for day in days)
     return out
 
 
