@@ -533,3 +533,34 @@ def test_what_the_text_says_of_only_some_said_of_all_is_a_contradiction(claim: s
     assert support.label == Verdict.CONTRADICTED and any(g.startswith("widened conflict") for g in support.guards), support
     kept = checker.verify("Members can book the Kestrel Room.", _span("Only members can book the Kestrel Room."))
     assert kept.label == Verdict.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise", "supported"),
+    [
+        ("Eastbank Branch closes at 17:30.", "Eastbank Branch is open Monday to Saturday 9:30–17:30.", True),
+        ("The last sailing leaves Kelso Quay at 9:15pm.", "The last sailing leaves Kelso Quay at 21:15.", True),
+        ("The café opens at 12:00.", "The café opens at noon.", True),
+        ("Ring the bell between 9:00 and 17:00.", "Ring the bell between 9am and 5pm.", True),
+        ("The desk is staffed at 12:00.", "The desk is staffed from 9:00 to 17:00.", True),  # inside the span of time
+        ("Eastbank Branch closes at 18:00.", "Eastbank Branch is open Monday to Saturday 9:30–17:30.", False),
+        ("Eastbank Branch opens at 9:00.", "Eastbank Branch is open Monday to Saturday 9:30–17:30.", False),
+        ("The last sailing leaves Kelso Quay at 8:15pm.", "The last sailing leaves Kelso Quay at 21:15.", False),
+        # "a quarter of an hour" is 15 minutes, not an hour
+        (
+            "Staff on an opening shift arrive a quarter of an hour before the branch opens.",
+            "Staff on an opening shift arrive 15 minutes before the branch opens.",
+            True,
+        ),
+    ],
+)
+def test_a_time_of_day_the_text_does_not_give_is_proven_and_one_inside_its_span_is_said(
+    claim: str, premise: str, supported: bool, checker: CheckingVerifier
+) -> None:
+    """A time of day is a value: "closes at 18:00" of "9:30–17:30" was supported by the checker (as
+    were 9:00 and 21:00 outside their spans: 3 of 3 probes); now the guard proves it (``time``), with
+    the same time written another way ("9:15pm", "noon") and a time inside a span left to the checker."""
+    support = checker.verify(claim, _span(premise))
+    assert (support.label == Verdict.SUPPORTED) is supported, support
+    if not supported:
+        assert support.stage == Stage.GUARDS and any(g.startswith("time conflict") for g in support.guards), support

@@ -56,7 +56,7 @@ they would each need the others' helpers.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -73,6 +73,8 @@ from citegraph.verify.text import (
     TOKEN,
     VALUE_WORDS,
     YEAR,
+    clock_spans,
+    clock_times,
     content_words,
     date_matches,
     dates_by_kind,
@@ -299,6 +301,7 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
             found.append(
                 Guard("date", f"the claim says {' or '.join(sorted(dates))}, the cited text {' or '.join(sorted(others))}", overrules=True)
             )
+    found.extend(_other_time(claim, sentences, premise))
     claim_tokens = tokenize(claim)
     claim_negated, claim_plain = _clause_predicates(claim)
     premise_negated = _clause_predicates(premise)[0]
@@ -431,6 +434,28 @@ def _one_negator_apart(claim: list[str], sentence: list[str]) -> str | None:
         return None
     whose, other = ("claim", "cited text") if longer is claim else ("cited text", "claim")
     return f"the {whose} says '{longer[i]}': the {other} is the same sentence without it"
+
+
+def _other_time(claim: str, sentences: Sequence[str], premise: str) -> list[Guard]:
+    """The claim gives a time of day ("closes at 18:00") that a related sentence gives another of, and
+    the cited text nowhere says, nor holds in a span of time ("Monday to Saturday 9:30–17:30"): the
+    trained checker read such a pair as the near-identity it almost is. A time inside a span ("open at
+    12:00") is said by it."""
+    times = [t for t, _, _ in clock_times(claim)]
+    stating = [s for s in sentences if clock_times(s)]
+    if not times or not stating:
+        return []
+    said = {t for t, _, _ in clock_times(premise)}
+    spans = clock_spans(premise)
+    other = [t for t in times if t not in said and not any(a <= t <= b or a <= t + 24 * 60 <= b for a, b in spans)]
+    if not other:
+        return []
+    said = {t for s in stating for t, _, _ in clock_times(s)}  # what the related sentences say instead
+
+    def shown(minutes: Collection[int]) -> str:
+        return " or ".join(f"{m // 60 % 24:02d}:{m % 60:02d}" for m in sorted(set(minutes)))
+
+    return [Guard("time", f"the claim says {shown(other)}, the cited text {shown(said)}", overrules=True)]
 
 
 def signals(claim: str, premise: str) -> list[Guard]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "UNITS",
     "VALUE_WORDS",
     "YEAR",
+    "clock_spans",
+    "clock_times",
     "content_words",
     "counts",
     "date_matches",
@@ -380,6 +383,9 @@ def _article_durations(tokens: list[str]) -> list[tuple[float, str, int, int]]:
             continue
         if before == "half":
             out.append((0.5, unit, i - 1, i + 2))
+        elif before == "of" and i >= 2 and tokens[i - 2] in {"quarter", "quarters"}:  # "a quarter of an hour", "three quarters of an hour"
+            share = 0.75 if i >= 3 and tokens[i - 3] == "three" else 0.25
+            out.append((share, unit, max(i - 3, 0), i + 2))
         elif not (before in _RATE_BEFORE or before[:1].isdigit() or before in NUMBER_WORDS):
             out.append((1.0, unit, i, i + 2))
     return out
@@ -532,6 +538,48 @@ def in_premise_units(claim: str, premise: str) -> str:
         pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, surface)) + r"\b", re.IGNORECASE)
         replacement = match.replace("\\", "\\\\")  # the premise's words, taken literally
         out = pattern.sub(replacement, out, count=1)
+    return out
+
+
+#: a time of day: "17:30", "9:30", "5.30pm", "9am", "9 a.m.", "noon", "midnight" (a dotted one only with am/pm:
+#: "4.12" is a version, "2.50" a price)
+_CLOCK = re.compile(
+    r"(?<![\d.:£$€])(?:([01]?\d|2[0-3]):([0-5]\d)(?![\d:])(?:\s*([ap])\.?m\b\.?)?"
+    r"|([01]?\d)\.([0-5]\d)\s*([ap])\.?m\b\.?"
+    r"|(1[0-2]|0?[1-9])\s*([ap])\.?m\b\.?)"
+    r"|\b(noon|midday|midnight)\b",
+    re.IGNORECASE,
+)
+#: what joins the two ends of a span of time: "9:30–17:30", "from 9am to 5pm", "between 9:00 and 17:00"
+_CLOCK_SPAN = re.compile(r"\s*(?:-|–|—|to|until|till|and|through)\s*", re.IGNORECASE)
+
+
+def clock_times(text: str) -> list[tuple[int, int, int]]:
+    """``(minutes after midnight, start, end)`` for every time of day ``text`` says ("9:15pm" is 1275)."""
+    out = []
+    for m in _CLOCK.finditer(text):
+        if m.group(9):
+            minutes = 0 if m.group(9).lower() == "midnight" else 12 * 60
+        else:
+            hour = int(m.group(1) or m.group(4) or m.group(7))
+            minute = int(m.group(2) or m.group(5) or 0)
+            half = (m.group(3) or m.group(6) or m.group(8) or "").lower()
+            if half and hour > 12:
+                continue  # "17:30pm": not a time read one way
+            hour = hour % 12 + (12 if half == "p" else 0) if half else hour
+            minutes = 60 * hour + minute
+        out.append((minutes, m.start(), m.end()))
+    return out
+
+
+def clock_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of time ``text`` gives as two times joined ("9:30–17:30", "from 9am to 5pm"), as
+    ``(from, to)`` minutes after midnight (one that runs past midnight, "22:00–02:00", ends the next day)."""
+    times = clock_times(text)
+    out = []
+    for (a, _, a_end), (b, b_start, _) in pairwise(times):
+        if _CLOCK_SPAN.fullmatch(text[a_end:b_start]):
+            out.append((a, b if b >= a else b + 24 * 60))
     return out
 
 
