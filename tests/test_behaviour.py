@@ -564,3 +564,19 @@ def test_a_time_of_day_the_text_does_not_give_is_proven_and_one_inside_its_span_
     assert (support.label == Verdict.SUPPORTED) is supported, support
     if not supported:
         assert support.stage == Stage.GUARDS and any(g.startswith("time conflict") for g in support.guards), support
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("Version 4.12.2 fixed the sync delays.", "Version 4.12.1 fixed the sync delays."),
+        ("Tidepool 4.12.2 fixed the SAML certificate rotation bug.", "The SAML certificate rotation bug was fixed in 4.12.0."),
+    ],
+)
+def test_another_release_number_is_proven(claim: str, premise: str, checker: CheckingVerifier) -> None:
+    """A release number ("4.12.1") is no number to the number reader, and the checker called "4.12.2"
+    for it supported; a release the cited text never names, where it names another, is proven."""
+    support = checker.verify(claim, _span(premise))
+    assert support.label == Verdict.CONTRADICTED and support.stage == Stage.GUARDS, support
+    same = checker.verify("Tidepool 5.0.0 adds a Gantt view.", _span("Tidepool v5.0.0 adds a Gantt view."))
+    assert same.label == Verdict.SUPPORTED

@@ -302,6 +302,7 @@ def conflicts(claim: str, premise: str) -> list[Guard]:
                 Guard("date", f"the claim says {' or '.join(sorted(dates))}, the cited text {' or '.join(sorted(others))}", overrules=True)
             )
     found.extend(_other_time(claim, sentences, premise))
+    found.extend(_other_version(claim, sentences, premise))
     claim_tokens = tokenize(claim)
     claim_negated, claim_plain = _clause_predicates(claim)
     premise_negated = _clause_predicates(premise)[0]
@@ -348,6 +349,8 @@ def _one_apart(claim: str, texts: list[str]) -> Guard | None:
     return None
 
 
+#: a release's number, dotted twice or more ("4.12.1", "v2.0.3"): no number to the number reader
+_VERSION = re.compile(r"v?\d+(?:\.\d+){2,}")
 #: words that say "all of them" in place of the "only …" they replace
 _EVERYONE = frozenset("all every everyone everybody anyone anybody any everything".split())
 #: what may stand before a name and is none itself ("Ms Okafor" is "Helen Okafor")
@@ -374,8 +377,8 @@ def _one_opposite_apart(claim: list[str], sentence: list[str], names: Callable[[
     years…"), one number for another, or one name for another that shares no word with it ("Colin Hart
     chairs the Board" of "Helen Okafor chairs the Board; Colin Hart is its treasurer": ``names()`` gives
     the words written as names), or "only …" for "anyone", "all …" ("Anyone can book the room" of "Only
-    members can book the room"): ``(code, what it says)`` (``opposite``, ``number``, ``other_name``,
-    ``widened``), else None. A trained checker reads such a pair as the
+    members can book the room"), or one release number for another ("4.12.2" of "4.12.1"): ``(code,
+    what it says)`` (``opposite``, ``number``, ``other_name``, ``widened``), else None. A trained checker reads such a pair as the
     near-identity it almost is (it called 53 of 60 opposite-word swaps in the development corpora supported)."""
     if len(claim) < 4:
         return None
@@ -419,6 +422,8 @@ def _one_opposite_apart(claim: list[str], sentence: list[str], names: Callable[[
     if said and stated and said[0][0] != stated[0][0] and not doubled:
         # "usually 12 yards by 6 yards" of "usually 6 yards by 6 yards": the unit's other value is still there
         return "number", f"the claim says {mine_word} where the cited text says {theirs_word}: the same sentence, another number"
+    if _VERSION.fullmatch(mine_word) and _VERSION.fullmatch(theirs_word):  # "4.12.2" of "4.12.1": no number, another release
+        return "number", f"the claim says {mine_word} where the cited text says {theirs_word}: the same sentence, another version"
     return None
 
 
@@ -456,6 +461,21 @@ def _other_time(claim: str, sentences: Sequence[str], premise: str) -> list[Guar
         return " or ".join(f"{m // 60 % 24:02d}:{m % 60:02d}" for m in sorted(set(minutes)))
 
     return [Guard("time", f"the claim says {shown(other)}, the cited text {shown(said)}", overrules=True)]
+
+
+#: release numbers in running text ("4.12.1", "v2.0.3"; not "4.12", a number, nor the "4.12" of "4.12.1")
+_VERSIONS = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?!\.?\d|\w)")
+
+
+def _other_version(claim: str, sentences: Sequence[str], premise: str) -> list[Guard]:
+    """The claim names a release ("fixed in 4.12.2") that the cited text nowhere names, where a related
+    sentence names another ("…was fixed in 4.12.0"): a release number is no number to the number
+    guard, and the checker reads the near-identity."""
+    other = {v.lstrip("v") for v in _VERSIONS.findall(claim.lower())} - {v.lstrip("v") for v in _VERSIONS.findall(premise.lower())}
+    stating = {v.lstrip("v") for s in sentences for v in _VERSIONS.findall(s.lower())}
+    if not other or not stating:
+        return []
+    return [Guard("number", f"the claim says {' or '.join(sorted(other))}, the cited text {' or '.join(sorted(stating))}", overrules=True)]
 
 
 def signals(claim: str, premise: str) -> list[Guard]:
