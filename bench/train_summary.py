@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -116,13 +117,9 @@ def rouge(docs: list[dict[str, Any]], chooser: Any, scorer: Any) -> float:
 
 def cached(path: Path | None, rows: list[dict[str, Any]], scorer: Any) -> list[dict[str, Any]]:
     if path is not None and path.is_file():
-        import pickle
-
         return pickle.loads(path.read_bytes())  # this script's own cache
     docs = build(rows, scorer)
     if path is not None:
-        import pickle
-
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(pickle.dumps(docs))
     return docs

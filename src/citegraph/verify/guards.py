@@ -349,8 +349,9 @@ def _one_apart(claim: str, texts: list[str]) -> Guard | None:
     return None
 
 
-#: a release's number, dotted twice or more ("4.12.1", "v2.0.3"): no number to the number reader
-_VERSION = re.compile(r"v?\d+(?:\.\d+){2,}")
+#: release numbers, dotted twice or more, in running text or as one token ("4.12.1", "v2.0.3"; not "4.12",
+#: a number, nor the "4.12" of "4.12.1"): no number to the number reader
+_VERSIONS = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?!\.?\d|\w)")
 #: words that say "all of them" in place of the "only …" they replace
 _EVERYONE = frozenset("all every everyone everybody anyone anybody any everything".split())
 #: what may stand before a name and is none itself ("Ms Okafor" is "Helen Okafor")
@@ -422,7 +423,7 @@ def _one_opposite_apart(claim: list[str], sentence: list[str], names: Callable[[
     if said and stated and said[0][0] != stated[0][0] and not doubled:
         # "usually 12 yards by 6 yards" of "usually 6 yards by 6 yards": the unit's other value is still there
         return "number", f"the claim says {mine_word} where the cited text says {theirs_word}: the same sentence, another number"
-    if _VERSION.fullmatch(mine_word) and _VERSION.fullmatch(theirs_word):  # "4.12.2" of "4.12.1": no number, another release
+    if _VERSIONS.fullmatch(mine_word) and _VERSIONS.fullmatch(theirs_word):  # "4.12.2" of "4.12.1": no number, another release
         return "number", f"the claim says {mine_word} where the cited text says {theirs_word}: the same sentence, another version"
     return None
 
@@ -447,7 +448,7 @@ def _other_time(claim: str, sentences: Sequence[str], premise: str) -> list[Guar
     trained checker read such a pair as the near-identity it almost is. A time inside a span ("open at
     12:00") is said by it."""
     times = [t for t, _, _ in clock_times(claim)]
-    stating = [s for s in sentences if clock_times(s)]
+    stating = {t for s in sentences for t, _, _ in clock_times(s)}  # what the related sentences say instead
     if not times or not stating:
         return []
     said = {t for t, _, _ in clock_times(premise)}
@@ -455,16 +456,11 @@ def _other_time(claim: str, sentences: Sequence[str], premise: str) -> list[Guar
     other = [t for t in times if t not in said and not any(a <= t <= b or a <= t + 24 * 60 <= b for a, b in spans)]
     if not other:
         return []
-    said = {t for s in stating for t, _, _ in clock_times(s)}  # what the related sentences say instead
 
     def shown(minutes: Collection[int]) -> str:
         return " or ".join(f"{m // 60 % 24:02d}:{m % 60:02d}" for m in sorted(set(minutes)))
 
-    return [Guard("time", f"the claim says {shown(other)}, the cited text {shown(said)}", overrules=True)]
-
-
-#: release numbers in running text ("4.12.1", "v2.0.3"; not "4.12", a number, nor the "4.12" of "4.12.1")
-_VERSIONS = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?!\.?\d|\w)")
+    return [Guard("time", f"the claim says {shown(other)}, the cited text {shown(stating)}", overrules=True)]
 
 
 def _other_version(claim: str, sentences: Sequence[str], premise: str) -> list[Guard]:

@@ -3,7 +3,7 @@ about. Pure functions of a string (regular expressions, no parse), shared by the
 (:mod:`citegraph.verify.guards`), the conflict check between claims, the assertion frames and the
 screen's features.
 
-Why this file is long (about 550 lines): it is the one vocabulary of values the checks share (numbers
+Why this file is long (about 650 lines): it is the one vocabulary of values the checks share (numbers
 and their units, sums of money, dates, negators, quantifiers, opposites); each check reading them its
 own way is how a claim and its source came to be compared by different rules."""
 
@@ -617,7 +617,7 @@ def date_matches(text: str) -> list[tuple[str, str, int, int]]:
         if m.start(1) not in ranged:
             out.append(("weekday", m.group(1), m.start(), m.end()))
     for m in _DAY_SET.finditer(text):
-        days = DAYS[:5] if m.group(1).lower().startswith("week") and "day" in m.group(1).lower() else DAYS[5:]
+        days = DAYS[:5] if "day" in m.group(1).lower() else DAYS[5:]
         out.extend(("weekday", day.capitalize(), m.start(), m.end()) for day in days)
     return out
 
