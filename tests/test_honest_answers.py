@@ -872,6 +872,43 @@ def test_a_quote_brings_a_sentence_of_another_document_naming_what_it_names_as_t
     assert [c.marker for c in ExtractiveAnswerer().select([lead, unlinked, other], question).quoted] == [1, 3]
 
 
+def test_a_question_naming_something_by_a_clause_takes_the_readers_sentence_hop_first() -> None:
+    """ "The person leading this year's Summer Reading Challenge" is found first, in the sentence the
+    reader read ("Aisha Mensah"): its other hop (the handbook's line naming her) is the one more claim,
+    not a chat line that a table row beside it reached through another name ("Sam Whitfield"), nor a
+    line that shares only a month with a quote ("June" names no one)."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Hop, Span
+    from citegraph.question import Question
+
+    def span(document: str, text: str) -> Span:
+        return Span(document, "v1", 0, len(text), text)
+
+    question = "Which branch is the person leading this year's Summer Reading Challenge based at?"
+    assert Question.read(question).describes
+    assert not Question.read("Which branch does Aisha Mensah work at?").describes
+    led = span("minutes.md", "This year Aisha Mensah will lead the Summer Reading Challenge, with school visits in June.")
+    row = span("minutes.md", "| Recruit 12 more Summer Reading Challenge volunteers | Sam Whitfield | 20 June 2025 |")
+    chat = span("slack.json", "2025-04-28 14:40 Sam Whitfield: Volunteers' Week is 2-8 June.")
+    link = span("handbook.md", "At Eastbank the Children's Services Coordinator is Aisha Mensah.")
+    context = [
+        ContextItem(1, Evidence(led, 0.70, 0.70, "passage")),
+        ContextItem(
+            2, Evidence(chat, 0.33, 0.33, "bridge", "sam whitfield", 1, (Hop("recruit", "mentions", "out", "sam whitfield", row),))
+        ),
+        ContextItem(3, Evidence(link, 0.29, 0.29, "passage")),
+        ContextItem(4, Evidence(row, 0.72, 0.72, "passage")),
+    ]
+    answerer = ExtractiveAnswerer(max_claims=2)
+    assert [c.marker for c in answerer.select(context, question, lead=1).quoted] == [1, 3, 4]
+    # without the reader's sentence (or asked by name) the route partner is the hop, as before
+    assert [c.marker for c in answerer.select(context, question).quoted] == [1, 2, 4]
+    # a month links no hop: with the handbook's line gone, nothing of another document names Aisha Mensah
+    june = span("calendar.md", "Volunteers' Week runs in June.")
+    context[2] = ContextItem(3, Evidence(june, 0.29, 0.29, "passage"))
+    assert 3 not in [c.marker for c in answerer.select(context[:1] + context[2:], question, lead=1).quoted]
+
+
 def test_among_near_scores_the_sentence_with_what_the_question_asks_for_is_quoted_first() -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer, typed_markers
     from citegraph.models import ContextItem, Evidence, Span

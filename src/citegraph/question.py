@@ -320,6 +320,15 @@ class Question:
         return None if self.doc is None else expected_type(self.doc)
 
     @cached_property
+    def describes(self) -> bool:
+        """It names something by what a clause says of it rather than by its name ("the person leading
+        this year's Summer Reading Challenge", "the island where Aoife Brennan is based", "the engineer
+        who covered on-call"): a noun of it has a relative or participle clause (spaCy ``relcl``,
+        ``acl``). What the clause describes is found first, and then what the question asks of it: a
+        question of two hops. False without a spaCy model."""
+        return self.doc is not None and any(t.dep_ in {"relcl", "acl"} and t.head.pos_ in {"NOUN", "PROPN"} for t in self.doc)
+
+    @cached_property
     def terms(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Its named entities (casefolded) and its content-word lemmas (:func:`question_terms`), as
         tuples: a question read once is shared by every check (and by the cache)."""

@@ -21,7 +21,7 @@ from citegraph.models import OPENER, AnswerWarning, ContextItem, Evidence, Span
 from citegraph.question import AGENT, DATE, Question, asks_what_said, holds_type, parse
 from citegraph.sentences import header_field, leans_on_previous, message_speaker, only_chatter, same_paragraph, speakers_named
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
-from citegraph.verify.text import content_words, dates_by_kind
+from citegraph.verify.text import DAYS, MONTHS, content_words, dates_by_kind
 
 __all__ = ["ExtractiveAnswerer", "Selection", "claim_forms", "quote", "statements", "typed_markers", "unquotable"]
 
@@ -121,6 +121,7 @@ def _chat_proposal(item: ContextItem, sentence: str) -> bool:
 #: a run of capitalised words ("Aisha Mensah", "Marr Island", "Marrow & Finch"); the function words a
 #: sentence may open with ("At Eastbank …") are not part of it
 _NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'’-]*)*")
+_CALENDAR = frozenset(MONTHS + DAYS)
 _OPENERS = frozenset("a an and at but by each every for from if in it no on our so the this that to we when with yes you".split())
 
 
@@ -278,7 +279,9 @@ class ExtractiveAnswerer(Answerer):
             *self.openers(quoted, context),
             *self.times(quoted, context, asks),
             *self.replies(quoted, context),
-            *self.hops(quoted, context, question),  # a second hop before a continuation: one more claim at most
+            *self.hops(
+                quoted, context, question, led if led in quoted else None
+            ),  # a second hop before a continuation: one more claim at most
             *self.continuation(best_quoted, quoted, context),
         ]
         for item in extra:
@@ -292,18 +295,28 @@ class ExtractiveAnswerer(Answerer):
         return Selection(sorted(quoted, key=lambda c: c.marker), sorted(skipped, key=lambda s: s[0].marker))
 
     @staticmethod
-    def hops(quoted: Sequence[ContextItem], context: Sequence[ContextItem], question: str = "") -> list[ContextItem]:
+    def hops(
+        quoted: Sequence[ContextItem], context: Sequence[ContextItem], question: str = "", led: ContextItem | None = None
+    ) -> list[ContextItem]:
         """The other hop of a two-hop route for the quoted sentences, not quoted yet: for a sentence
         retrieval reached through a bridge entity, the sentence that named the entity (the link); for
         a sentence that named a bridge entity, the sentence of the passage about it (the answer).
         "Loam was launched in 2018, which Daniel Reyes designed in 2016." and "Daniel Reyes is the chief
         technology officer." are quoted together for "What is the job title of the person who designed Loam?".
         With no route between the quotes and the context, a sentence of another document naming what a
-        quote names (and the question does not) is the other hop (:func:`names_in`)."""
+        quote names (and the question does not) is the other hop (:func:`names_in`).
+
+        A question that names something by a clause (:attr:`Question.describes`: "the person leading
+        this year's Summer Reading Challenge") is first read for what the clause describes, and the
+        reader's sentence (``led``) is where it found that: its other hop comes first, before any other
+        quote's ("This year Aisha Mensah will lead the Summer Reading Challenge" [led] and "At Eastbank
+        the Children's Services Coordinator is Aisha Mensah", not a line reached through another name
+        a table row beside it gives)."""
         by_span = {item.span: item for item in context}
         have = {item.marker for item in quoted}
 
         asked = content_words(question) | {w.lower() for w in question.split()}
+        lower = " ".join(c.span.text for c in context)
 
         def bridged(item: ContextItem) -> bool:
             """Reached through a name the question does not give (the bridge a two-hop question leaves
@@ -312,35 +325,50 @@ class ExtractiveAnswerer(Answerer):
             named = bool(entity) and set(entity.split()) <= asked
             return item.evidence.found_by == "bridge" and bool(item.evidence.route) and not named and not any(ch.isdigit() for ch in entity)
 
+        def partner(item: ContextItem) -> ContextItem | None:
+            """``item``'s other hop by route: the link it was reached through, or the sentence reached through it."""
+            if bridged(item):
+                found = by_span.get(item.evidence.route[-1].span)
+            else:
+                found = next((c for c in context if bridged(c) and c.evidence.route[-1].span == item.span), None)
+            return found if found is not None and found.marker not in have else None
+
+        def named_elsewhere(item: ContextItem) -> ContextItem | None:
+            """The sentence of another document, ranked highest by retrieval, that names someone or
+            something ``item`` names and the question does not. A word capitalised where a sentence
+            opens ("Snapshots help.") is no name where the context writes it in lower case ("Owners
+            keep snapshots …"). A month or a day ("June") names no one: it links no hop."""
+            names = {
+                n
+                for n in names_in(item.span.text)
+                if not set(n.lower().split()) <= asked
+                and not set(n.lower().split()) <= _CALENDAR
+                and not re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", lower)
+            }
+            linked = [
+                c for c in context if c.marker not in have and c.span.document != item.span.document and names & names_in(c.span.text)
+            ]
+            return max(linked, key=lambda c: (c.evidence.score, -c.marker)) if linked else None
+
+        if led is not None and question and Question.read(question).describes:
+            first = partner(led) or named_elsewhere(led)
+            if first is not None:
+                return [first]
         out: list[ContextItem] = []
         for item in quoted:
-            if bridged(item):
-                partners = [by_span.get(item.evidence.route[-1].span)]
-            else:
-                partners = [c for c in context if bridged(c) and c.evidence.route[-1].span == item.span]
-            for partner in partners[:1]:
-                if partner is not None and partner.marker not in have:
-                    out.append(partner)
-                    have.add(partner.marker)
+            found = partner(item)
+            if found is not None:
+                out.append(found)
+                have.add(found.marker)
         if not out and quoted:
             # no route joins the quotes: the other hop is a sentence of another document that names
             # someone or something a quote names and the question does not ("This year Aisha Mensah
             # will lead the Summer Reading Challenge" and "At Eastbank the coordinator is Aisha
-            # Mensah"), the one retrieval ranked highest, for the best-scored quote that has one.
-            # A word capitalised where a sentence opens ("Snapshots help.") is no name where the
-            # context writes it in lower case ("Owners keep snapshots …").
-            lower = " ".join(c.span.text for c in context)
+            # Mensah"), for the best-scored quote that has one
             for item in sorted(quoted, key=lambda c: (-c.evidence.score, c.marker)):
-                names = {
-                    n
-                    for n in names_in(item.span.text)
-                    if not set(n.lower().split()) <= asked and not re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", lower)
-                }
-                linked = [
-                    c for c in context if c.marker not in have and c.span.document != item.span.document and names & names_in(c.span.text)
-                ]
-                if linked:
-                    out.append(max(linked, key=lambda c: (c.evidence.score, -c.marker)))
+                found = named_elsewhere(item)
+                if found is not None:
+                    out.append(found)
                     break
         return out
 
