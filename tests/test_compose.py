@@ -140,3 +140,34 @@ def test_the_reader_reads_a_sentence_with_the_words_before_it_and_nothing_after(
     assert read.split()[0] in filler.split()  # from a word's start, never a piece of one
     # a span the stored text does not hold (another version's) is read alone
     assert with_lead_in(lambda s: Document("team.md", "v2", "Changed text.", "team.md"), span) == span.text
+
+
+def test_a_question_the_documents_ask_and_reply_to_is_found_there() -> None:
+    """ "Who's organising the restaurant for the Thursday evening at the offsite?" shares no content word
+    with its answer ("I'll book Tasca do Cais in Gaia for Thursday"), and the reader does not find it;
+    but the chat line before it asks the same thing. A line that asks, similar enough to the question,
+    with its reply right after it in the context, is where the documents answer it."""
+    from citegraph.answer.compose import ASKED_AT, asked_and_replied
+    from citegraph.models import ContextItem
+
+    log = "chat.txt"
+    lines = (
+        "[14/05/2025, 21:09] Priya Raman: who's doing the Thursday dinner?",
+        "[14/05/2025, 21:15] Joana Ferreira: I'll book Tasca do Cais in Gaia for Thursday, they have a room for 60.",
+        "[14/05/2025, 21:20] Priya Raman: can you send the address?",
+    )
+    spans, start = [], 0
+    for text in lines:
+        spans.append(Span(log, "v1", start, start + len(text), text))
+        start += len(text) + 1
+    similar = ASKED_AT + 0.06
+
+    def context(*found: tuple[int, float]) -> list[ContextItem]:
+        return [ContextItem(n + 1, Evidence(spans[i], s, s, "passage")) for n, (i, s) in enumerate(found)]
+
+    asked, reply = asked_and_replied(context((0, similar), (1, 0.3))) or (None, None)
+    assert asked is not None and reply is not None and reply.span.text.startswith("[14/05/2025, 21:15] Joana Ferreira")
+    assert asked_and_replied(context((0, ASKED_AT - 0.2), (1, 0.3))) is None  # a question about something else
+    assert asked_and_replied(context((0, similar))) is None  # its reply not in the context
+    assert asked_and_replied(context((1, similar), (2, 0.3))) is None  # a statement followed by a question: no reply
+    assert asked_and_replied(context((2, similar))) is None

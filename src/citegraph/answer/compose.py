@@ -16,7 +16,7 @@ from citegraph.answer.answerable import LEAD_IN, assess
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, cited_markers, parse_markers, resolve_claims, source_conflict_warnings, split_claims
 from citegraph.answer.currency import quoted_stale, stale_warnings, unquoted_current
-from citegraph.answer.extractive import quote
+from citegraph.answer.extractive import asks_in, beside, quote
 from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
@@ -43,7 +43,7 @@ from citegraph.sentences import conversation_opener, conversation_time, is_line_
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
 
-__all__ = ["ADDRESSED_AT", "LEAD_AT", "Limits", "addresses", "compose", "with_lead_in"]
+__all__ = ["ADDRESSED_AT", "ASKED_AT", "LEAD_AT", "Limits", "addresses", "asked_and_replied", "compose", "with_lead_in"]
 
 #: The reader's P(answers) at which the extractive answerer quotes the sentence it found the answer in:
 #: always (0), since the reader reads each sentence alone. Quoting its best sentence whatever its P
@@ -57,6 +57,12 @@ LEAD_AT = 0.0
 #: questions answered wrong under a green status (the development corpora 2 of 134, HotpotQA-100
 #: 4 of 90; at 0.4, 8 of 90), the point where the reader's best span outscores "no answer".
 ADDRESSED_AT = 0.5
+#: The similarity to the question at which a sentence of the documents that asks, with its reply in the
+#: context, is taken as the documents asking it (:func:`asked_and_replied`): the lowest at which none of
+#: LiHua-World's 33 dev Null questions is answered through it that would otherwise be turned away
+#: (at 0.45, 2), while the corpora's dev halves' one such question (a chat line asking "who's doing the
+#: Thursday dinner?", 0.56) is (docs/results/2026-12-07/asked-in-the-documents/).
+ASKED_AT = 0.5
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,15 @@ def compose(
             note="a request to write from the documents, not a question: the evidence most like it is quoted as related, "
             f"not checked as what it asks for ({answerability.note})",
         )
+    if not summary and not request and answerability is not None and not answerability.answerable:
+        asked_here = asked_and_replied(found)
+        if asked_here is not None:
+            answerability = replace(
+                answerability,
+                answerable=True,
+                note=f"[{asked_here[0].marker}] asks this question in the documents and [{asked_here[1].marker}] replies to it: "
+                f"the reply is quoted as what the documents say ({answerability.note})",
+            )
     if answer_text is None and answerability is not None and not answerability.answerable:
         # nothing is written from evidence that does not answer: it is shown as context only
         why = f" ({answerability.note})" if answerability.note else ""
@@ -278,6 +293,21 @@ def compose(
     return Answer(
         asked.text, text, status, context, tuple(claims), tuple(warnings), retrieval, tuple(models), relevance, answerability, shown
     )
+
+
+def asked_and_replied(context: Sequence[ContextItem], at: float = ASKED_AT) -> tuple[ContextItem, ContextItem] | None:
+    """A context sentence that asks what the question asks (a chat message, an FAQ's question: its
+    similarity to the question at least ``at``) and the one right after it in its document, which the
+    context holds and which asks nothing: the reply. The documents answer the question there, in
+    words the reader may not match ("who's doing the Thursday dinner?" / "I'll book Tasca do Cais in
+    Gaia for Thursday"): the question is not turned away as unanswered. The most similar such pair."""
+    pairs = []
+    for item in context:
+        if item.evidence.similarity >= at and asks_in(item):
+            reply = beside(context, item.span, {item.marker}, after=True)
+            if reply is not None and not asks_in(reply):
+                pairs.append((item, reply))
+    return max(pairs, key=lambda pair: (pair[0].evidence.similarity, -pair[0].marker)) if pairs else None
 
 
 def _lead(answerability: Answerability | None, claims: Sequence[Claim], context: Sequence[ContextItem]) -> Lead | None:

@@ -23,7 +23,7 @@ from citegraph.sentences import header_field, leans_on_previous, message_speaker
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import DAYS, MONTHS, content_words, dates_by_kind
 
-__all__ = ["ExtractiveAnswerer", "Selection", "claim_forms", "quote", "statements", "typed_markers", "unquotable"]
+__all__ = ["ExtractiveAnswerer", "Selection", "asks_in", "beside", "claim_forms", "quote", "statements", "typed_markers", "unquotable"]
 
 
 class Selection(NamedTuple):
@@ -64,7 +64,7 @@ def _last_above(lines: Sequence[ContextItem], span: Span) -> ContextItem | None:
     return max(mine, key=lambda c: c.span.start) if mine else None
 
 
-def _beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after: bool) -> ContextItem | None:
+def beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after: bool) -> ContextItem | None:
     """The first context item, not among the markers in ``have``, right after ``span`` (``after``) or
     right before it in the same document version: at most two characters between them."""
     for c in context:
@@ -74,7 +74,7 @@ def _beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after
     return None
 
 
-def _asks(item: ContextItem) -> bool:
+def asks_in(item: ContextItem) -> bool:
     """A sentence of ``item`` asks a question."""
     return any((frame := instruction_frame(p)) is not None and frame.kind == FrameKind.QUESTION for p in _pieces(item.span.text))
 
@@ -410,10 +410,10 @@ class ExtractiveAnswerer(Answerer):
         have = {item.marker for item in quoted}
         out: list[ContextItem] = []
         for item in quoted:
-            if not _asks(item):
+            if not asks_in(item):
                 continue
-            c = _beside(context, item.span, have, after=True)
-            if c is not None and not _asks(c):
+            c = beside(context, item.span, have, after=True)
+            if c is not None and not asks_in(c):
                 out.append(c)
                 have.add(c.marker)
         return out
@@ -427,8 +427,8 @@ class ExtractiveAnswerer(Answerer):
         someone else's (its reply is :meth:`replies`'s)."""
         if best is None or message_speaker(best.span.text) is not None:
             return []
-        c = _beside(context, best.span, {item.marker for item in quoted}, after=True)
-        return [c] if c is not None and same_paragraph(best.span.end, c.span.start) and not _asks(c) else []
+        c = beside(context, best.span, {item.marker for item in quoted}, after=True)
+        return [c] if c is not None and same_paragraph(best.span.end, c.span.start) and not asks_in(c) else []
 
     @staticmethod
     def antecedents(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
@@ -441,7 +441,7 @@ class ExtractiveAnswerer(Answerer):
         for item in quoted:
             if not leans_on_previous(item.span.text):
                 continue
-            c = _beside(context, item.span, have, after=False)
+            c = beside(context, item.span, have, after=False)
             if c is not None:
                 out.append(c)
                 have.add(c.marker)
