@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from citegraph.answer.extractive import ExtractiveAnswerer
 from citegraph.embed import HashingEmbedder
 from citegraph.models import SUBJECT, ContextItem, Evidence, Span, context_of
@@ -86,3 +88,62 @@ def test_a_quote_opening_with_a_pronoun_is_quoted_with_its_subject_past_the_cap(
     ]
     quoted = ExtractiveAnswerer(max_claims=1).select(context, "How many cars can the Solan carry?", lead=3).quoted
     assert [item.marker for item in quoted] == [2, 3]  # the cap is one claim; the pronoun's subject comes with it
+
+
+def test_sources_are_compared_with_the_subject_a_pronoun_stands_for() -> None:
+    """Alone, "It is open … Sunday 12:00–16:00." says nothing of what is open: against a stale FAQ's
+    "Central Library is closed on Sundays." it looked like another thing, and against Northgate's "It
+    is closed on Sundays and Mondays." like the same one. Read with the subject of the sentence before
+    it, each compares as what it is about."""
+    from citegraph.sentences import sentence_before
+    from citegraph.verify.conflicts import rule_conflict, with_subject
+
+    central = BRANCHES.index("It is open")
+    assert sentence_before(BRANCHES, central) == (
+        "Central Library, 2 Market Street, is the largest branch and the administrative base of the service."
+    )
+    hours = with_subject(
+        "It is open Monday to Friday 9:00–20:00, Saturday 9:30–17:00 and Sunday 12:00–16:00.", sentence_before(BRANCHES, central)
+    )
+    assert hours.startswith("Central Library is open Monday")  # the apposition is no part of the name
+    northgate = with_subject("It is closed on Sundays and Mondays.", sentence_before(BRANCHES, BRANCHES.index("It is closed")))
+    assert northgate == "Northgate Branch is closed on Sundays and Mondays."
+    assert rule_conflict("Central Library is closed on Sundays.", hours) == ("opposite", "closed vs open on Sunday")
+    assert rule_conflict(northgate, hours) is None  # two branches
+    assert rule_conflict("It is closed on Sundays.", "It is open on Sundays 12:00–16:00.") is None  # nothing says what
+    # no subject to put in its place: a pronoun before it, a heading, nothing before it
+    assert with_subject("It is open on Sundays.", "We open at nine.") == "It is open on Sundays."
+    assert with_subject("It is open on Sundays.", "# Our branches") == "It is open on Sundays."
+    assert with_subject("Its roof leaks.", "The Workshop is our makerspace.") == "Its roof leaks."
+    assert sentence_before("It opens at nine.", 0) == ""
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        ("Our Lisbon office is closed on Fridays.", "Our Lisbon office is open Monday to Friday.", "opposite"),
+        ("The support desk is closed on Saturdays.", "The support desk is open on Saturdays from 10:00 to 14:00.", "opposite"),
+        ("Central Library is closed on Mondays.", "Central Library is open Tuesday to Saturday.", None),  # other days
+        ("The café is closed on Sundays.", "Central Library is open on Sundays 12:00–16:00.", None),  # other things
+        ("The Leeds office is open from 8:00 to 18:00 on weekdays.", "The Leeds office is open from 9:00 to 17:00 on weekdays.", "time"),
+        ("The Leeds office is open 9:00–17:00.", "The Leeds office is open 10:00–14:00 on Saturdays.", None),  # a day's own hours
+        ("The Leeds office is open 9:00–17:00 on weekdays.", "The Leeds office opens at 9:00 on weekdays.", None),  # a time they share
+    ],
+)
+def test_open_against_closed_and_hours_against_hours(a: str, b: str, kind: str | None) -> None:
+    from citegraph.verify.conflicts import rule_conflict
+
+    found = rule_conflict(a, b)
+    assert (found[0] if found else None) == kind
+    assert (rule_conflict(b, a) or (None,))[0] == kind  # either way round
+
+
+def test_an_answer_names_a_stale_closing_day_against_opening_hours_given_after_it(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    write("faq-2022.md", "# Visiting\n\nCentral Library is closed on Sundays.\n")
+    g = _graph(splitter, write, "branches.md", BRANCHES, size=12)
+    answer = g.ask("Is Central Library open on Sundays?")
+    conflicts = [w for w in answer.warnings if w.code == "conflict"]
+    assert any("closed on Sundays" in w.message and "Sunday 12:00–16:00" in w.message for w in conflicts)
+    assert not any("Sundays and Mondays" in w.message for w in conflicts)  # Northgate's closing days are its own

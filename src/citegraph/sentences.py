@@ -267,6 +267,19 @@ def leans_on_previous(text: str) -> bool:
     return _LEANS.match(text) is not None
 
 
+#: characters before a sentence read for the sentence before it (:func:`sentence_before`)
+_BEFORE_CHARS = 400
+_LAST_BREAK = re.compile(r"(?:(?<=[.!?])\s+|\n\s*)(?=\S)")
+
+
+def sentence_before(text: str, start: int) -> str:
+    """The sentence of ``text`` (a document's text) that ends before offset ``start``: what a sentence
+    at ``start`` that opens with a pronoun leans on (:func:`leans_on_previous`); "" when there is none."""
+    before = text[max(0, start - _BEFORE_CHARS) : start].rstrip()
+    breaks = list(_LAST_BREAK.finditer(before))
+    return before[breaks[-1].end() :].strip() if breaks else (before.strip() if start <= _BEFORE_CHARS else "")
+
+
 #: Characters of a passage embedded as one text. The embedder reads its first 256 word pieces (about
 #: 1,000 characters of English), so the cut changes no vector of an ordinary passage; it keeps a
 #: long document from being tokenised whole, and ingest and a view from embedding different texts.

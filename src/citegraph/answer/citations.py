@@ -235,6 +235,7 @@ def source_conflict_warnings(
     reported: Sequence[AnswerWarning] = (),
     threshold: float = SOURCE_CONFLICT_THRESHOLD,
     top: int = SOURCE_CONFLICT_TOP,
+    texts: Sequence[str] | None = None,
 ) -> list[AnswerWarning]:
     """The context's sentences from different documents that disagree (by rule, else by the fast
     checker at ``threshold``) where the disagreement bears on the answer: one of the two is cited by
@@ -242,11 +243,12 @@ def source_conflict_warnings(
     ``question`` asks about (a content word of it). A disagreement the answer left out is still a
     disagreement in what it was given; one about something else, or at the far end of a large
     context, is not the answer's. A pair already ``reported`` as two conflicting claims is not
-    reported again."""
+    reported again. ``texts``: each context sentence as it is compared, where it differs from its span's
+    text (one that opens with "It", read with the subject it stands for: :func:`citegraph.verify.conflicts.with_subject`)."""
     cited = cited_markers(claims)
     best = {item.marker for item in sorted(context, key=lambda c: (-c.evidence.score, c.marker))[:top]}
     check = find_conflicts(
-        [item.span.text for item in context],
+        list(texts) if texts is not None else [item.span.text for item in context],
         verifier,
         sources=[item.span.document for item in context],
         threshold=threshold,

@@ -39,9 +39,18 @@ from citegraph.models import (
     context_of,
 )
 from citegraph.question import AGENT, DATE, Question, asks_who_started, writing_request
-from citegraph.sentences import conversation_opener, conversation_time, is_line_document, message_header, message_stamp
+from citegraph.sentences import (
+    conversation_opener,
+    conversation_time,
+    is_line_document,
+    leans_on_previous,
+    message_header,
+    message_stamp,
+    sentence_before,
+)
 from citegraph.settings import DEFAULTS
 from citegraph.verify.base import Verifier
+from citegraph.verify.conflicts import with_subject
 
 __all__ = ["ADDRESSED_AT", "ASKED_AT", "LEAD_AT", "Limits", "addresses", "asked_and_replied", "compose", "with_lead_in"]
 
@@ -210,7 +219,8 @@ def compose(
             text, context, verifier, on_claim=None if on_event is None else lambda i, c: emit("claim", (i, c))
         )
         emit("stage", "comparing")
-        warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings))
+        compared = None if document is None else [_with_subject(document, item.span) for item in context]
+        warnings.extend(source_conflict_warnings(context, verifier, question=question, claims=claims, reported=warnings, texts=compared))
         if answer_text is None:  # evidence it would not quote, said
             warnings[:0] = answerer.warnings(question, context, lead, summary=bool(summary))
         if not context:
@@ -410,6 +420,17 @@ def _header_line(field: str) -> Callable[[Document, Span], tuple[int, int] | Non
         return at if at is not None and span.start >= at[1] else None  # not the header line itself
 
     return line
+
+
+def _with_subject(document: Callable[[Span], Document | None], span: Span) -> str:
+    """The span's sentence as sources are compared: one that opens with a pronoun ("It is open …") with
+    the subject of the sentence before it in its document in the pronoun's place."""
+    if not leans_on_previous(span.text):
+        return span.text
+    doc = document(span)
+    if doc is None or doc.text[span.start : span.end] != span.text:
+        return span.text
+    return with_subject(span.text, sentence_before(doc.text, span.start))
 
 
 def with_lead_in(document: Callable[[Span], Document | None], span: Span) -> str:

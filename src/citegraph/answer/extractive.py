@@ -306,21 +306,16 @@ class ExtractiveAnswerer(Answerer):
         With no route between the quotes and the context, a sentence of another document naming what a
         quote names (and the question does not) is the other hop (:func:`names_in`).
 
-        A question that names something by a clause (:attr:`Question.describes`: "the person leading
-        this year's Summer Reading Challenge") is first read for what the clause describes, and the
-        reader's sentence (``led``) is where it found that: its other hop comes first, before any other
-        quote's ("This year Aisha Mensah will lead the Summer Reading Challenge" [led] and "At Eastbank
-        the Children's Services Coordinator is Aisha Mensah", not a line reached through another name
-        a table row beside it gives)."""
+        For a question that names something by a clause (:attr:`Question.describes`: "the person
+        leading this year's Summer Reading Challenge"), the reader's sentence (``led``, where it found
+        "Aisha Mensah") gives the other hop first, before any other quote's."""
         by_span = {item.span: item for item in context}
         have = {item.marker for item in quoted}
-
         asked = content_words(question) | {w.lower() for w in question.split()}
         lower = " ".join(c.span.text for c in context)
 
         def bridged(item: ContextItem) -> bool:
-            """Reached through a name the question does not give (the bridge a two-hop question leaves
-            out: "the person who designed Loam"), not through a number or a year ("2023")."""
+            """Reached through a name the question does not give ("the person who designed Loam"), not a number or year."""
             entity = item.evidence.entity or ""
             named = bool(entity) and set(entity.split()) <= asked
             return item.evidence.found_by == "bridge" and bool(item.evidence.route) and not named and not any(ch.isdigit() for ch in entity)
@@ -334,10 +329,9 @@ class ExtractiveAnswerer(Answerer):
             return found if found is not None and found.marker not in have else None
 
         def named_elsewhere(item: ContextItem) -> ContextItem | None:
-            """The sentence of another document, ranked highest by retrieval, that names someone or
-            something ``item`` names and the question does not. A word capitalised where a sentence
-            opens ("Snapshots help.") is no name where the context writes it in lower case ("Owners
-            keep snapshots …"). A month or a day ("June") names no one: it links no hop."""
+            """The best-ranked sentence of another document naming someone or something ``item`` names
+            and the question does not; not a word capitalised only where a sentence opens ("Snapshots
+            help." / "Owners keep snapshots"), nor a month or a day ("June")."""
             names = {
                 n
                 for n in names_in(item.span.text)

@@ -56,10 +56,10 @@ from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_
 from citegraph.eval.makers import MAKERS, moved_moment, word_number
 from citegraph.eval.support import is_dev
 from citegraph.ingest.base import load_file
-from citegraph.sentences import SentenceSplitter, load_spacy
+from citegraph.sentences import SentenceSplitter, load_spacy, sentence_before
 from citegraph.verify.base import Verifier
 from citegraph.verify.cascade import CheckingVerifier
-from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts
+from citegraph.verify.conflicts import SOURCE_CONFLICT_THRESHOLD, find_conflicts, with_subject
 from citegraph.verify.text import content_words
 
 __all__ = ["PRECISION_AIM", "build", "corpus_pairs", "corpus_report", "evaluate", "flags", "run"]
@@ -152,14 +152,18 @@ def corpus_pairs(corpus: Corpus, splitter: SentenceSplitter | None = None) -> li
     """The corpus's planted pairs, each quote as the sentences of its document that hold it (what a
     context would hold), in the shape :func:`flags` reads (``half`` "corpus", ``kind`` its label)."""
     splitter = splitter or SentenceSplitter()
-    sentences: dict[str, list[str]] = {}
+    sentences: dict[str, list[tuple[str, str]]] = {}
 
     def held(document: str, quote: str) -> str:
         if document not in sentences:
             loaded = load_file(corpus.root / document)
-            sentences[document] = [s.span.text for s in splitter.split(document, "v", loaded.text, loaded.media_type)]
+            sentences[document] = [
+                # a sentence that opens with "It" is compared with the subject it stands for, as ask compares it
+                (s.span.text, with_subject(s.span.text, sentence_before(loaded.text, s.span.start)))
+                for s in splitter.split(document, "v", loaded.text, loaded.media_type)
+            ]
         wanted = _plain(quote)
-        hit = [s for s in sentences[document] if (plain := _plain(s)) and (plain in wanted or wanted in plain)]
+        hit = [read for s, read in sentences[document] if (plain := _plain(s)) and (plain in wanted or wanted in plain)]
         if not hit:
             raise InputFileError(
                 str(corpus.root / "corpus.json"), f"conflict quote not in {document}: {quote!r}", "quote the document's words"

@@ -35,6 +35,16 @@ least half of the shorter claim's) and not already in conflict by rule are put t
 contradiction prompt in one batch, so "Exports are removed at cancellation." against the 30-day
 policy is caught when a model is there. Cost is bounded: the first :data:`MAX_COMPARED_CLAIMS`
 claims are compared, at most :data:`MAX_JUDGED_PAIRS` pairs are judged, and a cut is reported.
+
+A sentence that opens with a pronoun ("It is open Monday to Friday…") is compared with the subject
+of the sentence before it in its pronoun's place (:func:`with_subject`; the caller reads that
+sentence from the document): alone it says nothing of what is open. Between two such readings, one
+that says its subject is closed on a day and one that says the same subject is open on it, or hours
+on the same days that share no time, disagree (``opposite``, ``time``).
+
+Why this file is long (about 520 lines): every rule two sources are compared by, and what keeps each
+from firing on two different things, read together; split by rule, each file would need the others'
+notion of "the same subject" and "different things".
 """
 
 from __future__ import annotations
@@ -43,8 +53,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
-from citegraph.sentences import message_stamp
+from citegraph.sentences import leans_on_previous, message_stamp
 from citegraph.verify.assertion import parse
 from citegraph.verify.base import Verifier
 from citegraph.verify.guards import moment_conflict
@@ -55,6 +66,7 @@ from citegraph.verify.text import (
     CHANGED_WHAT,
     DAYS,
     OPPOSITES,
+    clock_times,
     content_words,
     counts,
     dates_by_kind,
@@ -76,6 +88,7 @@ __all__ = [
     "content_words",
     "find_conflicts",
     "rule_conflict",
+    "with_subject",
 ]
 
 MAX_COMPARED_CLAIMS = 200  #: pairwise comparison of 200 claims is ~20,000 set operations: milliseconds
@@ -156,6 +169,50 @@ def _said_apart(a: str, b: str) -> bool:
     1.9s" at 17:05, "back to 0.5s" the next morning), not two sources that disagree."""
     ta, tb = message_stamp(a), message_stamp(b)
     return ta is not None and tb is not None and ta != tb
+
+
+#: the pronouns a sentence opens with that stand for the subject of the sentence before it
+_SUBJECT_PRONOUN = re.compile(r"[\"'“‘(]*(?:it|they|he|she)\b", re.IGNORECASE)
+#: what a subject's noun carries that is no part of its name ("Central Library, 2 Market Street, …"):
+#: an apposition, a clause, punctuation
+_NOT_OF_THE_NAME = frozenset({"appos", "relcl", "acl", "punct", "cc", "conj", "advcl"})
+
+
+def with_subject(text: str, previous: str) -> str:
+    """``text`` with the pronoun it opens with ("It is open Monday to Friday…") replaced by the subject
+    of ``previous``, the sentence before it in its document ("Central Library, 2 Market Street, is the
+    largest branch." -> "Central Library is open Monday to Friday…"): compared with another source
+    alone, "It" says nothing of what is open, so two such sentences about two buildings looked alike
+    and one about the library looked unlike the library's. ``text`` as it is when it does not open
+    with one, or when ``previous`` has no subject of its own that is a noun (a pronoun again, none)."""
+    found = _SUBJECT_PRONOUN.match(text)
+    if not previous or found is None or not leans_on_previous(text):
+        return text
+    subject = _subject_phrase(previous)
+    return text if subject is None else f"{subject}{text[found.end() :]}"
+
+
+@lru_cache(maxsize=4096)
+def _subject_phrase(sentence: str) -> str | None:
+    """The subject of ``sentence``'s main clause as its words name it, without what an apposition or a
+    clause adds ("Central Library" of "Central Library, 2 Market Street, is …"); None for a pronoun."""
+    doc = parse(sentence)
+    for sent in doc.sents:
+        head = next((t for t in sent.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
+        if head is None or head.pos_ not in ("NOUN", "PROPN"):
+            return None
+        left = [t for t in head.subtree if not any(a.dep_ in _NOT_OF_THE_NAME for a in _up_to(t, head))]
+        return " ".join(t.text for t in left) if left else None
+    return None
+
+
+def _up_to(token: Any, head: Any) -> list[Any]:
+    """``token`` and its heads up to (not including) ``head``, which is above it."""
+    out = []
+    while token.i != head.i:
+        out.append(token)
+        token = token.head
+    return out
 
 
 def _obligation(words: set[str]) -> str | None:
@@ -249,6 +306,7 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
             or _free_against_price(a, b, wa, wb)
             or _framed_values(a, b, wa, wb)
             or _opposite_words(a, b, wa, wb)
+            or _open_against_closed(a, b)
         )
     qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
@@ -261,13 +319,52 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     if timing:
         return timing
     da, db = dates_by_kind(a), dates_by_kind(b)
+    # times of day, for the same days or where neither names a day ("open from 8:00 to 18:00 on
+    # weekdays" / "…from 9:00 to 17:00 on weekdays"); hours for other days are no disagreement
+    days_a, days_b = da.get("weekday", set()), db.get("weekday", set())
+    times_a, times_b = {t for t, _, _ in clock_times(a)}, {t for t, _, _ in clock_times(b)}
+    if times_a and times_b and not times_a & times_b and (days_a & days_b or not (days_a or days_b)):
+        return "time", f"{_clock_said(a)} vs {_clock_said(b)}"
     for kind in ("day", "month", "year", "weekday"):
         if kind in da and kind in db and not da[kind] & db[kind]:
             return "date", f"{' or '.join(sorted(da[kind]))} vs {' or '.join(sorted(db[kind]))}"
     na, nb = has_negation(tokenize(a)), has_negation(tokenize(b))
     if na != nb:
         return "polarity", "negated in one, not in the other"
-    return _free_against_price(a, b, wa, wb) or _opposite_words(a, b, wa, wb)
+    return _free_against_price(a, b, wa, wb) or _opposite_words(a, b, wa, wb) or _open_against_closed(a, b)
+
+
+def _clock_said(text: str) -> str:
+    """The times of day ``text`` gives, as it writes them."""
+    return " and ".join(text[start:end] for _, start, end in clock_times(text))
+
+
+def _open_against_closed(a: str, b: str) -> tuple[str, str] | None:
+    """One says its subject is closed on a day, the other that the same subject is open on it, among
+    the days it gives hours for ("Central Library is closed on Sundays." / "Central Library is open
+    Monday to Friday 9:00–20:00 and Sunday 12:00–16:00."): the two words are opposites, but the
+    rest of the two sentences differs, so the one-word rule does not see it. The same subject: each
+    sentence's subject words are among the other's (:func:`_subject_words`), neither names a thing
+    the other does not, and neither says both words ("closed on Mondays, even when the rest of the
+    building is open")."""
+    for x, y in ((a, b), (b, a)):
+        tx, ty = set(tokenize(x)), set(tokenize(y))
+        if not ("closed" in tx and "open" not in tx and "open" in ty and "closed" not in ty):
+            continue
+        if has_negation(list(tx)) or has_negation(list(ty)):
+            return None
+        sx, sy = _subject_words(x), _subject_words(y)
+        if not sx or sx != sy or _names(x) ^ _names(y) - _days_named(x, y):
+            return None
+        days = dates_by_kind(x).get("weekday", set()) & dates_by_kind(y).get("weekday", set())
+        if days:
+            return "opposite", f"closed vs open on {' and '.join(sorted(days))}"
+    return None
+
+
+def _days_named(a: str, b: str) -> set[str]:
+    """The days of the week the two sentences name (case folded, as :func:`_names` reads words)."""
+    return {d.casefold() for t in (a, b) for d in dates_by_kind(t).get("weekday", set())}
 
 
 def _opposite_words(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
