@@ -1021,3 +1021,35 @@ def test_a_checklists_steps_are_quoted_as_what_it_says(splitter: SentenceSplitte
     message = "Sam: The van leaves at 5. Let me know when you're on your way."
     item = ContextItem(1, Evidence(Span("chat.txt", "v1", 0, len(message), message), 0.5, 0.5, "passage"))
     assert statements(item) == ["Sam: The van leaves at 5."]
+
+
+def test_a_rule_is_quoted_with_the_exception_the_next_sentence_makes_to_it() -> None:
+    """ "Staff on an opening shift arrive 15 minutes before the branch opens." alone answers "How early
+    do I have to be there?" asked of Millbrook wrongly: the next sentence says "The one exception is
+    Millbrook, …20 minutes early". A quote is followed, past the cap, by a sentence of its paragraph
+    that makes an exception to it; not by one that merely goes on, nor across paragraphs."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+    from citegraph.sentences import qualifies_previous
+
+    assert qualifies_previous("The one exception is Millbrook, where the opening shift arrives 20 minutes early.")
+    assert qualifies_previous("However, part-time staff get 15 days.") and qualifies_previous("This does not apply to volunteers.")
+    assert not qualifies_previous("Butterflies are welcome.") and not qualifies_previous("Exceptions are approved by HR.")
+
+    rule = "Staff on an opening shift arrive 15 minutes before the branch opens."
+    best = "At Millbrook, where shifts start later, phone at least two hours before your shift starts."
+
+    def context(gap: str, after: str) -> list[ContextItem]:
+        spans = [Span("absence.md", "v1", 0, len(best), best), Span("handbook.md", "v1", 0, len(rule), rule)]
+        spans.append(Span("handbook.md", "v1", len(rule) + len(gap), len(rule) + len(gap) + len(after), after))
+        return [
+            ContextItem(i + 1, Evidence(span, score, score, "passage"))
+            for i, (span, score) in enumerate(zip(spans, (0.7, 0.6, 0.2), strict=True))
+        ]
+
+    question = "How early do I have to be at Millbrook for an opening shift?"
+    answerer = ExtractiveAnswerer(max_claims=2)
+    exception = "The one exception is Millbrook, where the opening shift arrives 20 minutes early."
+    assert [c.marker for c in answerer.select(context(" ", exception), question).quoted] == [1, 2, 3]
+    assert [c.marker for c in answerer.select(context("\n\n", exception), question).quoted] == [1, 2]  # another paragraph
+    assert [c.marker for c in answerer.select(context(" ", "Shifts are posted on Mondays."), question).quoted] == [1, 2]

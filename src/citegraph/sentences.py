@@ -267,6 +267,21 @@ def leans_on_previous(text: str) -> bool:
     return _LEANS.match(text) is not None
 
 
+#: a sentence that makes an exception to the one before it ("The one exception is Millbrook, where the
+#: opening shift arrives 20 minutes early", "However, …", "This does not apply to …")
+_QUALIFIES = re.compile(
+    r"[\"'“‘(]*(?:the\s+(?:one|only)\s+exceptions?\b|exceptions?\s*:|there\s+(?:is|are)\s+(?:one|an|two|three|a few)\s+exceptions?\b"
+    r"|except\b|however\b|but\b|unless\b|(?:this|that|these|it)\s+(?:does|do)(?:\s+not|n[’']t)\s+apply\b)",
+    re.IGNORECASE,
+)
+
+
+def qualifies_previous(text: str) -> bool:
+    """Whether ``text`` makes an exception to the sentence before it ("The one exception is Millbrook,
+    …", "However, part-time staff …"): quoted without it, that sentence says more than its document does."""
+    return _QUALIFIES.match(text) is not None
+
+
 #: characters before a sentence read for the sentence before it (:func:`sentence_before`)
 _BEFORE_CHARS = 400
 _LAST_BREAK = re.compile(r"(?:(?<=[.!?])\s+|\n\s*)(?=\S)")

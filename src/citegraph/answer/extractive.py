@@ -6,6 +6,11 @@ not assert (in a code block, struck through, under a "Debunked claims" heading: 
 the evidence is skipped, the next eligible sentence is taken in its place, and each skip is reported
 as an answer warning (``instruction_skipped``, ``question_skipped`` or ``framed_skipped``, with its
 marker): nothing is dropped silently.
+
+Why this file is long (about 510 lines): what is quoted and what comes with a quote (a chat line's
+reply and time, a two-hop route's other sentence, a continuation, a pronoun's subject, a rule's
+exception) is one policy, each part bounded by the others' one extra claim; split, no file would say
+which wins.
 """
 
 from __future__ import annotations
@@ -19,7 +24,15 @@ from citegraph.answer.base import Answerer
 from citegraph.answer.citations import MARKER, claim_sentences, parse_markers, split_claims
 from citegraph.models import OPENER, AnswerWarning, ContextItem, Evidence, Span
 from citegraph.question import AGENT, DATE, Question, asks_what_said, holds_type, parse
-from citegraph.sentences import header_field, leans_on_previous, message_speaker, only_chatter, same_paragraph, speakers_named
+from citegraph.sentences import (
+    header_field,
+    leans_on_previous,
+    message_speaker,
+    only_chatter,
+    qualifies_previous,
+    same_paragraph,
+    speakers_named,
+)
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import DAYS, MONTHS, content_words, dates_by_kind
 
@@ -289,8 +302,9 @@ class ExtractiveAnswerer(Answerer):
                 break
             if unquotable(item) is None and item not in quoted:
                 quoted.append(item)
-        # a quote that opens with a pronoun is quoted with the sentence naming what it stands for, past
-        # the cap: "It is closed on Sundays and Mondays." alone reads as about the question's subject
+        # past the cap, a quote that opens with a pronoun is quoted with the sentence naming what it stands
+        # for ("It is closed on Sundays and Mondays." alone reads as about the question's subject), and a
+        # rule with the exception the next sentence makes to it
         quoted += [item for item in self.antecedents(quoted, context) if unquotable(item) is None and item not in quoted]
         return Selection(sorted(quoted, key=lambda c: c.marker), sorted(skipped, key=lambda s: s[0].marker))
 
@@ -426,19 +440,23 @@ class ExtractiveAnswerer(Answerer):
 
     @staticmethod
     def antecedents(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
-        """For a quoted sentence that opens with a pronoun ("It opens at nine on Saturdays.",
-        "They must be reported within an hour."), the sentence just before it in its document, where
-        the context holds it and it is not quoted yet: the subject the quote leans on, quoted with it
-        so that it does not read as being about something else."""
+        """For a quoted sentence that opens with a pronoun ("It opens at nine on Saturdays."), the
+        sentence just before it in its document, where the context holds it and it is not quoted yet:
+        the subject the quote leans on, quoted with it so that it does not read as being about
+        something else. For a quoted sentence (no chat line) that the next one in its paragraph makes
+        an exception to ("The one exception is Millbrook, where …", :func:`qualifies_previous`), that
+        sentence: the rule is not quoted without its exception."""
         have = {item.marker for item in quoted}
         out: list[ContextItem] = []
         for item in quoted:
-            if not leans_on_previous(item.span.text):
-                continue
-            c = beside(context, item.span, have, after=False)
-            if c is not None:
-                out.append(c)
-                have.add(c.marker)
+            needed = [beside(context, item.span, have, after=False)] if leans_on_previous(item.span.text) else []
+            after = None if message_speaker(item.span.text) is not None else beside(context, item.span, have, after=True)
+            if after is not None and same_paragraph(item.span.end, after.span.start) and qualifies_previous(after.span.text):
+                needed.append(after)
+            for c in needed:
+                if c is not None and c.marker not in have:
+                    out.append(c)
+                    have.add(c.marker)
         return out
 
     def summarize(self, context: Sequence[ContextItem]) -> str:
