@@ -592,3 +592,24 @@ def test_asked_what_someone_said_the_chat_windows_with_their_lines_score_higher(
     assert lift[by_doc["chat/others.txt"]] == 0.0
     for question in ("Who painted the garden benches green?", "What did the council suggest for the garden benches?"):
         assert not np.any(scores(question, 0.1) - scores(question, 0.0))
+
+
+def test_a_long_chat_message_holding_the_questions_words_ranks_first_in_its_window(graph: CiteGraph) -> None:
+    """A message of several sentences is one line of the log, and its vector is diluted by its other
+    sentences: a short line sharing two of the question's words read as more like it than the long
+    message that holds all of them. In a chat window, a line ranks higher by the share of the
+    question's word stems it holds."""
+    chat = (
+        "2025-01-28 10:12 Grace Whitfield: Escalating #4471 for Kestrel: recurring tasks are being created twice "
+        "for their Auckland team. Only happens for users whose workspace time zone is Pacific/Auckland. Reproduced on "
+        "staging with a test workspace. P3, they can delete the duplicates but it is annoying them a lot.\n"
+        "2025-01-28 15:52 Tom Ashby: Kestrel recurring tasks, noted\n"
+    )
+    graph.ingest_texts([TextInput("support.txt", chat)], access=("public",))
+    question = "Which recurring tasks problem did Grace escalate for Kestrel?"
+    graph.retriever.mode = Bridge(embedded=True, per_passage=1, lexical=0.0)
+    first = graph.retriever.retrieve(question, ["public"]).evidence[0]
+    assert first.span.text.startswith("2025-01-28 15:52")  # the short line most like the question
+    graph.retriever.mode = Bridge(embedded=True, per_passage=1, lexical=0.4)
+    first = graph.retriever.retrieve(question, ["public"]).evidence[0]
+    assert first.span.text.startswith("2025-01-28 10:12")  # the message that says what was escalated

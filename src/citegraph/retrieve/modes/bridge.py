@@ -83,6 +83,7 @@ class Bridge(Mode):
         said_by: float = 0.0,
         dates: float = 0.0,
         continuation: bool = False,
+        lexical: float = 0.0,
     ) -> None:
         self.first_hops = first_hops
         self.per_passage = per_passage
@@ -113,6 +114,11 @@ class Bridge(Mode):
         self.dates = dates
         #: the sentence after the first-ranked one, in the same paragraph, read right after it (:meth:`_continued`)
         self.continuation = continuation
+        #: in a chat log's window, a line ranks as if this much more similar times the share of the
+        #: question's word stems it holds (:func:`relation_stems`): a long message's vector is diluted by
+        #: its other sentences ("Escalating #4471: Kestrel Outdoor say recurring tasks are being created
+        #: twice …"), its words are not
+        self.lexical = lexical
 
     topic_cap = 256  #: in an approximate view, a name more passages are about is followed only into passages near the question
     mention_cap = 2048  #: the mention hop follows no name given by more sentences than this (a bounded read per name)
@@ -276,6 +282,7 @@ class Bridge(Mode):
         asked = relation_stems(query.text) if self.relations else frozenset()
         replying: dict[int, int] = {}  # a reply -> the question it answers (see replies.bring_replies)
         speaks = speakers_named(query.text) if self.speakers else None
+        stems = relation_stems(query.text) if self.lexical else frozenset()
 
         def place(d: int, level: int) -> None:
             if d not in placed:
@@ -304,6 +311,9 @@ class Bridge(Mode):
                 for i in spans:
                     if speaks(view.columns.span_text[i]):
                         local[i] += self.speakers
+            if log and stems:
+                for i in spans:
+                    local[i] += self.lexical * len(stems & relation_stems(view.columns.span_text[i])) / len(stems)
             # a question in a passage ("How long does a battery last?") never stands for it: its answer does
             spans.sort(key=lambda i: (view.asks(i), -local[i], i))
             lead: list[int] = []
