@@ -1,5 +1,9 @@
 """The ``bridge`` modes: passages by similarity and by the names the question gives, each followed by
-the passage about an entity it mentions (the second hop), sentences chosen per passage."""
+the passage about an entity it mentions (the second hop), sentences chosen per passage.
+
+Why this file is long (about 510 lines): the walk is one ranking (passage scores, bridges, the
+mention hop, the sentences each passage gives, a chat window's lines), each step reading what the one
+before it chose; split, the steps would pass half-made rankings between files."""
 
 from __future__ import annotations
 
@@ -44,8 +48,9 @@ class Bridge(Mode):
        most similar), then the rest. A heading over body text is never one of them. A window of a
        chat log (:meth:`GraphView.is_log`) is about no one thing its first line names: as a bridge
        passage it gives its most similar lines; and a line whose speaker the question names ranks
-       in its window as if ``speakers`` more similar ("What does JakeWatson think…"), the window
-       itself ``said_by`` higher in step 1 when the question asks what they said.
+       in its window as if ``speakers`` more similar ("What does JakeWatson think…"), and a line
+       ``lexical`` × the share of the question's word stems it holds more, the window itself
+       ``said_by`` higher in step 1 when the question asks what they said.
 
     The order is the ranking; each span's ``score`` is its own similarity to the question (what an
     answerer weighs), so scores do not decrease along the list. A bridge passage's evidence carries
