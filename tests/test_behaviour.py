@@ -443,6 +443,31 @@ def test_a_trimmed_quote_that_drops_what_scopes_its_sentence_is_no_support(
     assert (support.label == Verdict.SUPPORTED) is supported, support
 
 
+@pytest.mark.parametrize(
+    ("claim", "premise", "supported"),
+    [
+        ("Staff can park for free.", "Staff in the Leeds office can park for free.", False),
+        ("Members can borrow up to 20 items at a time.", "Members of Riverside Libraries can borrow up to 20 items at a time.", False),
+        ("The team meets every Monday at 10:00.", "The team in Toronto meets every Monday at 10:00.", False),
+        # the restriction kept, something else left out, or a name's own phrase: supported as before
+        ("Staff in the Leeds office can park for free.", "Staff in the Leeds office can park for free in the basement car park.", True),
+        ("The Kestrel Room seats 40 people.", "The Kestrel Room at Central seats 40 people and has a projector.", True),
+        ("Volunteers must be at least 14 years old.", "All volunteers must be at least 14 years old.", True),
+    ],
+)
+def test_a_trimmed_quote_that_drops_what_restricts_its_subject_is_no_support(
+    claim: str, premise: str, supported: bool, checker: CheckingVerifier
+) -> None:
+    """A near-quote that keeps a sentence's subject but leaves out the phrase restricting it to a named
+    place or group ("Staff can park for free." of "Staff in the Leeds office can…") says it of everyone:
+    the checker read all six such probes as supported. It is asked as for a framed quote, and the note
+    names what was left out."""
+    support = checker.verify(claim, _span(premise))
+    assert (support.label == Verdict.SUPPORTED) is supported, support
+    if not supported:
+        assert any(g.startswith("condition dropped: the cited sentence says it of those") for g in support.guards), support
+
+
 def test_not_possible_to_do_something_negates_doing_it(checker: CheckingVerifier) -> None:
     """ "It is not possible to renew items reserved by someone else." denies "You can renew items reserved
     by someone else." (the checker called it supported): "not possible to", "not allowed to", "not able to"

@@ -62,6 +62,7 @@ __all__ = [
     "FrameKind",
     "asserts",
     "directs",
+    "drops_restriction",
     "drops_scope",
     "frame_note",
     "frame_notes",
@@ -357,6 +358,34 @@ def drops_scope(frame: Frame, premise: str, claim: str) -> bool:
             if verb.lemma_.lower() in lemmas and left_out:
                 return True
     return False
+
+
+#: entity types that name a place, a body or a group: what a subject's phrase restricts it to
+_RESTRICTING = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
+
+
+def drops_restriction(premise: str, claim: str) -> str | None:
+    """``claim`` keeps the subject of a ``premise`` sentence, a common noun, but leaves out the phrase
+    that restricts it to a named place, body or group ("Staff can park for free." of "Staff in the
+    Leeds office can park for free.", "Members can borrow…" of "Members of Riverside Libraries can
+    borrow…"): it says the sentence of everyone. The phrase left out ("in the Leeds office"), or None.
+    A name's own phrase ("The Kestrel Room at Central") describes, and restricts nothing."""
+    if len(written_sentences(claim)) > 1:  # a summary says its sentences in its own words
+        return None
+    said = {t.lower_ for t in parse(claim)}
+    words = {w for w in said if w.isalnum()} - FUNCTION_WORDS
+    for doc in (parse(s) for s in premise_sentences(premise)):
+        if not words <= {t.lower_ for t in doc}:  # the claim is no trim of this sentence
+            continue
+        for sent in doc.sents:
+            for subject in (c for c in sent.root.children if c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "NOUN"):
+                if subject.lower_ not in said:
+                    continue
+                for prep in (c for c in subject.children if c.dep_ == "prep"):
+                    names = {t.lower_ for t in prep.subtree if t.pos_ == "PROPN" or t.ent_type_ in _RESTRICTING}
+                    if names and not names & said:
+                        return " ".join(t.text for t in prep.subtree)
+    return None
 
 
 def frame_note(frame: Frame) -> str:

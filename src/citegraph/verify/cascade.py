@@ -55,7 +55,7 @@ from dataclasses import replace
 
 from citegraph.errors import ModelOutputError, ModelUnavailable
 from citegraph.models import Span, Stage, Support, Verdict
-from citegraph.verify.assertion import NOT_ASSERTED, drops_scope, frame_notes, unkept_frames
+from citegraph.verify.assertion import NOT_ASSERTED, drops_restriction, drops_scope, frame_notes, unkept_frames
 from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.calibration import Calibration, registered
 from citegraph.verify.crossencoder import CrossEncoder, default_cross_encoder
@@ -169,7 +169,7 @@ class CheckingVerifier(Verifier):
                 return None, f"checker: not sure (P(supported) {p_sup:.2f})"
         elif p_sup >= self.threshold:
             if framed:  # the rules find the cited sentence framed: the checker's "supported" is not enough
-                return None, f"checker: P(supported) {p_sup:.2f}, but the cited sentence is framed"
+                return None, f"checker: P(supported) {p_sup:.2f}, but the quote leaves out what frames or scopes its sentence"
             label = Verdict.SUPPORTED
         else:
             label = Verdict.CONTRADICTED if p_con >= 0.5 else Verdict.NOT_SUPPORTED
@@ -238,7 +238,14 @@ class CheckingVerifier(Verifier):
             # and a trimmed quote that drops the word scoping its sentence ("Only full-time employees…" quoted
             # as "Employees…", "…every three years, except for engineers" as "…every three years") says more
             # than its sentence: the checker read the near-identity as support (5 of 5 such probes)
-            quote_framed = quote and any(f.kind in NOT_ASSERTED or drops_scope(f, premise, claim) for f in unkept)
+            # and so does one that drops what restricts its subject to a named place or group ("Staff can
+            # park for free." of "Staff in the Leeds office can park…": 6 of 6 such probes supported)
+            restricted = drops_restriction(premise, claim) if quote else None
+            if restricted is not None:
+                notes = (*notes, f"condition dropped: the cited sentence says it of those {restricted!r} only")
+            quote_framed = quote and (
+                any(f.kind in NOT_ASSERTED or drops_scope(f, premise, claim) for f in unkept) or restricted is not None
+            )
             checked, screen_note = self._checked(claim, premise, quote_framed)
             if checked is not None:
                 more = (*(("near_quote",) if quote else ()), *frame_notes([f for f in unkept if f.kind in NOT_ASSERTED]))
