@@ -1,3 +1,6 @@
+# As run for README.md: for each dev question of the named corpora, the best "a context line asks, the next replies"
+# pair and its similarity. Run from the repository root: python asked_lines.py brightwave riverside-libraries harbourline
+# (it copies stores of an earlier `eval answers --out` run from /tmp/s18/hop1/co; change the path for yours).
 import sys, json
 from citegraph.pipeline import CiteGraph
 from citegraph.answer.extractive import _asks, _beside
