@@ -288,13 +288,12 @@ class ExtractiveAnswerer(Answerer):
             quoted = [led, *quoted][: self.max_claims]
         asks = Question.read(question).expected if question else None
         best_quoted = min(quoted, key=rank) if quoted else None
+        read = led if led in quoted else None  # the reader's sentence, quoted
         extra = [
             *self.openers(quoted, context),
             *self.times(quoted, context, asks),
             *self.replies(quoted, context),
-            *self.hops(
-                quoted, context, question, led if led in quoted else None
-            ),  # a second hop before a continuation: one more claim at most
+            *self.hops(quoted, context, question, read),  # a second hop before a continuation: one more claim at most
             *self.continuation(best_quoted, quoted, context),
         ]
         for item in extra:

@@ -343,10 +343,9 @@ def _open_against_closed(a: str, b: str) -> tuple[str, str] | None:
     """One says its subject is closed on a day, the other that the same subject is open on it, among
     the days it gives hours for ("Central Library is closed on Sundays." / "Central Library is open
     Monday to Friday 9:00–20:00 and Sunday 12:00–16:00."): the two words are opposites, but the
-    rest of the two sentences differs, so the one-word rule does not see it. The same subject: each
-    sentence's subject words are among the other's (:func:`_subject_words`), neither names a thing
-    the other does not, and neither says both words ("closed on Mondays, even when the rest of the
-    building is open")."""
+    rest of the two sentences differs, so the one-word rule does not see it. The same subject: the
+    same subject words (:func:`_subject_words`) and the same names (a day is none); and neither says
+    both words ("closed on Mondays, even when the rest of the building is open")."""
     for x, y in ((a, b), (b, a)):
         tx, ty = set(tokenize(x)), set(tokenize(y))
         if not ("closed" in tx and "open" not in tx and "open" in ty and "closed" not in ty):
@@ -354,17 +353,12 @@ def _open_against_closed(a: str, b: str) -> tuple[str, str] | None:
         if has_negation(list(tx)) or has_negation(list(ty)):
             return None
         sx, sy = _subject_words(x), _subject_words(y)
-        if not sx or sx != sy or _names(x) ^ _names(y) - _days_named(x, y):
+        if not sx or sx != sy or _names(x) != _names(y):
             return None
         days = dates_by_kind(x).get("weekday", set()) & dates_by_kind(y).get("weekday", set())
         if days:
             return "opposite", f"closed vs open on {' and '.join(sorted(days))}"
     return None
-
-
-def _days_named(a: str, b: str) -> set[str]:
-    """The days of the week the two sentences name (case folded, as :func:`_names` reads words)."""
-    return {d.casefold() for t in (a, b) for d in dates_by_kind(t).get("weekday", set())}
 
 
 def _opposite_words(a: str, b: str, wa: frozenset[str], wb: frozenset[str]) -> tuple[str, str] | None:
