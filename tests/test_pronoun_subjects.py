@@ -138,7 +138,7 @@ def test_open_against_closed_and_hours_against_hours(a: str, b: str, kind: str |
     assert (rule_conflict(b, a) or (None,))[0] == kind  # either way round
 
 
-def test_an_answer_names_a_stale_closing_day_against_opening_hours_given_after_it(
+def test_an_answer_flags_a_closing_day_against_opening_hours_given_after_a_pronoun(
     splitter: SentenceSplitter, write: Callable[[str, str], Path]
 ) -> None:
     write("faq-2022.md", "# Visiting\n\nCentral Library is closed on Sundays.\n")
