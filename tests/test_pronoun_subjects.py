@@ -127,6 +127,10 @@ def test_sources_are_compared_with_the_subject_a_pronoun_stands_for() -> None:
         ("The café is closed on Sundays.", "Central Library is open on Sundays 12:00–16:00.", None),  # other things
         ("The Leeds office is open from 8:00 to 18:00 on weekdays.", "The Leeds office is open from 9:00 to 17:00 on weekdays.", "time"),
         ("The Leeds office is open 9:00–17:00.", "The Leeds office is open 10:00–14:00 on Saturdays.", None),  # a day's own hours
+        # opening hours for other days are no disagreement; a drill held on another day is
+        ("The Leeds office is open 9:00–17:00 on weekdays.", "The Leeds office is open 10:00–14:00 on Saturdays.", None),
+        ("The office opens at 9:00 on Mondays.", "The office opens at 9:00 on Tuesdays.", None),
+        ("The muster drill is held every Monday at 07:30.", "The muster drill is held every Tuesday at 07:30.", "date"),
         ("The Leeds office is open 9:00–17:00 on weekdays.", "The Leeds office opens at 9:00 on weekdays.", None),  # a time they share
     ],
 )

@@ -42,7 +42,7 @@ sentence from the document): alone it says nothing of what is open. Between two 
 that says its subject is closed on a day and one that says the same subject is open on it, or hours
 on the same days that share no time, disagree (``opposite``, ``time``).
 
-Why this file is long (about 520 lines): every rule two sources are compared by, and what keeps each
+Why this file is long (about 540 lines): every rule two sources are compared by, and what keeps each
 from firing on two different things, read together; split by rule, each file would need the others'
 notion of "the same subject" and "different things".
 """
@@ -326,12 +326,24 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     if times_a and times_b and not times_a & times_b and (days_a & days_b or not (days_a or days_b)):
         return "time", f"{_clock_said(a)} vs {_clock_said(b)}"
     for kind in ("day", "month", "year", "weekday"):
+        if kind == "weekday" and _hours(a) and _hours(b):
+            continue  # opening hours for other days ("9:00–17:00 on weekdays" / "10:00–14:00 on Saturdays")
         if kind in da and kind in db and not da[kind] & db[kind]:
             return "date", f"{' or '.join(sorted(da[kind]))} vs {' or '.join(sorted(db[kind]))}"
     na, nb = has_negation(tokenize(a)), has_negation(tokenize(b))
     if na != nb:
         return "polarity", "negated in one, not in the other"
     return _free_against_price(a, b, wa, wb) or _opposite_words(a, b, wa, wb) or _open_against_closed(a, b)
+
+
+#: words that make times of day a place's opening hours
+_OPENING = frozenset({"open", "opens", "opening", "closes", "closing"})
+
+
+def _hours(text: str) -> bool:
+    """``text`` gives opening hours: a time of day and a word of opening ("open 9:00–17:00 on
+    weekdays", "opens at 9:00 on Mondays"). Hours for one day say nothing of another's."""
+    return bool(_OPENING & set(tokenize(text))) and bool(clock_times(text))
 
 
 def _clock_said(text: str) -> str:
