@@ -16,7 +16,7 @@ from citegraph.answer.answerable import LEAD_IN, assess
 from citegraph.answer.base import Answerer
 from citegraph.answer.citations import answer_status, cited_markers, parse_markers, resolve_claims, source_conflict_warnings, split_claims
 from citegraph.answer.currency import quoted_stale, stale_warnings, unquoted_current
-from citegraph.answer.extractive import asks_in, beside, quote
+from citegraph.answer.extractive import quote, reply_to
 from citegraph.answer.llm_answerer import is_abstention
 from citegraph.answer.relevance import check_relevance
 from citegraph.errors import LimitExceeded, UserError
@@ -311,12 +311,11 @@ def asked_and_replied(context: Sequence[ContextItem], at: float = ASKED_AT) -> t
     context holds and which asks nothing: the reply. The documents answer the question there, in
     words the reader may not match ("who's doing the Thursday dinner?" / "I'll book Tasca do Cais in
     Gaia for Thursday"): the question is not turned away as unanswered. The most similar such pair."""
-    pairs = []
-    for item in context:
-        if item.evidence.similarity >= at and asks_in(item):
-            reply = beside(context, item.span, {item.marker}, after=True)
-            if reply is not None and not asks_in(reply):
-                pairs.append((item, reply))
+    pairs = [
+        (item, reply)
+        for item in context
+        if item.evidence.similarity >= at and (reply := reply_to(item, context, {item.marker})) is not None
+    ]
     return max(pairs, key=lambda pair: (pair[0].evidence.similarity, -pair[0].marker)) if pairs else None
 
 

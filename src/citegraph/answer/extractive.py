@@ -7,7 +7,7 @@ the evidence is skipped, the next eligible sentence is taken in its place, and e
 as an answer warning (``instruction_skipped``, ``question_skipped`` or ``framed_skipped``, with its
 marker): nothing is dropped silently.
 
-Why this file is long (about 510 lines): what is quoted and what comes with a quote (a chat line's
+Why this file is long (about 520 lines): what is quoted and what comes with a quote (a chat line's
 reply and time, a two-hop route's other sentence, a continuation, a pronoun's subject, a rule's
 exception) is one policy, each part bounded by the others' one extra claim; split, no file would say
 which wins.
@@ -36,7 +36,7 @@ from citegraph.sentences import (
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
 from citegraph.verify.text import DAYS, MONTHS, content_words, dates_by_kind
 
-__all__ = ["ExtractiveAnswerer", "Selection", "asks_in", "beside", "claim_forms", "quote", "statements", "typed_markers", "unquotable"]
+__all__ = ["ExtractiveAnswerer", "Selection", "claim_forms", "quote", "reply_to", "statements", "typed_markers", "unquotable"]
 
 
 class Selection(NamedTuple):
@@ -77,7 +77,7 @@ def _last_above(lines: Sequence[ContextItem], span: Span) -> ContextItem | None:
     return max(mine, key=lambda c: c.span.start) if mine else None
 
 
-def beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after: bool) -> ContextItem | None:
+def _beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after: bool) -> ContextItem | None:
     """The first context item, not among the markers in ``have``, right after ``span`` (``after``) or
     right before it in the same document version: at most two characters between them."""
     for c in context:
@@ -87,9 +87,19 @@ def beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after:
     return None
 
 
-def asks_in(item: ContextItem) -> bool:
+def _asks(item: ContextItem) -> bool:
     """A sentence of ``item`` asks a question."""
     return any((frame := instruction_frame(p)) is not None and frame.kind == FrameKind.QUESTION for p in _pieces(item.span.text))
+
+
+def reply_to(item: ContextItem, context: Sequence[ContextItem], have: set[int]) -> ContextItem | None:
+    """For ``item`` that asks something, the context item right after it in its document, not among
+    the markers in ``have``, that asks nothing itself: its reply. None when ``item`` asks nothing or
+    the context holds no such reply."""
+    if not _asks(item):
+        return None
+    c = _beside(context, item.span, have, after=True)
+    return c if c is not None and not _asks(c) else None
 
 
 def statements(item: ContextItem) -> list[str]:
@@ -417,10 +427,8 @@ class ExtractiveAnswerer(Answerer):
         have = {item.marker for item in quoted}
         out: list[ContextItem] = []
         for item in quoted:
-            if not asks_in(item):
-                continue
-            c = beside(context, item.span, have, after=True)
-            if c is not None and not asks_in(c):
+            c = reply_to(item, context, have)
+            if c is not None:
                 out.append(c)
                 have.add(c.marker)
         return out
@@ -434,8 +442,8 @@ class ExtractiveAnswerer(Answerer):
         someone else's (its reply is :meth:`replies`'s)."""
         if best is None or message_speaker(best.span.text) is not None:
             return []
-        c = beside(context, best.span, {item.marker for item in quoted}, after=True)
-        return [c] if c is not None and same_paragraph(best.span.end, c.span.start) and not asks_in(c) else []
+        c = _beside(context, best.span, {item.marker for item in quoted}, after=True)
+        return [c] if c is not None and same_paragraph(best.span.end, c.span.start) and not _asks(c) else []
 
     @staticmethod
     def antecedents(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
@@ -448,8 +456,8 @@ class ExtractiveAnswerer(Answerer):
         have = {item.marker for item in quoted}
         out: list[ContextItem] = []
         for item in quoted:
-            needed = [beside(context, item.span, have, after=False)] if leans_on_previous(item.span.text) else []
-            after = None if message_speaker(item.span.text) is not None else beside(context, item.span, have, after=True)
+            needed = [_beside(context, item.span, have, after=False)] if leans_on_previous(item.span.text) else []
+            after = None if message_speaker(item.span.text) is not None else _beside(context, item.span, have, after=True)
             if after is not None and same_paragraph(item.span.end, after.span.start) and qualifies_previous(after.span.text):
                 needed.append(after)
             for c in needed:

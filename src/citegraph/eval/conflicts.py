@@ -56,6 +56,7 @@ from citegraph.eval.formats import MultiHopRow, is_multihop, multihop_row, read_
 from citegraph.eval.makers import MAKERS, moved_moment, word_number
 from citegraph.eval.support import is_dev
 from citegraph.ingest.base import load_file
+from citegraph.models import Span
 from citegraph.sentences import SentenceSplitter, load_spacy, sentence_before
 from citegraph.verify.base import Verifier
 from citegraph.verify.cascade import CheckingVerifier
@@ -152,18 +153,20 @@ def corpus_pairs(corpus: Corpus, splitter: SentenceSplitter | None = None) -> li
     """The corpus's planted pairs, each quote as the sentences of its document that hold it (what a
     context would hold), in the shape :func:`flags` reads (``half`` "corpus", ``kind`` its label)."""
     splitter = splitter or SentenceSplitter()
-    sentences: dict[str, list[tuple[str, str]]] = {}
+    sentences: dict[str, tuple[str, list[Span]]] = {}
 
     def held(document: str, quote: str) -> str:
         if document not in sentences:
             loaded = load_file(corpus.root / document)
-            sentences[document] = [
-                # a sentence that opens with "It" is compared with the subject it stands for, as ask compares it
-                (s.span.text, with_subject(s.span.text, sentence_before(loaded.text, s.span.start)))
-                for s in splitter.split(document, "v", loaded.text, loaded.media_type)
-            ]
+            sentences[document] = (loaded.text, [s.span for s in splitter.split(document, "v", loaded.text, loaded.media_type)])
+        text, spans = sentences[document]
         wanted = _plain(quote)
-        hit = [read for s, read in sentences[document] if (plain := _plain(s)) and (plain in wanted or wanted in plain)]
+        hit = [
+            # a sentence that opens with "It" is compared with the subject it stands for, as ask compares it
+            with_subject(s.text, sentence_before(text, s.start))
+            for s in spans
+            if (plain := _plain(s.text)) and (plain in wanted or wanted in plain)
+        ]
         if not hit:
             raise InputFileError(
                 str(corpus.root / "corpus.json"), f"conflict quote not in {document}: {quote!r}", "quote the document's words"

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from citegraph.sentences import leans_on_previous, message_stamp
+from citegraph.sentences import message_stamp
 from citegraph.verify.assertion import parse
 from citegraph.verify.base import Verifier
 from citegraph.verify.guards import moment_conflict
@@ -185,8 +185,8 @@ def with_subject(text: str, previous: str) -> str:
     alone, "It" says nothing of what is open, so two such sentences about two buildings looked alike
     and one about the library looked unlike the library's. ``text`` as it is when it does not open
     with one, or when ``previous`` has no subject of its own that is a noun (a pronoun again, none)."""
-    found = _SUBJECT_PRONOUN.match(text)
-    if not previous or found is None or not leans_on_previous(text):
+    found = _SUBJECT_PRONOUN.match(text)  # each of these pronouns is one a sentence leans on (sentences.leans_on_previous)
+    if not previous or found is None:
         return text
     subject = _subject_phrase(previous)
     return text if subject is None else f"{subject}{text[found.end() :]}"
@@ -325,8 +325,9 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     times_a, times_b = {t for t, _, _ in clock_times(a)}, {t for t, _, _ in clock_times(b)}
     if times_a and times_b and not times_a & times_b and (days_a & days_b or not (days_a or days_b)):
         return "time", f"{_clock_said(a)} vs {_clock_said(b)}"
+    hours = bool(times_a and times_b) and _opening(a) and _opening(b)
     for kind in ("day", "month", "year", "weekday"):
-        if kind == "weekday" and _hours(a) and _hours(b):
+        if kind == "weekday" and hours:
             continue  # opening hours for other days ("9:00–17:00 on weekdays" / "10:00–14:00 on Saturdays")
         if kind in da and kind in db and not da[kind] & db[kind]:
             return "date", f"{' or '.join(sorted(da[kind]))} vs {' or '.join(sorted(db[kind]))}"
@@ -340,10 +341,10 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
 _OPENING = frozenset({"open", "opens", "opening", "closes", "closing"})
 
 
-def _hours(text: str) -> bool:
-    """``text`` gives opening hours: a time of day and a word of opening ("open 9:00–17:00 on
-    weekdays", "opens at 9:00 on Mondays"). Hours for one day say nothing of another's."""
-    return bool(_OPENING & set(tokenize(text))) and bool(clock_times(text))
+def _opening(text: str) -> bool:
+    """``text`` says a word of opening: with a time of day, it gives opening hours ("open 9:00–17:00 on
+    weekdays", "opens at 9:00 on Mondays"), and hours for one day say nothing of another's."""
+    return bool(_OPENING & set(tokenize(text)))
 
 
 def _clock_said(text: str) -> str:
