@@ -50,6 +50,10 @@ CHECKED = {AnswerStatus.VERIFIED, AnswerStatus.QUOTED}  #: the statuses shown gr
 
 
 def norm(text: str) -> str:
+    """Words to compare, as a person reads them: a handle's words apart ("WolfgangSchulz" is "Wolfgang
+    Schulz", the gold's spelling), a time's "pm" apart ("2pm" is "2 PM"), case and punctuation gone."""
+    text = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    text = re.sub(r"(\d)\s*([ap])\.?m\b\.?", r"\1 \2m", text, flags=re.IGNORECASE)
     text = re.sub(r"[^\w\s]", " ", text.casefold().replace("’", "'"))
     return " ".join(w for w in text.split() if w not in {"the", "a", "an"})
 

@@ -613,3 +613,44 @@ def test_a_long_chat_message_holding_the_questions_words_ranks_first_in_its_wind
     graph.retriever.mode = Bridge(embedded=True, per_passage=1, lexical=0.4)
     first = graph.retriever.retrieve(question, ["public"]).evidence[0]
     assert first.span.text.startswith("2025-01-28 10:12")  # the message that says what was escalated
+
+
+def test_a_passage_scores_its_best_sentence_as_it_ranks_inside_it(graph: CiteGraph) -> None:
+    """A passage's best sentence counts with the share of the question's word stems it holds (and, in
+    a window of messages, its speaker named by the question) as it does when the passage's sentences
+    are ranked: a window whose other lines are about something else rises by its one line that says
+    what was asked. A checklist's ``Label: text`` items are no one's messages: no speaker lift."""
+    from citegraph.retrieve.modes.base import Query
+    from citegraph.retrieve.retriever import question_vector
+    from citegraph.sentences import chat_speaker
+
+    assert chat_speaker("Helios: It is a masterpiece!") == "Helios" and chat_speaker("2025-03-04 10:31 Ana de Sousa: ok") == "Ana de Sousa"
+    assert chat_speaker("Tour of the branch: staff entrance, staff room") is None
+    assert chat_speaker("Name: Callum Reid; Role: Duty officer; Base: Kelso Quay.") is None
+    masterpiece = (
+        "Time: 20260301_10:00\nAisling: Journey has lovely music.\nHelios: Red Dead Redemption 2 is a masterpiece, "
+        "it makes players feel connected to the characters.\nAisling: The soundtrack of Journey is calm.\n"
+    )
+    music = "Time: 20260302_10:00\nRowan: Which games have great music?\nAurora: Journey has great music.\nRowan: Agreed, lovely music.\n"
+    handbook = "Games night\n\nThe games night is on Fridays. Snacks are provided by the office. Players bring their own controllers.\n"
+    checklist = "Volunteer checklist\n\nTour of the branch: staff entrance, staff room, kitchen.\nSigning in: the volunteer hours sheet.\n"
+    docs = {"chat/a.txt": masterpiece, "chat/b.txt": music, "handbook.md": handbook, "checklist.md": checklist}
+    graph.ingest_texts([TextInput(k, v) for k, v in docs.items()], access=("public",))
+    view = graph.retriever.view(["public"])
+    by_doc = {view.passages[d][0]: d for d in range(len(view.passages))}
+    assert view.is_log(by_doc["chat/a.txt"])
+
+    def scores(question: str, lexical: float, speakers: float = 0.0) -> np.ndarray:
+        query = Query(question, question_vector(graph.embedder, question), embed=graph.embedder.embed)
+        return Bridge(embedded=True, lexical=lexical, speakers=speakers).passage_scores(query, view)
+
+    question = "Which game does Helios call a masterpiece for making players feel connected to the characters?"
+    lift = scores(question, 0.4) - scores(question, 0.0)
+    assert lift[by_doc["chat/a.txt"]] > 0.1  # the line holding most of the question's words
+    assert lift[by_doc["chat/a.txt"]] > lift[by_doc["chat/b.txt"]] + 0.05
+    assert lift[by_doc["handbook.md"]] > 0.0  # a document's best sentence counts its words the same way
+    assert not np.any(lift < 0.0)
+    spoken = scores(question, 0.0, speakers=0.1) - scores(question, 0.0)
+    assert spoken[by_doc["chat/a.txt"]] > 0.0 and spoken[by_doc["chat/b.txt"]] == 0.0
+    named = "What does Tour say about the staff room?"  # a checklist label the question happens to name
+    assert (scores(named, 0.0, speakers=0.1) - scores(named, 0.0))[by_doc["checklist.md"]] == 0.0

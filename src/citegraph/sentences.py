@@ -40,6 +40,7 @@ __all__ = [
     "SentenceSplitter",
     "asks",
     "camel_words",
+    "chat_speaker",
     "conversation_opener",
     "conversation_time",
     "document_name",
@@ -106,6 +107,25 @@ def message_speaker(text: str) -> str | None:
     speaker = _MARKUP.sub("", found.group("speaker")).strip()
     addressed = _ADDRESSED.fullmatch(speaker) if found.group("stamp") else None  # Zoom: "From Anna Berg to Everyone"
     return (addressed.group("name").strip() if addressed else speaker) or None
+
+
+#: the lower-case words a person's name may hold ("Ana de Sousa", "Ludwig van Beethoven")
+_NAME_PARTICLES = frozenset("de da das do dos du di del della la le van von der den ter bin ibn al el y".split())
+
+
+def chat_speaker(text: str) -> str | None:
+    """The speaker of a chat line (:func:`message_speaker`) when it reads as someone's name: one word
+    (a handle: "JakeWatson", "rhea"), or words each opening with a capital but a name's particles
+    ("Sofia Almeida", "Ana de Sousa"). None for a checklist's or a form's ``Label: text`` line ("Tour
+    of the branch: staff entrance, staff room…", "Signing in and out: the hours sheet…") and for a table
+    row written out ("Name: Callum Reid; Role: Duty officer; …"), which are no one's message."""
+    speaker = message_speaker(text)
+    if speaker is None or WRITTEN_ROW.fullmatch(text.strip()):
+        return None
+    words = speaker.split()
+    if len(words) > 1 and any(not w[:1].isupper() and w.casefold() not in _NAME_PARTICLES for w in words):
+        return None
+    return speaker
 
 
 def camel_words(text: str) -> list[str]:

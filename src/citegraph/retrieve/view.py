@@ -44,7 +44,7 @@ from citegraph.retrieve.days import DAY_DIGITS, DAY_WORDS, calendar_name, day_of
 from citegraph.retrieve.indexes import CallerReader, StoreSpanIndex
 from citegraph.retrieve.names import capitalised, loose_key, named_ngrams, relation_stems, same_names, title_key
 from citegraph.retrieve.traversal import Hops, Reach
-from citegraph.sentences import asks, evidence_words, message_speaker, section_texts, sections, time_line
+from citegraph.sentences import asks, chat_speaker, evidence_words, message_speaker, section_texts, sections, time_line
 from citegraph.store.columns import GraphColumns, GraphData
 from citegraph.store.snapshots import Derived, NothingKept
 
@@ -338,6 +338,33 @@ class GraphView:
 
     @cached_property
     def _logs(self) -> dict[int, bool]:
+        return {}
+
+    def is_chat(self, passage: int) -> bool:
+        """The passage is a window of messages: a log (:meth:`is_log`) most of whose lines have a
+        speaker that reads as a name (:func:`~citegraph.sentences.chat_speaker`), not a checklist's
+        ``Tour of the branch: …`` items nor a table's rows written out. Computed per passage when first asked."""
+        known = self._chats.get(passage)
+        if known is None:
+            spans = self.spans_in(passage).tolist()
+            spoken = sum(1 for i in spans if chat_speaker(self.columns.span_text[i]) is not None)
+            known = self._chats[passage] = self.is_log(passage) and spoken >= 0.6 * len(spans)
+        return known
+
+    @cached_property
+    def _chats(self) -> dict[int, bool]:
+        return {}
+
+    def stems(self, span: int) -> frozenset[str]:
+        """The span's word stems (:func:`~citegraph.retrieve.names.relation_stems`), read when first
+        asked and kept: what the question's words are matched against, question after question."""
+        known = self._stems.get(span)
+        if known is None:
+            known = self._stems[span] = relation_stems(self.columns.span_text[span])
+        return known
+
+    @cached_property
+    def _stems(self) -> dict[int, frozenset[str]]:
         return {}
 
     def speakers_in(self, passage: int) -> frozenset[str]:

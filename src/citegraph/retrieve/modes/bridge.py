@@ -26,6 +26,7 @@ from citegraph.sentences import message_speaker, same_paragraph, speaker_named, 
 COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
 COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
 SAID_BY_AMONG = 200  #: asked what someone said, the best passages read for that speaker's lines
+LINES_AMONG = 50  #: the best passages whose chat lines are read for their window's score (:meth:`Bridge._best_lines`)
 
 
 class Bridge(Mode):
@@ -35,7 +36,8 @@ class Bridge(Mode):
     1. Passage score: the cosine of the passage centroid (its sentence vectors' mean) or, with
        ``embedded``, of its embedded text, to the question, plus the best sentence's cosine, plus
        the question-entity seeds' bonus (:meth:`seed_bonus`: a passage about a name the question
-       gives, or mentioning it, lifted by how rare that name is).
+       gives, or mentioning it, lifted by how rare that name is); among the best passages, the best
+       sentence counts as it ranks in step 3 (:meth:`_best_lines`).
     2. For each of the ``first_hops`` best passages, every entity it mentions is a candidate bridge;
        a passage that is a whole document (:attr:`GraphView.whole`) and whose first sentence mentions
        that entity is *about* it (a Wikipedia article, a one-page note that names its subject first; a
@@ -139,7 +141,38 @@ class Bridge(Mode):
         if self.said_by:
             for d in self._said_by_named(query, view, score):
                 score[d] += self.said_by
+        if self.lexical or self.speakers:
+            self._best_lines(query, view, score)
         return score
+
+    def _best_lines(self, query: Query, view: GraphView, score: np.ndarray) -> None:
+        """Each of the :data:`LINES_AMONG` best passages scores its best sentence with ``lexical`` x the
+        share of the question's word stems it holds, and in a window of messages
+        (:meth:`GraphView.is_chat`) with ``speakers`` when the question names its speaker: what a chat
+        line gains when its window's lines are ranked (step 3). The line "Helios: "Red Dead Redemption 2"
+        is a masterpiece! That game really makes you feel connected to the characters…" lifts its window,
+        whose other lines are about other games, for "Which game does Helios call a masterpiece for
+        making players feel connected to the characters?". A document's passage gains the same for its
+        words, or a chat window sharing "a whole carrier bag" would outrank the table row "Longest
+        booking: 4 hours" for "Can I book a 3D printer for a whole afternoon?"; a checklist's
+        ``Tour of the branch: …`` items are no one's messages, so no speaker lift."""
+        speaks = speakers_named(query.text) if self.speakers else None
+        stems = relation_stems(query.text) if self.lexical else frozenset()
+        if speaks is None and not stems:
+            return
+        sims = query.similarity(view)
+        texts = view.columns.span_text
+        for d in top_indices(score, min(LINES_AMONG, len(score))).tolist():
+            in_passage = view.spans_in(d).tolist()
+            spoken = speaks is not None and view.is_chat(d)
+            plain = max(float(sims[i]) for i in in_passage)
+            lifted = plain
+            for i in in_passage:
+                extra = self.speakers if spoken and speaks(texts[i]) else 0.0  # type: ignore[misc]
+                if stems:
+                    extra += self.lexical * len(stems & view.stems(i)) / len(stems)
+                lifted = max(lifted, float(sims[i]) + extra)
+            score[d] += lifted - plain
 
     def _said_by_named(self, query: Query, view: GraphView, score: np.ndarray) -> list[int]:
         """Asked what someone said ("What does Jake suggest…", :func:`~citegraph.question.asks_what_said`),
@@ -318,7 +351,7 @@ class Bridge(Mode):
                         local[i] += self.speakers
             if log and stems:
                 for i in spans:
-                    local[i] += self.lexical * len(stems & relation_stems(view.columns.span_text[i])) / len(stems)
+                    local[i] += self.lexical * len(stems & view.stems(i)) / len(stems)
             # a question in a passage ("How long does a battery last?") never stands for it: its answer does
             spans.sort(key=lambda i: (view.asks(i), -local[i], i))
             lead: list[int] = []
