@@ -14,7 +14,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "citegraph"
 
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("errors", "prompts", "once", "spacy_import"),
+    ("errors", "prompts", "once", "spacy_import", "cores"),
     ("models", "settings"),
     ("sentences", "embed", "store"),  # the ground-floor text, vector and storage services
     ("llm", "question"),  # model runtimes; the question of an ask, parsed once

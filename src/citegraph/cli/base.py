@@ -33,6 +33,7 @@ from rich.console import Console
 
 from citegraph.cli import views
 from citegraph.components import GraphSpec
+from citegraph.cores import one_blas_thread
 from citegraph.errors import CitegraphError, UserError, store_error
 from citegraph.pipeline import CiteGraph
 from citegraph.settings import Setting, setting
@@ -247,6 +248,7 @@ def _config_defaults(group: click.Group, path: Path) -> dict[str, Any]:
 @click.pass_context
 def main(ctx: click.Context, config: Path | None) -> None:
     """Local GraphRAG with sentence-level citations that are checked, not assumed."""
+    one_blas_thread()  # the models' onnxruntime sessions take the cores (citegraph.cores)
     path = config or (Path("citegraph.toml") if Path("citegraph.toml").is_file() else None)
     if path is not None:
         ctx.default_map = _config_defaults(main, path)

@@ -49,6 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from citegraph import output
 from citegraph.components import GraphSpec
 from citegraph.conversation import Turn
+from citegraph.cores import one_blas_thread
 from citegraph.errors import (
     AccessDenied,
     BackendUnavailable,
@@ -557,6 +558,7 @@ def app_from_env() -> FastAPI:
     import json
     import os
 
+    one_blas_thread()  # a worker process: the models' onnxruntime sessions take the cores (citegraph.cores)
     raw = os.environ.get(OPTIONS_ENV)
     if not raw:
         raise UserError(f"{OPTIONS_ENV} is not set: start the server with `citegraph serve`")
