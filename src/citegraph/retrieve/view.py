@@ -347,8 +347,10 @@ class GraphView:
         known = self._chats.get(passage)
         if known is None:
             spans = self.spans_in(passage).tolist()
-            spoken = sum(1 for i in spans if chat_speaker(self.columns.span_text[i]) is not None)
-            known = self._chats[passage] = self.is_log(passage) and spoken >= 0.6 * len(spans)
+            known = self.is_log(passage) and sum(1 for i in spans if chat_speaker(self.columns.span_text[i]) is not None) >= 0.6 * len(
+                spans
+            )
+            self._chats[passage] = known
         return known
 
     @cached_property

@@ -26,7 +26,7 @@ from citegraph.sentences import message_speaker, same_paragraph, speaker_named, 
 COMMON_NAME_SHARE = 0.1  #: a name more than this share of the passages mention is no bridge …
 COMMON_NAME_PASSAGES = 10  #: … when they are more than this many (in a small store every name is in a tenth)
 SAID_BY_AMONG = 200  #: asked what someone said, the best passages read for that speaker's lines
-LINES_AMONG = 50  #: the best passages whose chat lines are read for their window's score (:meth:`Bridge._best_lines`)
+LINES_AMONG = 50  #: the best passages whose sentences are read for the passage's score (:meth:`Bridge._best_lines`)
 
 
 class Bridge(Mode):
@@ -155,7 +155,8 @@ class Bridge(Mode):
         making players feel connected to the characters?". A document's passage gains the same for its
         words, or a chat window sharing "a whole carrier bag" would outrank the table row "Longest
         booking: 4 hours" for "Can I book a 3D printer for a whole afternoon?"; a checklist's
-        ``Tour of the branch: …`` items are no one's messages, so no speaker lift."""
+        ``Tour of the branch: …`` items are no one's messages, so no speaker lift. In an exact view
+        only: an approximate one (a large store) scores a passage when first read, without it."""
         speaks = speakers_named(query.text) if self.speakers else None
         stems = relation_stems(query.text) if self.lexical else frozenset()
         if speaks is None and not stems:
@@ -164,6 +165,8 @@ class Bridge(Mode):
         texts = view.columns.span_text
         for d in top_indices(score, min(LINES_AMONG, len(score))).tolist():
             in_passage = view.spans_in(d).tolist()
+            if not in_passage:  # a passage none of whose sentences this caller sees
+                continue
             spoken = speaks is not None and view.is_chat(d)
             plain = max(float(sims[i]) for i in in_passage)
             lifted = plain
