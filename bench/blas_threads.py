@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from common import environment, latency_figures, load_before_run, load_figures
+from common import corpus_store, environment, latency_figures, load_before_run, load_figures, public_questions
 
 CONFIGURATIONS = (("BLAS default (a thread per core)", False), ("one BLAS thread (the CLI, serve)", True))
 
@@ -61,20 +61,13 @@ def main() -> None:
     args = parser.parse_args()
     err = Console(stderr=True)
 
-    corpus = json.loads((args.data / "corpus.json").read_text(encoding="utf-8"))
-    questions = [q["question"] for q in corpus["questions"] if q.get("caller", ["public"]) == ["public"]]
+    questions = public_questions(args.data)
     if args.one is not None:
         print(json.dumps(_one(args.db, questions, args.one == "1")))
         return
     if args.out is None:
         raise SystemExit("--out is needed")
-    from citegraph.pipeline import CiteGraph
-
-    graph = CiteGraph.open(str(args.db))
-    if not graph.store.documents(None):
-        err.print(f"ingesting {args.data / 'docs'} into {args.db}")
-        graph.ingest([args.data / "docs"])
-    graph.close()
+    corpus_store(args.db, args.data, err)
     before = load_before_run(err)
     runs = {}
     for name, one in CONFIGURATIONS:

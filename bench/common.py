@@ -11,7 +11,17 @@ from typing import Any
 
 from rich.console import Console
 
-__all__ = ["environment", "latency_figures", "load_before_run", "load_figures", "read_questions", "write_figures", "write_report"]
+__all__ = [
+    "corpus_store",
+    "environment",
+    "latency_figures",
+    "load_before_run",
+    "load_figures",
+    "public_questions",
+    "read_questions",
+    "write_figures",
+    "write_report",
+]
 
 
 def read_questions(path: Path) -> list[dict[str, Any]]:
@@ -20,6 +30,25 @@ def read_questions(path: Path) -> list[dict[str, Any]]:
     if not isinstance(questions, list):
         raise SystemExit(f"{path}: expected a JSON list of HotpotQA objects")
     return questions
+
+
+def public_questions(corpus: Path) -> list[str]:
+    """The questions of a development corpus (``corpus.json`` in the folder ``corpus``) asked by the public caller."""
+    data = json.loads((corpus / "corpus.json").read_text(encoding="utf-8"))
+    return [q["question"] for q in data["questions"] if q.get("caller", ["public"]) == ["public"]]
+
+
+def corpus_store(db: Path, corpus: Path, err: Console) -> None:
+    """Make the store ``db`` from the corpus's documents (``corpus/docs``) when it holds none yet."""
+    from citegraph.pipeline import CiteGraph
+
+    graph = CiteGraph.open(str(db))
+    try:
+        if not graph.store.documents(None):
+            err.print(f"ingesting {corpus / 'docs'} into {db}")
+            graph.ingest([corpus / "docs"])
+    finally:
+        graph.close()
 
 
 def environment() -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from common import environment, latency_figures, load_before_run, load_figures
+from common import corpus_store, environment, latency_figures, load_before_run, load_figures, public_questions
 
 
 def _asks(graph: object, questions: list[str]) -> tuple[list[float], list[str]]:
@@ -70,20 +70,13 @@ def main() -> None:
     args = parser.parse_args()
     err = Console(stderr=True)
 
-    corpus = json.loads((args.data / "corpus.json").read_text(encoding="utf-8"))
-    questions = [q["question"] for q in corpus["questions"] if q.get("caller", ["public"]) == ["public"]]
+    questions = public_questions(args.data)
     if args.parses_kept is not None:
         print(json.dumps(_one(args.db, questions, None if args.parses_kept < 0 else args.parses_kept, args.ahead)))
         return
     if args.out is None:
         raise SystemExit("--out is needed")
-    from citegraph.pipeline import CiteGraph
-
-    graph = CiteGraph.open(str(args.db))
-    if not graph.store.documents(None):
-        err.print(f"ingesting {args.data / 'docs'} into {args.db}")
-        graph.ingest([args.data / "docs"])
-    graph.close()
+    corpus_store(args.db, args.data, err)
     before = load_before_run(err)
     runs = {}
     configurations = (("parses not kept", 0, False), ("parses kept (default)", -1, False), ("parsed ahead (as serve does)", -1, True))

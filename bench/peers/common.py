@@ -376,21 +376,15 @@ def parse_args(description: str, variants: Sequence[str] = ("default",)) -> RunA
     ap.add_argument("--skip-queries", action="store_true", help="measure the insert only")
     ap.add_argument("--variant", choices=list(variants), default=variants[0])
     a = ap.parse_args()
+    # every system with numpy's BLAS on one thread, as the citegraph command runs (citegraph/cores.py):
+    # the shared MiniLM embedder's onnxruntime session takes the cores
+    from citegraph.cores import one_blas_thread
+
     one_blas_thread()
     if a.workdir.exists():
         shutil.rmtree(a.workdir)
     a.workdir.mkdir(parents=True)
     return RunArgs(a.data, a.docs, a.questions, a.subset, a.llm_delay, a.workdir, a.out, a.skip_queries, a.variant)
-
-
-def one_blas_thread() -> None:
-    """Every system runs with numpy's BLAS at one thread, as the ``citegraph`` command does
-    (citegraph/cores.py): the shared MiniLM embedder's onnxruntime session takes the cores, and BLAS
-    threads left spinning after a product take them from it (on 2 cores a question's embedding took
-    twice as long). threadpoolctl is in every system's venv (scikit-learn needs it, citegraph too)."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=1, user_api="blas")
 
 
 def blas_threads() -> list[int]:

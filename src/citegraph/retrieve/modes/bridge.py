@@ -8,6 +8,7 @@ before it chose; split, the steps would pass half-made rankings between files.""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -162,20 +163,25 @@ class Bridge(Mode):
         if speaks is None and not stems:
             return
         sims = query.similarity(view)
-        texts = view.columns.span_text
         for d in top_indices(score, min(LINES_AMONG, len(score))).tolist():
             in_passage = view.spans_in(d).tolist()
             if not in_passage:  # a passage none of whose sentences this caller sees
                 continue
-            spoken = speaks is not None and view.is_chat(d)
+            speakers = speaks if speaks is not None and view.is_chat(d) else None
             plain = max(float(sims[i]) for i in in_passage)
             lifted = plain
             for i in in_passage:
-                extra = self.speakers if spoken and speaks(texts[i]) else 0.0  # type: ignore[misc]
-                if stems:
-                    extra += self.lexical * len(stems & view.stems(i)) / len(stems)
-                lifted = max(lifted, float(sims[i]) + extra)
+                lifted = max(lifted, float(sims[i]) + self._lift(view, i, speakers, stems))
             score[d] += lifted - plain
+
+    def _lift(self, view: GraphView, span: int, speaks: Callable[[str], bool] | None, stems: frozenset[str]) -> float:
+        """How much more similar a sentence ranks than its cosine: ``speakers`` when ``speaks`` (the
+        question's speakers, where they count) says its line is theirs, plus ``lexical`` x the share of
+        the question's word ``stems`` it holds."""
+        lift = self.speakers if speaks is not None and speaks(view.columns.span_text[span]) else 0.0
+        if stems:
+            lift += self.lexical * len(stems & view.stems(span)) / len(stems)
+        return lift
 
     def _said_by_named(self, query: Query, view: GraphView, score: np.ndarray) -> list[int]:
         """Asked what someone said ("What does Jake suggest…", :func:`~citegraph.question.asks_what_said`),
@@ -348,13 +354,9 @@ class Bridge(Mode):
             local = dict(zip(in_passage.tolist(), np.asarray(sims[in_passage]).tolist(), strict=True))
             spans = [i for i in local if eligible[i]]
             log = view.is_log(d)
-            if log and speaks is not None:
+            if log and (speaks is not None or stems):
                 for i in spans:
-                    if speaks(view.columns.span_text[i]):
-                        local[i] += self.speakers
-            if log and stems:
-                for i in spans:
-                    local[i] += self.lexical * len(stems & view.stems(i)) / len(stems)
+                    local[i] += self._lift(view, i, speaks, stems)
             # a question in a passage ("How long does a battery last?") never stands for it: its answer does
             spans.sort(key=lambda i: (view.asks(i), -local[i], i))
             lead: list[int] = []
