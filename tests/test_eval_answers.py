@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from citegraph.cli import main
-from citegraph.eval.answers import contains, labels_of
+from citegraph.eval.answers import contains, labels_of, said
 from citegraph.eval.retrieval import load
 
 HOTPOT = Path(__file__).parent / "data" / "hotpot_sample.json"
@@ -33,6 +33,13 @@ def test_containment_reads_the_answer_and_its_aliases() -> None:
     assert contains(("University of Tartu", "Tartu University"), "She studied at Tartu University.") is True
     assert contains(("Tallinn",), "It was founded in Tartu.") is False
     assert contains(("yes",), "anything") is None and contains((), "anything") is None
+
+
+def test_a_day_written_as_iso_is_said_in_words_too_and_another_minute_is_not() -> None:
+    assert said(["2025-03-04 10:31"], "4 March, 10:31: Rollback to 4.12.0 decided [1].")
+    assert said(["2025-03-04"], "It went out on March 4, 2025 [2].")
+    assert not said(["2025-03-04 10:31"], "4 March, 10:32: Rollback decided [1].")
+    assert not said(["2025-03-04"], "14 March [1].")
 
 
 def test_the_threshold_free_figure_counts_ties_half() -> None:

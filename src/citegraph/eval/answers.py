@@ -72,10 +72,27 @@ def _norm(text: str) -> str:
     return " ".join(w for w in text.split() if w not in {"the", "a", "an"})
 
 
+_ISO_DAY = re.compile(r"^(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?P<time>[ T]\d{1,2}:\d{2})?$")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+
+
+def written_dates(alias: str) -> list[str]:
+    """``alias`` and, for a day written ``2025-03-04`` (with a time or not), the same day as documents
+    and answers write it: "4 March 2025", "4 March", "March 4, 2025", "March 4", each with the time
+    after it. A chat export's own line header and a minute's "4 March, 10:31" say the same moment."""
+    m = _ISO_DAY.match(alias.strip())
+    if m is None or not 1 <= int(m["month"]) <= 12:
+        return [alias]
+    day, month, year, time = int(m["day"]), _MONTHS[int(m["month"]) - 1], m["year"], (m["time"] or "").strip()
+    forms = [f"{day} {month} {year}", f"{day} {month}", f"{month} {day} {year}", f"{month} {day}"]
+    return [alias, *(f"{form} {time}".strip() for form in forms)]
+
+
 def said(aliases: Sequence[str], text: str) -> bool:
-    """Whether one of ``aliases`` is inside ``text``, as whole words, casefolded, punctuation and articles aside."""
+    """Whether one of ``aliases`` is inside ``text``, as whole words, casefolded, punctuation and
+    articles aside; a day written ``YYYY-MM-DD`` also as its day and month in words (:func:`written_dates`)."""
     padded = f" {_norm(text)} "
-    return any(f" {g} " in padded for g in (_norm(a) for a in aliases) if g)
+    return any(f" {g} " in padded for g in (_norm(w) for a in aliases for w in written_dates(a)) if g)
 
 
 def contains(answers: Sequence[str], claims: str) -> bool | None:
