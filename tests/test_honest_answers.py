@@ -191,6 +191,9 @@ def test_a_moment_moved_is_a_timing_conflict_unless_the_text_also_says_it() -> N
         ("The library is open on Sundays.", "The library is closed on Mondays.", None),  # another day: both may hold
         ("Prices are higher in London.", "Prices are lower in Leeds.", None),  # different places
         ("Staff arrive 15 minutes before opening.", "Staff leave 15 minutes after closing.", None),  # more than one word apart
+        # rows of a table keyed by a code: each names what the other does not
+        ("Quarter: Q2 2025; Fuel cost: £1.34m.", "Quarter: Q1 2025; Fuel cost: £1.21m.", None),
+        ("Quarter: Q2 2025; Fuel cost: £1.34m.", "Quarter: Q2 2025; Fuel cost: £1.21m.", "number"),
     ],
 )
 def test_rule_conflicts_between_sources(a: str, b: str, kind: str | None) -> None:

@@ -33,7 +33,11 @@ for 14 days after cancellation" from an old FAQ. By rule, two claims conflict wh
 With a judge model, pairs that are merely *related* (at least two shared content words, making at
 least half of the shorter claim's) and not already in conflict by rule are put to the judge's
 contradiction prompt in one batch, so "Exports are removed at cancellation." against the 30-day
-policy is caught when a model is there. Cost is bounded: the first :data:`MAX_COMPARED_CLAIMS`
+policy is caught when a model is there. Without a judge the trained checker answers instead, and
+its P(contradicted) counts only where the two sentences differ in something that can disagree (a
+value, a number each gives that the other does not, a negation: :func:`can_disagree`): it read a
+sentence that only adds a detail ("… in 2024/25"), and even a chat line beside the same line, as
+contradicted. Cost is bounded: the first :data:`MAX_COMPARED_CLAIMS`
 claims are compared, at most :data:`MAX_JUDGED_PAIRS` pairs are judged, and a cut is reported.
 
 A sentence that opens with a pronoun ("It is open Monday to Friday…") is compared with the subject
@@ -42,7 +46,7 @@ sentence from the document): alone it says nothing of what is open. Between two 
 that says its subject is closed on a day and one that says the same subject is open on it, or hours
 on the same days that share no time, disagree (``opposite``, ``time``).
 
-Why this file is long (about 540 lines): every rule two sources are compared by, and what keeps each
+Why this file is long (about 610 lines): every rule two sources are compared by, and what keeps each
 from firing on two different things, read together; split by rule, each file would need the others'
 notion of "the same subject" and "different things".
 """
@@ -50,6 +54,7 @@ notion of "the same subject" and "different things".
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -65,6 +70,8 @@ from citegraph.verify.text import (
     CHANGE_VERB,
     CHANGED_WHAT,
     DAYS,
+    MONTHS,
+    NEGATIONS,
     OPPOSITES,
     clock_times,
     content_words,
@@ -85,6 +92,7 @@ __all__ = [
     "SOURCE_CONFLICT_THRESHOLD",
     "Conflict",
     "ConflictCheck",
+    "can_disagree",
     "content_words",
     "find_conflicts",
     "rule_conflict",
@@ -286,6 +294,73 @@ def _stated_the_changed_day(a: str, b: str) -> tuple[str, str] | None:
     return None
 
 
+_MONTH_NAMES = "|".join(MONTHS)
+#: a day written with its month ("4 March", "March 4th") or as an ISO day ("2025-03-04"), and a time of day
+_DAY_MONTH = re.compile(
+    rf"\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<m1>{_MONTH_NAMES})\b|\b(?P<m2>{_MONTH_NAMES})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+_ISO_DAY = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
+_CLOCK = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")
+#: a number as written, or an ordinal ("5th"), not part of a code or a name ("P1", "MS-3", "Q2"); one
+#: joined to another by a hyphen counts apart ("3-1", "1599-1602", "16-game")
+_NUMBER = re.compile(r"(?<![A-Za-z])(?<![A-Za-z]-)(?<![\d.,])\d[\d,.]*(?<![.,])(?:st|nd|rd|th)?(?![A-Za-z])")
+
+
+def _numbers(text: str) -> Counter[str]:
+    """The numbers ``text`` writes, each as often as written, a day and a month in one form ("4 March",
+    "March 4" and "2025-03-04" all ``3/4``, the ISO day's year apart) and a time of day as ``9:03``."""
+    found: Counter[str] = Counter()
+
+    def day_month(m: re.Match[str]) -> str:
+        month = MONTHS.index((m["m1"] or m["m2"]).lower()) + 1
+        found[f"{month}/{int(m['d1'] or m['d2'])}"] += 1
+        return " "
+
+    def iso(m: re.Match[str]) -> str:
+        found[f"{int(m['m'])}/{int(m['d'])}"] += 1
+        found[m["y"]] += 1
+        return " "
+
+    def clock(m: re.Match[str]) -> str:
+        found[f"{int(m['h'])}:{m['m']}"] += 1
+        return " "
+
+    rest = _CLOCK.sub(clock, _DAY_MONTH.sub(day_month, _ISO_DAY.sub(iso, text)))
+    found.update(n.replace(",", "") for n in _NUMBER.findall(rest))
+    return found
+
+
+def can_disagree(a: str, b: str) -> bool:
+    """Whether two sentences differ in something that can make them disagree: values of one kind
+    that share nothing (durations, counts of one thing, days, years, times of day), a number each
+    gives that the other does not (counted as often as written), or a different number of negations. A model's contradiction between
+    two sentences that differ in none of these ("146 volunteers gave 9,870 hours in 2024/25." /
+    "146 volunteers gave 9,870 hours of their time.": one adds a year; two attendance lists, one a
+    name longer) is its reading of the detail one adds, not a disagreement: the trained checker gave
+    those P(contradicted) 0.88 and 0.72 while two real disagreements ("optional" / "mandatory",
+    "removed at cancellation" / "available for 30 days after") got 0.03 and 0.04, which the rules
+    catch."""
+    negations = [sum(t in NEGATIONS for t in tokenize(text)) for text in (a, b)]
+    if negations[0] != negations[1]:  # "released without…" / "not released without…"
+        return True
+    qa, qb = quantities(a), quantities(b)
+    if any(not shared_values(qa[u], qb[u]) for u in qa.keys() & qb.keys()):
+        return True
+    ca, cb = counts(a), counts(b)
+    if any(not shared_values(set(ca[n]), set(cb[n])) for n in ca.keys() & cb.keys()):
+        return True
+    da, db = dates_by_kind(a), dates_by_kind(b)
+    if any(not da[k] & db[k] for k in da.keys() & db.keys()):
+        return True
+    ta, tb = {t for t, _, _ in clock_times(a)}, {t for t, _, _ in clock_times(b)}
+    if ta and tb and not ta & tb:
+        return True
+    # as many times as written: "The 1820 election took place on April 3, 1820." / "The 1827 election took place on April 3, 1820."
+    na, nb = _numbers(a), _numbers(b)
+    return bool(na - nb) and bool(nb - na)
+
+
 def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
     """``(kind, detail)`` when claims ``a`` and ``b`` share their subject and state different values,
     or are related and time the same thing differently against one event. A value a sentence says it
@@ -308,6 +383,8 @@ def rule_conflict(a: str, b: str) -> tuple[str, str] | None:
             or _opposite_words(a, b, wa, wb)
             or _open_against_closed(a, b)
         )
+    if _names(a) - _names(b) and _names(b) - _names(a):
+        return None  # each names something the other does not ("Quarter: Q2 2025; …" / "Quarter: Q1 2025; …")
     qa, qb = quantities(a), quantities(b)
     for unit in sorted(qa.keys() & qb.keys()):
         if not shared_values(qa[unit], qb[unit]):
@@ -531,7 +608,11 @@ def find_conflicts(
         for (i, j), check in zip(to_judge, checks, strict=True):
             if check.note:
                 incomplete.append(f"claims {i + 1} and {j + 1}: {check.note}")
-            elif check.contradiction is not None and check.contradiction >= threshold:
+            elif (
+                check.contradiction is not None
+                and check.contradiction >= threshold
+                and (check.by != "checker" or can_disagree(compared[i], compared[j]))
+            ):
                 conflicts.append(
                     Conflict(i, j, check.by, f"the {check.by} finds them contradictory (p={check.contradiction:.2f})", check.contradiction)
                 )
