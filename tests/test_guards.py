@@ -195,3 +195,15 @@ def test_a_title_or_an_initial_does_not_end_a_premise_sentence() -> None:
 def test_a_question_mark_before_a_lower_case_sentence_ends_it() -> None:
     line = "Priya Raman: who is sorting out the Toronto flights? they'll need to fly on the 16th"
     assert premise_sentences(line) == ["Priya Raman: who is sorting out the Toronto flights?", "they'll need to fly on the 16th"]
+
+
+def test_a_chat_mention_after_a_full_stop_opens_a_sentence_and_its_question_frames_only_itself() -> None:
+    """A message that states something and then asks someone ("… I can only do one month myself. @Nadia
+    Petrova?"): the statement, quoted whole, is support; the mention's "?" is the question's own."""
+    line = (
+        "2025-02-19 11:02 Grace Whitfield: Marrow & Finch are asking for three months' refund. "
+        "I can only do one month myself. @Nadia Petrova?"
+    )
+    assert premise_sentences(line)[1:] == ["I can only do one month myself.", "@Nadia Petrova?"]
+    support = CheckingVerifier(checker=True).verify("I can only do one month myself.", _spans(line))
+    assert support.label == "supported"

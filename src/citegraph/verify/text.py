@@ -250,10 +250,11 @@ def related(claim_words: frozenset[str], sentence_words: frozenset[str]) -> bool
 # space and a capital, or glued to a capital ("…century.First for
 # Women"), after a symbol such as an emoji followed by space and a capital (chat: "…with. 🎵✨ Yuriko:
 # That…"), at a question mark followed by a sentence in lower case (chat: "who is sorting out the
-# flights? they'll need to fly on the 16th"), or at a line break. Cheap and good enough to find the
+# flights? they'll need to fly on the 16th"), before a chat mention ("…one month myself. @Nadia Petrova?"),
+# or at a line break. Cheap and good enough to find the
 # sentence that states a value.
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])\s?[\"'”’»)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[a-z0-9)][.!?])(?=[A-Z])"
+    r"(?<=[.!?])\s?[\"'”’»)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9@])|(?<=[a-z0-9)][.!?])(?=[A-Z])"
     r"|(?<=[^\w\s.,;:!?\"'“”‘’()\[\]{}\-–—/&%$€£@#*+=<>|~`^\\])\s+(?=[A-Z])|\s*\n\s*"
     r"|(?<=[a-z]\?)\s+(?=[a-z])"
 )
