@@ -1056,3 +1056,28 @@ def test_a_rule_is_quoted_with_the_exception_the_next_sentence_makes_to_it() -> 
     assert [c.marker for c in answerer.select(context(" ", exception), question).quoted] == [1, 2, 3]
     assert [c.marker for c in answerer.select(context("\n\n", exception), question).quoted] == [1, 2]  # another paragraph
     assert [c.marker for c in answerer.select(context(" ", "Shifts are posted on Mondays."), question).quoted] == [1, 2]
+
+
+def test_chat_lines_of_two_conversations_are_two_arrangements_not_sources_that_disagree(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    """LiHua-World: "LiHua: 5:30 works for me!" on 18 September and "LiHua: 6:30 works for me!" on 23
+    September were one conflict and the earlier session named stale. Two policies giving two times stay one."""
+    write("week38/20260918_1800.txt", "Time: 20260918_18:00\nWolfgangSchulz: Grocery run after work today?\nLiHua: 5:30 works for me!\n")
+    write("week39/20260923_1600.txt", "Time: 20260923_16:00\nWolfgangSchulz: Grocery run after work again?\nLiHua: 6:30 works for me!\n")
+    folder = write("policy-2024.md", "# Doors\n\nThe front doors close at 5:30 pm every day.\n").parent
+    write("policy-2025.md", "# Doors\n\nThe front doors close at 6:30 pm every day.\n")
+    graph = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    graph.ingest([folder])
+    for question, first, second in (
+        ("What time works for LiHua for the grocery run?", "LiHua: 5:30 works for me!", "LiHua: 6:30 works for me!"),
+        ("When do the front doors close?", "The front doors close at 5:30 pm every day.", "The front doors close at 6:30 pm every day."),
+    ):
+        context = graph.ask(question).context
+        one, other = _marker(context, first), _marker(context, second)
+        answer = graph.ask(question, answer_text=f"{first} [{one}] {second} [{other}]")
+        conflicts = [w for w in answer.warnings if w.code in ("conflict", "stale")]
+        if first.startswith("LiHua"):
+            assert conflicts == [] and answer.status != AnswerStatus.CONFLICTING
+        else:
+            assert conflicts and answer.status == AnswerStatus.CONFLICTING

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 from citegraph.answer.answerable import LEAD_IN, assess
 from citegraph.answer.base import Answerer
@@ -40,6 +41,7 @@ from citegraph.models import (
 )
 from citegraph.question import AGENT, DATE, Question, asks_who_started, writing_request
 from citegraph.sentences import (
+    chat_speaker,
     conversation_opener,
     conversation_time,
     is_line_document,
@@ -226,6 +228,7 @@ def compose(
         if not context:
             warnings.insert(0, AnswerWarning("no_evidence", "no stored sentence visible to this caller matches the question"))
         if document is not None:
+            warnings = said_apart_dropped(warnings, context, partial(_said_when, document))
             warnings.extend(stale_warnings(context, claims, warnings, document, as_of=as_of))
         return claims, warnings
 
@@ -397,6 +400,34 @@ def _conversation_opener(doc: Document, span: Span) -> tuple[int, int] | None:
     if not is_line_document(doc.text):
         return None
     return conversation_opener(doc.text, span.start)
+
+
+def said_apart_dropped(
+    warnings: Sequence[AnswerWarning], context: Sequence[ContextItem], said_when: Callable[[Span], str]
+) -> list[AnswerWarning]:
+    """``warnings`` without the conflicts between chat lines said in different conversations (each
+    side's lines all someone's messages, each conversation with its own time line): "LiHua: 5:30 works
+    for me!" on 18 September and "LiHua: 6:30 works for me!" on 23 September are two arrangements, not
+    sources that disagree, and the earlier no stale source. Two messages that carry their own
+    different times are never compared at all (:func:`~citegraph.verify.conflicts.find_conflicts`)."""
+    by_marker = {item.marker: item for item in context}
+
+    def said(markers: Sequence[int]) -> set[str] | None:  # the times of a side's chat lines; None if any is no chat line
+        items = [by_marker.get(m) for m in markers]
+        if not items or any(i is None or chat_speaker(i.span.text) is None for i in items):
+            return None
+        times = {said_when(i.span) for i in items if i is not None}
+        return None if "" in times else times
+
+    kept = []
+    for w in warnings:
+        data: dict[str, Any] = dict(w.data) if w.code == "conflict" else {}
+        sides = data.get("cited") or [(m,) for m in data.get("markers", ())]
+        times = [said(tuple(side)) for side in sides] if data else []
+        if len(times) == 2 and times[0] is not None and times[1] is not None and not times[0] & times[1]:
+            continue
+        kept.append(w)
+    return kept
 
 
 def _said_when(document: Callable[[Span], Document | None], span: Span) -> str:
