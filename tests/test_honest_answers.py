@@ -753,6 +753,27 @@ def test_a_quoted_message_that_asks_brings_its_reply() -> None:
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
 
+def test_a_quoted_chat_plan_brings_the_later_line_where_it_landed() -> None:
+    """ "Two options: Sat 5 July or Sun 6 July" is a choice not yet made; "Right, it's settled: Sunday
+    6 July, 2pm" twenty minutes later names one of its days again: it is quoted with it. Not a later
+    line of another day's conversation, nor one that names none of its days."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    options = "[22/05/2025, 19:20] Sam Whitfield: Summer social! Two options: Sat 5 July or Sun 6 July, in the Eastbank garden."
+    question = "Where and when is the volunteers' summer party?"
+
+    def quoted(later: str) -> list[int]:
+        first = Span("volunteers.txt", "v1", 0, len(options), options)
+        second = Span("volunteers.txt", "v1", first.end + 200, first.end + 200 + len(later), later)
+        context = [ContextItem(1, Evidence(first, 0.52, 0.52, "passage")), ContextItem(2, Evidence(second, 0.2, 0.2, "passage"))]
+        return [item.marker for item in ExtractiveAnswerer().select(context, question).quoted]
+
+    assert quoted("[22/05/2025, 19:41] Sam Whitfield: Right, it's settled: Sunday 6 July, 2pm, Eastbank garden.") == [1, 2]
+    assert quoted("[30/06/2025, 09:12] Sam Whitfield: Reminder: Sunday 6 July, 2pm, bring a dish.") == [1]  # another day's talk
+    assert quoted("[22/05/2025, 19:41] Sam Whitfield: Thanks all, votes are in.") == [1]  # names none of its days
+
+
 def test_the_best_quote_brings_the_sentence_that_goes_on_from_it() -> None:
     """ "Millbrook Branch has one step at the entrance." introduces the ramp the next sentence
     offers: it is quoted with it, though less like the question. Not across a paragraph break."""

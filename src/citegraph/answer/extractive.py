@@ -28,13 +28,14 @@ from citegraph.sentences import (
     header_field,
     leans_on_previous,
     message_speaker,
+    message_stamp,
     only_chatter,
     qualifies_previous,
     same_paragraph,
     speakers_named,
 )
 from citegraph.verify.assertion import Frame, FrameKind, directs, instruction_frame
-from citegraph.verify.text import DAYS, MONTHS, content_words, dates_by_kind
+from citegraph.verify.text import DAYS, MONTHS, clock_times, content_words, dates_by_kind
 
 __all__ = ["ExtractiveAnswerer", "Selection", "claim_forms", "quote", "reply_to", "statements", "typed_markers", "unquotable"]
 
@@ -90,6 +91,31 @@ def _beside(context: Sequence[ContextItem], span: Span, have: set[int], *, after
 def _asks(item: ContextItem) -> bool:
     """A sentence of ``item`` asks a question."""
     return any((frame := instruction_frame(p)) is not None and frame.kind == FrameKind.QUESTION for p in _pieces(item.span.text))
+
+
+def _message_body(text: str) -> str | None:
+    """What a chat line says after its stamp and speaker; None for a line that is no message."""
+    speaker = message_speaker(text)
+    if speaker is None:
+        return None
+    _, found, body = text.partition(f"{speaker}:")
+    return body if found else None
+
+
+def _moments_said(text: str) -> frozenset[str]:
+    """The days, weekdays, months and times of day a chat message's body names (its stamp aside); empty
+    for a line that is no message."""
+    body = _message_body(text)
+    if body is None:
+        return frozenset()
+    named = {f"{kind}:{value}" for kind, values in dates_by_kind(body).items() if kind != "year" for value in values}
+    return frozenset(named | {f"time:{body[start:end].strip()}" for _t, start, end in clock_times(body)})
+
+
+def _conversation_day(text: str) -> str | None:
+    """The day of a chat message's stamp ("22/05/2025" of "[22/05/2025, 19:20]"); None without one."""
+    stamp = message_stamp(text)
+    return None if stamp is None else re.sub(r"[\s,T]*\d{1,2}:\d{2}.*$", "", stamp).strip("[ ")
 
 
 def reply_to(item: ContextItem, context: Sequence[ContextItem], have: set[int]) -> ContextItem | None:
@@ -303,6 +329,7 @@ class ExtractiveAnswerer(Answerer):
             *self.openers(quoted, context),
             *self.times(quoted, context, asks),
             *self.replies(quoted, context),
+            *self.outcomes(quoted, context),  # where a chat's plan landed, before a second hop
             *self.hops(quoted, context, question, read),  # a second hop before a continuation: one more claim at most
             *self.continuation(best_quoted, quoted, context),
         ]
@@ -432,6 +459,32 @@ class ExtractiveAnswerer(Answerer):
                 out.append(c)
                 have.add(c.marker)
         return out
+
+    @staticmethod
+    def outcomes(quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
+        """For a quoted chat message that puts forward a day or a time ("Summer social! Two options: Sat
+        5 July or Sun 6 July, in the Eastbank garden"), the last later message of the same conversation
+        that the context holds and that names one of them again ("Right, it's settled: Sunday 6 July,
+        2pm, Eastbank garden"): where the conversation landed. A plan in a chat is proposed, weighed and
+        settled over several lines; the first one alone answers "when" with a choice that was not made."""
+        have = {item.marker for item in quoted}
+        for item in sorted(quoted, key=lambda c: (-c.evidence.score, c.marker)):
+            said = _moments_said(item.span.text)
+            if not said:
+                continue
+            later = [
+                c
+                for c in context
+                if c.marker not in have
+                and c.span.document == item.span.document
+                and c.span.start > item.span.start
+                and _conversation_day(c.span.text) == _conversation_day(item.span.text)
+                and not _asks(c)
+                and _moments_said(c.span.text) & said
+            ]
+            if later:
+                return [max(later, key=lambda c: c.span.start)]
+        return []
 
     @staticmethod
     def continuation(best: ContextItem | None, quoted: Sequence[ContextItem], context: Sequence[ContextItem]) -> list[ContextItem]:
