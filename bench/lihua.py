@@ -51,16 +51,34 @@ CHECKED = {AnswerStatus.VERIFIED, AnswerStatus.QUOTED}  #: the statuses shown gr
 
 def norm(text: str) -> str:
     """Words to compare, as a person reads them: a handle's words apart ("WolfgangSchulz" is "Wolfgang
-    Schulz", the gold's spelling), a time's "pm" apart ("2pm" is "2 PM"), case and punctuation gone."""
+    Schulz", the gold's spelling), a time's "pm" apart ("2pm" is "2 PM"), a session stamp's day apart
+    from its hour ("20260118_19:00"), case and punctuation gone."""
     text = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
     text = re.sub(r"(\d)\s*([ap])\.?m\b\.?", r"\1 \2m", text, flags=re.IGNORECASE)
-    text = re.sub(r"[^\w\s]", " ", text.casefold().replace("’", "'"))
+    text = re.sub(r"[^\w\s]|_", " ", text.casefold().replace("’", "'"))
     return " ".join(w for w in text.split() if w not in {"the", "a", "an"})
 
 
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+_DAY = re.compile(r"\b(20\d{2})(\d{2})(\d{2})\b")
+
+
+def written(gold: str) -> list[str]:
+    """``gold`` and, for a day written as the data set writes it ("20260118"), the same day as a chat
+    says it: "January 18", "Jan 18th", "18 January"."""
+    found = _DAY.search(gold)
+    if found is None or not 1 <= int(found[2]) <= 12:
+        return [gold]
+    month, day = MONTHS[int(found[2]) - 1], int(found[3])
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    forms = [f"{m} {d}" for m in (month, month[:3]) for d in (day, f"{day}{suffix}")]
+    forms += [f"{d} {m}" for m in (month, month[:3]) for d in (day, f"{day}{suffix}")]
+    return [gold, *(gold[: found.start()] + form + gold[found.end() :] for form in forms)]
+
+
 def contained(gold: str, claims: str) -> bool:
-    g = norm(gold)
-    return bool(g) and f" {g} " in f" {norm(claims)} "
+    said = f" {norm(claims)} "
+    return any(bool(g) and f" {g} " in said for g in (norm(w) for w in written(gold)))
 
 
 def main() -> None:
