@@ -258,6 +258,13 @@ def test_two_messages_said_at_different_times_are_no_disagreement() -> None:
     assert find_conflicts(log, Contradicting()).conflicts == ()
     same_time = ["2025-03-03 17:05 Tom Ashby: p95 sync latency is 1.9s.", "2025-03-03 17:05 Tom Ashby: p95 sync latency is 0.5s."]
     assert find_conflicts(same_time, Contradicting()).conflicts  # said at one moment: compared
+    # a timeline's entry opens with its moment as a chat message does; one moment written two ways is one
+    timeline = ["4 March, 09:03: P1 declared; sync latency 1.9s.", "2025-03-04 10:58 Tom Ashby: sync latency back to 0.5s."]
+    assert find_conflicts(timeline, Contradicting()).conflicts == ()
+    later = ["4 March, 09:03: sync latency is 1.9 seconds.", "4 March, 10:58: sync latency is 0.5 seconds."]
+    assert find_conflicts(later, Contradicting()).conflicts == ()
+    one_moment = ["4 March, 09:03: sync latency is 1.9 seconds.", "March 4, 09:03 - sync latency is 0.5 seconds."]
+    assert find_conflicts(one_moment, Contradicting()).conflicts
 
 
 def test_a_sentence_of_a_chat_message_that_opens_in_lower_case_is_a_quote() -> None:

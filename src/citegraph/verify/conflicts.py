@@ -173,10 +173,40 @@ def _subject_words(text: str) -> frozenset[str]:
 
 
 def _said_apart(a: str, b: str) -> bool:
-    """Both are messages of a log stamped with different times: what was said at two moments ("still
-    1.9s" at 17:05, "back to 0.5s" the next morning), not two sources that disagree."""
-    ta, tb = message_stamp(a), message_stamp(b)
-    return ta is not None and tb is not None and ta != tb
+    """Both are entries of a log stamped with different times: what was said or done at two moments
+    ("still 1.9s" at 17:05, "back to 0.5s" the next morning), not two sources that disagree. An entry
+    is a chat message with its stamp, or a line that opens with its moment, as a timeline or a log
+    writes it ("4 March, 09:03: P1 declared; …", "2025-03-04 10:58 Tom Ashby: 4.12.0 on all nodes.")."""
+    ta, tb = _entry_moment(a), _entry_moment(b)
+    if ta is None or tb is None:
+        return False
+    # apart when a part both give differs: the day, the year or the time ("4 March, 09:03" and
+    # "2025-03-04 09:03" are one moment, one of them without its year)
+    kinds = [{_moment_kind(v): v for v in t} for t in (ta, tb)]
+    return any(kinds[0][k] != kinds[1][k] for k in kinds[0].keys() & kinds[1].keys())
+
+
+def _moment_kind(value: str) -> str:
+    return "day" if "/" in value else "time" if ":" in value else "year"
+
+
+#: a line that opens with its moment: a day (ISO, or a day and a month), a time of day or both, then a
+#: colon or a dash ("4 March, 09:03: …", "2025-03-04 — …", "09:03 - …")
+_ENTRY_MOMENT = re.compile(
+    rf"^\W{{0,3}}(?P<moment>(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{'|'.join(MONTHS)})|(?:{'|'.join(MONTHS)})\s+\d{{1,2}})"
+    r"(?:,?\s*(?:\d{4})?,?\s*\d{1,2}:\d{2})?|\d{1,2}:\d{2})\s*[:–—-]\s",
+    re.IGNORECASE,
+)
+
+
+def _entry_moment(text: str) -> Counter[str] | None:
+    """The moment an entry of a log opens with (:func:`_said_apart`), read as :func:`_numbers` reads
+    days and times; None for a text that opens with none."""
+    stamp = message_stamp(text)
+    if stamp is None:
+        found = _ENTRY_MOMENT.match(text)
+        stamp = found["moment"] if found else None
+    return None if stamp is None else _numbers(stamp)
 
 
 #: the pronouns a sentence opens with that stand for the subject of the sentence before it
@@ -302,9 +332,9 @@ _DAY_MONTH = re.compile(
 )
 _ISO_DAY = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 _CLOCK = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")
-#: a number as written, or an ordinal ("5th"), not part of a code or a name ("P1", "MS-3", "Q2"); one
-#: joined to another by a hyphen counts apart ("3-1", "1599-1602", "16-game")
-_NUMBER = re.compile(r"(?<![A-Za-z])(?<![A-Za-z]-)(?<![\d.,])\d[\d,.]*(?<![.,])(?:st|nd|rd|th)?(?![A-Za-z])")
+#: a number as written, or an ordinal ("5th"), with or without a unit after it ("1.9s"), not part of a
+#: code or a name ("P1", "MS-3", "Q2"); one joined to another by a hyphen counts apart ("3-1", "1599-1602", "16-game")
+_NUMBER = re.compile(r"(?<![A-Za-z])(?<![A-Za-z]-)(?<![\d.,])\d(?:[\d,.]*\d)?(?:st|nd|rd|th)?")
 
 
 def _numbers(text: str) -> Counter[str]:
