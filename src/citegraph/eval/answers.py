@@ -35,6 +35,7 @@ from citegraph.eval import Bars, no_bars, report_name
 from citegraph.eval.retrieval import RetrievalData, load
 from citegraph.ingest.indexer import TextInput
 from citegraph.models import AnswerStatus
+from citegraph.verify.text import MONTHS
 
 __all__ = ["ABSTAINED", "contains", "evaluate", "labels_of", "prepare", "run", "said", "summary"]
 
@@ -73,7 +74,6 @@ def _norm(text: str) -> str:
 
 
 _ISO_DAY = re.compile(r"^(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?P<time>[ T]\d{1,2}:\d{2})?$")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
 
 
 def written_dates(alias: str) -> list[str]:
@@ -83,7 +83,7 @@ def written_dates(alias: str) -> list[str]:
     m = _ISO_DAY.match(alias.strip())
     if m is None or not 1 <= int(m["month"]) <= 12:
         return [alias]
-    day, month, year, time = int(m["day"]), _MONTHS[int(m["month"]) - 1], m["year"], (m["time"] or "").strip()
+    day, month, year, time = int(m["day"]), MONTHS[int(m["month"]) - 1].capitalize(), m["year"], (m["time"] or "").strip()
     forms = [f"{day} {month} {year}", f"{day} {month}", f"{month} {day} {year}", f"{month} {day}"]
     return [alias, *(f"{form} {time}".strip() for form in forms)]
 

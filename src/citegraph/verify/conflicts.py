@@ -364,8 +364,8 @@ def _numbers(text: str) -> Counter[str]:
 def can_disagree(a: str, b: str) -> bool:
     """Whether two sentences differ in something that can make them disagree: values of one kind
     that share nothing (durations, counts of one thing, days, years, times of day), a number each
-    gives that the other does not (counted as often as written), or a different number of negations. A model's contradiction between
-    two sentences that differ in none of these ("146 volunteers gave 9,870 hours in 2024/25." /
+    gives that the other does not (counted as often as written), or a different number of negations.
+    A model's contradiction between two sentences that differ in none of these ("146 volunteers gave 9,870 hours in 2024/25." /
     "146 volunteers gave 9,870 hours of their time.": one adds a year; two attendance lists, one a
     name longer) is its reading of the detail one adds, not a disagreement: the trained checker gave
     those P(contradicted) 0.88 and 0.72 while two real disagreements ("optional" / "mandatory",
