@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,6 +33,12 @@ def served(tmp_path: Path, splitter, larkspur: Path, write) -> Iterator[tuple[Te
     graph.ingest([write("merger.md", SECRET)], access=["staff"])
     tokens = TokenStore(db)
     with TestClient(create_app(graph, tokens)) as client:
+        # the server parses the store's sentences ahead in a thread that reads ``graph`` under the
+        # server's lock; a test that calls ``graph`` itself, outside that lock, waits for it first
+        # (one SQLite connection serves one transaction at a time)
+        for thread in threading.enumerate():
+            if thread.name == "parse-ahead":
+                thread.join()
         yield client, graph, tokens
     graph.close()
 
