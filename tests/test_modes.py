@@ -573,6 +573,8 @@ def test_asked_what_someone_said_the_chat_windows_with_their_lines_score_higher(
     from citegraph.sentences import speaker_named
 
     assert asks_what_said("What did JakeWatson suggest for the benches?") and not asks_what_said("Who painted the benches?")
+    # what someone prefers, likes or plans, a chat says in their own lines
+    assert asks_what_said("What type of pizza does WolfgangSchulz prefer?") and asks_what_said("What does Emily plan to cook?")
     named = speaker_named("What did Jake suggest for the benches?")
     assert named is not None and named("JakeWatson") and named("Jake Watson") and not named("Rowan")
     jake = "Time: 20260301_10:00\nJakeWatson: We could paint the garden benches green.\nRowan: Sounds good.\nJakeWatson: I can buy paint.\n"

@@ -230,17 +230,22 @@ def own_asking_sentence(text: str) -> str | None:
     return None if asking is None or _POINTS_BACK.search(asking) else asking
 
 
-#: a question about what someone said, wrote or put forward ("When did Ruth tell…", "What does Jake suggest…")
+#: a question about what someone said, wrote or put forward ("When did Ruth tell…", "What does Jake suggest…"),
+#: or what they hold, like or mean to do, which a chat says in their own lines ("What type of pizza does
+#: WolfgangSchulz prefer?", "What does Emily plan…", "Which game does Helios call a masterpiece…")
 _SAYS = re.compile(
     r"\b(?:say|says|said|tell|tells|told|post|posts|posted|announce[sd]?|mention(?:s|ed)?|write|writes|wrote|ask(?:s|ed)?"
-    r"|suggest(?:s|ed)?|propose[sd]?|share[sd]?|repl(?:y|ies|ied)|recommend(?:s|ed)?|offer(?:s|ed)?|think|thinks|thought|explain(?:s|ed)?)\b",
+    r"|suggest(?:s|ed)?|propose[sd]?|share[sd]?|repl(?:y|ies|ied)|recommend(?:s|ed)?|offer(?:s|ed)?|think|thinks|thought|explain(?:s|ed)?"
+    r"|prefer(?:s|red)?|like[sd]?|love[sd]?|enjoy(?:s|ed)?|plan(?:s|ned)?|want(?:s|ed)?|feel(?:s)?|felt|believe[sd]?|describe[sd]?"
+    r"|call(?:s|ed)?|remember(?:s|ed)?|appreciate[sd]?|hope[sd]?|worr(?:y|ies|ied))\b",
     re.IGNORECASE,
 )
 
 
 def asks_what_said(text: str) -> bool:
     """``text`` asks what someone said, wrote or put forward ("When did Ruth tell the volunteers…?",
-    "What does Jake suggest…?"): the speaker's own lines are where the answer is."""
+    "What does Jake suggest…?"), or what they prefer, like, plan or feel ("What type of pizza does
+    WolfgangSchulz prefer?"): the speaker's own lines are where the answer is."""
     return _SAYS.search(text) is not None
 
 
