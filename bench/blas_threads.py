@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from common import corpus_store, environment, latency_figures, load_before_run, load_figures, public_questions
+from common import corpus_store, environment, latency_figures, load_before_run, load_figures, public_questions, write_compared
 
 CONFIGURATIONS = (("BLAS default (a thread per core)", False), ("one BLAS thread (the CLI, serve)", True))
 
@@ -99,12 +99,7 @@ def main() -> None:
         "",
         f"Command: `python bench/blas_threads.py --data {args.data} --db {args.db} --out {args.out}`",
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"blas-threads-{args.data.name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (args.out / f"blas-threads-{args.data.name}.json").write_text(json.dumps({"figures": figures, "ratio": ratio, "same": same}, indent=1))
-    print("\n".join(lines))
-    if not same:
-        raise SystemExit("the answers differ between the runs")
+    write_compared(args.out, f"blas-threads-{args.data.name}", lines, {"figures": figures, "ratio": ratio, "same": same}, same)
 
 
 if __name__ == "__main__":

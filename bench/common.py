@@ -84,6 +84,17 @@ def write_report(path: Path | None, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def write_compared(out: Path, stem: str, lines: list[str], record: dict[str, Any], same: bool) -> None:
+    """A bench comparing runs of the same questions: its report (``OUT/STEM.md``) and figures
+    (``OUT/STEM.json``) written and the report printed; it fails when the runs' answers differ."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / f"{stem}.json").write_text(json.dumps(record, indent=1))
+    print("\n".join(lines))
+    if not same:
+        raise SystemExit("the answers differ between the runs")
+
+
 def latency_figures(seconds: list[float]) -> dict[str, float]:
     """p50, p99 (the value at rank floor(0.99 n), the largest of fewer than 100) and mean of per-request seconds, rounded."""
     ordered = sorted(seconds)

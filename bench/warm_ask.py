@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from common import corpus_store, environment, latency_figures, load_before_run, load_figures, public_questions
+from common import corpus_store, environment, latency_figures, load_before_run, load_figures, public_questions, write_compared
 
 
 def _asks(graph: object, questions: list[str]) -> tuple[list[float], list[str]]:
@@ -104,14 +104,8 @@ def main() -> None:
         "",
         f"Command: `python bench/warm_ask.py --data {args.data} --db {args.db} --out {args.out}`",
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"warm-ask-{args.data.name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (args.out / f"warm-ask-{args.data.name}.json").write_text(
-        json.dumps({"figures": figures, "ratio": ratio, "ahead_ratio": ahead_ratio, "same": same}, indent=1)
-    )
-    print("\n".join(lines))
-    if not same:
-        raise SystemExit("the answers differ between the runs")
+    record = {"figures": figures, "ratio": ratio, "ahead_ratio": ahead_ratio, "same": same}
+    write_compared(args.out, f"warm-ask-{args.data.name}", lines, record, same)
 
 
 if __name__ == "__main__":

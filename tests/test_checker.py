@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from citegraph.errors import ModelUnavailable
-from citegraph.models import Span, Stage, Verdict
+from citegraph.models import Span, Stage, Support, Verdict
+from citegraph.verify.base import PairCheck, Verifier
 from citegraph.verify.cascade import CheckingVerifier
 from citegraph.verify.crossencoder import CARD_PATH, MAX_TOKENS, CrossEncoder, encode, fit_premise, load_tokenizer
 from citegraph.verify.language import is_english, language_of
@@ -177,28 +179,27 @@ def test_without_the_checker_the_old_cascade_runs() -> None:
     assert (support.label, support.stage) == (Verdict.SUPPORTED, Stage.QUOTE)
 
 
+class _Answering(Verifier):
+    """A verifier whose contradiction check answers ``p`` for every pair, as ``by`` (checker or judge)."""
+
+    name = "answering"
+
+    def __init__(self, by: str, p: float) -> None:
+        self.by, self.p = by, p
+
+    def verify(self, claim: str, spans: Sequence[Span]) -> Support:
+        raise AssertionError("not asked")
+
+    def contradictions(self, pairs: Sequence[tuple[str, str]], *, fast: bool = False) -> list[PairCheck]:
+        return [PairCheck(self.p, by=self.by) for _ in pairs]
+
+
 def test_a_conflict_names_what_found_it() -> None:
-    from collections.abc import Sequence
-
-    from citegraph.models import Support
-    from citegraph.verify.base import PairCheck, Verifier
     from citegraph.verify.conflicts import find_conflicts
-
-    class Answering(Verifier):
-        name = "answering"
-
-        def __init__(self, by: str) -> None:
-            self.by = by
-
-        def verify(self, claim: str, spans: Sequence[Span]) -> Support:
-            raise AssertionError("not asked")
-
-        def contradictions(self, pairs: Sequence[tuple[str, str]], *, fast: bool = False) -> list[PairCheck]:
-            return [PairCheck(0.9, by=self.by) for _ in pairs]
 
     claims = ["The city museum turns visitors away in winter.", "Nobody is turned away from the city museum in winter."]  # no rule sees it
     for by in ("checker", "judge"):
-        (conflict,) = find_conflicts(claims, Answering(by)).conflicts
+        (conflict,) = find_conflicts(claims, _Answering(by, 0.9)).conflicts
         assert conflict.kind == by and conflict.detail.startswith(f"the {by} finds them contradictory")
 
 
@@ -216,27 +217,11 @@ def test_a_conflict_names_what_found_it() -> None:
 def test_the_checker_finds_no_disagreement_where_nothing_differs_that_can_disagree(a: str, b: str) -> None:
     """The trained checker reads a claim that adds a detail as contradicted (P 0.72-0.88 on these):
     its contradiction counts only where a value, a number or a negation differs. A judge's still counts."""
-    from collections.abc import Sequence
-
-    from citegraph.models import Support
-    from citegraph.verify.base import PairCheck, Verifier
     from citegraph.verify.conflicts import can_disagree, find_conflicts
 
-    class Answering(Verifier):
-        name = "answering"
-
-        def __init__(self, by: str) -> None:
-            self.by = by
-
-        def verify(self, claim: str, spans: Sequence[Span]) -> Support:
-            raise AssertionError("not asked")
-
-        def contradictions(self, pairs: Sequence[tuple[str, str]], *, fast: bool = False) -> list[PairCheck]:
-            return [PairCheck(0.95, by=self.by) for _ in pairs]
-
     assert not can_disagree(a, b)
-    assert find_conflicts([a, b], Answering("checker")).conflicts == ()
-    assert find_conflicts([a, b], Answering("judge")).conflicts
+    assert find_conflicts([a, b], _Answering("checker", 0.95)).conflicts == ()
+    assert find_conflicts([a, b], _Answering("judge", 0.95)).conflicts
 
 
 @pytest.mark.parametrize(
@@ -260,9 +245,7 @@ def test_sentences_that_differ_in_a_number_a_moment_or_a_negation_can_disagree(a
 def test_two_rows_about_different_things_are_never_put_to_the_judge() -> None:
     """Rows of one table, two offices: each names what the other does not, so their different values
     are no disagreement, whatever a model would say of them (issue 35, item 5)."""
-    from collections.abc import Sequence
 
-    from citegraph.models import Support
     from citegraph.verify.base import PairCheck, Verifier
     from citegraph.verify.conflicts import find_conflicts
 
