@@ -245,3 +245,34 @@ def test_a_preamble_that_asks_nothing_does_not_make_a_question_less_answerable(m
     monkeypatch.setattr("citegraph.answer.answerable.own_asking_sentence", lambda text: None)
     whole = assess(f"Quick note from the night shift. {question}", _context(HANDBOOK), read=read)
     assert whole.probability is not None and whole.probability < alone.probability
+
+
+def test_a_reading_of_a_sentence_about_another_place_than_the_question_names_is_no_answer() -> None:
+    """ "In Leeds the fire alarm is tested every Wednesday" answers a question about Leeds, not "On
+    which day is the fire alarm tested in the Toronto office?": the reader's P of it does not count,
+    and its words are not the answer. A sentence that names the question's place (itself or in the
+    text before it), or no place at all, is read as before; and a place is never held against a
+    question that asks for one."""
+    pytest.importorskip("spacy")
+    question = "On which day is the fire alarm tested in the Toronto office?"
+
+    def read(q: str, passages: list[str]) -> list[Reading]:
+        return [Reading(0.8, "every Wednesday", p) if "Wednesday" in p else Reading(0.1, "", p) for p in passages]
+
+    leeds = "In Leeds the fire alarm is tested every Wednesday at 10:00."
+    elsewhere = assess(question, _context(leeds), read=read)
+    assert dict(elsewhere.features)["reader"] == 0.0 and elsewhere.reading is None
+    for sentence, before in [
+        ("In Toronto the fire alarm is tested every Wednesday at 10:00.", ""),  # the question's own place
+        ("The fire alarm is tested every Wednesday at 10:00.", ""),  # no place: nothing says it is another's
+        ("The alarm is tested every Wednesday at 10:00, as in Leeds.", "Toronto office. "),  # named just before it
+    ]:
+        found = assess(question, _context(sentence), read=read, surroundings=lambda span, b=before: b + span.text)
+        assert dict(found.features)["reader"] == 0.8 and found.reading is not None, sentence
+    # a question asking for a place: the answer names another one
+    where = assess(
+        "Which city does Henrik Dahl work in?",
+        _context("Henrik Dahl works from the Leeds office."),
+        read=lambda q, ps: [Reading(0.7, "Leeds", p) for p in ps],
+    )
+    assert dict(where.features)["reader"] == 0.7

@@ -27,7 +27,8 @@ before (two brightwave dev questions fewer) and abstain more where the documents
 - ``similarity``: the best cosine similarity of a context sentence to the question;
 - ``reader``: the highest P(answers) the reader (:mod:`citegraph.answer.reader`, an extractive
   question-answering model trained for it) gives a context sentence, read alone: the one feature
-  that looks for the asked fact rather than the question's words. Where it found the
+  that looks for the asked fact rather than the question's words; a sentence about another place
+  than the one the question names counts 0 (:func:`about_another_place`). Where it found the
   answer is kept (:attr:`Answerability.reading <citegraph.models.Answerability.reading>`), and the
   extractive answerer quotes that sentence.
 
@@ -54,13 +55,25 @@ from citegraph.answer.reader import Reading
 from citegraph.answer.relevance import named, said_words
 from citegraph.errors import ModelUnavailable
 from citegraph.models import Answerability, ContextItem, Located, Span
-from citegraph.question import AGENT, DATE, NUMBER, SATISFIES, Question, own_asking_sentence, parse
+from citegraph.question import AGENT, DATE, NUMBER, PLACE, SATISFIES, Question, own_asking_sentence, parse
 from citegraph.sentences import message_speaker
 from citegraph.verify.text import DAYS, MONTHS
 
 Read = Callable[[str, Sequence[str]], Sequence[Reading]]  #: (question, passages) -> a reading of each
 
-__all__ = ["ABSTAIN_BELOW", "FEATURES", "LEAD_IN", "WEIGHTS", "assess", "features", "lead_before", "located", "of_type", "probability"]
+__all__ = [
+    "ABSTAIN_BELOW",
+    "FEATURES",
+    "LEAD_IN",
+    "WEIGHTS",
+    "about_another_place",
+    "assess",
+    "features",
+    "lead_before",
+    "located",
+    "of_type",
+    "probability",
+]
 
 FEATURES = ("entities", "named", "words", "sentence", "typed", "similarity", "reader")
 #: Logistic weights (intercept first, then :data:`FEATURES`), fitted by ``bench/abstention.py`` on five dev sets.
@@ -194,9 +207,14 @@ def assess(
     except ModelUnavailable as exc:
         return Answerability(True, None, note=f"the reader is unavailable ({exc}): answerability was not assessed")
     readings = [got[text] for text in alone]
-    read_p = [reading.probability for reading in readings]
     lead_of = iter(leads)
     sentences = [(next(lead_of), doc) if b else doc for b, doc in zip(before, own, strict=True)]
+    # a sentence about another place than the question's: what the reader finds there answers for that place
+    readings = [
+        Reading(0.0, "", r.passage) if about_another_place(asked, s if isinstance(s, tuple) else (s,)) else r
+        for r, s in zip(readings, sentences, strict=True)
+    ]
+    read_p = [reading.probability for reading in readings]
     when = " ".join(dict.fromkeys(said_when(item.span) for item in context)) if said_when else ""
     similarities = [item.evidence.similarity for item in context]
     values, missing = features(asked, sentences, similarities, read_p, when, spelled)
@@ -233,6 +251,28 @@ def assess(
         note,
         located(context, readings, subjects, expected=asked.expected),
     )
+
+
+#: the entity labels of a place: a sentence about another place than the question's answers for that place
+_PLACE = frozenset({"GPE", "LOC", "FAC"})
+
+
+def about_another_place(question: Question, parses: Sequence[Any]) -> bool:
+    """A sentence (its parses: the text before it, then itself) that names a place, where the question
+    names another one and the sentence does not: "In Leeds the fire alarm is tested every Wednesday"
+    for "On which day is the fire alarm tested in the Toronto office?" answers it for Leeds. Not for
+    a question that asks for a place (its answer names one). People and organisations are not read
+    so: the answer to a two-hop question is about the person or team in between ("… managed by Sofia
+    Almeida, who works from Lisbon"), not the one the question names."""
+    if question.doc is None or question.expected == PLACE:
+        return False
+    places = [e.text.casefold().removesuffix("'s").strip() for e in question.doc.ents if e.label_ in _PLACE]
+    if not places:
+        return False
+    body = " ".join(d.text for d in parses).casefold()
+    if any(p and re.search(rf"(?<!\w){re.escape(p)}(?!\w)", body) for p in places):
+        return False
+    return any(ent.label_ in _PLACE for d in parses for ent in d.ents)
 
 
 def lead_before(around: str, sentence: str) -> str:
