@@ -595,6 +595,32 @@ def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
 
+def test_the_second_hop_is_the_sentence_naming_the_bridge_that_says_what_the_first_leaves_unasked() -> None:
+    """The walk reached "Sofia Almeida will lead the Gantt rewrite" through the chat's "@Sofia"; the
+    handbook's "…managed by Sofia Almeida" holds what the question asks beyond the first hop (the
+    team, managed): that one is the other hop. With no better sentence the walk's stays."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Hop, Span
+
+    def span(doc: str, text: str) -> Span:
+        return Span(doc, "v1", 0, len(text), text)
+
+    call = span("incidents.txt", "2025-03-04 10:31 Sofia Almeida: Roll back to 4.12.0 now. My call.")
+    walked = span("planning.md", "Sofia Almeida will lead the Gantt rewrite.")
+    handbook = span("handbook.md", "The Platform team looks after the sync engine and is managed by Sofia Almeida.")
+    route = (Hop("4.12.0", "mentions", "out", "@sofia", call),)
+    context = [
+        ContextItem(1, Evidence(handbook, 0.33, 0.33, "passage")),
+        ContextItem(2, Evidence(walked, 0.23, 0.23, "bridge", "@sofia", 1, route)),
+        ContextItem(3, Evidence(call, 0.61, 0.61, "passage")),
+    ]
+    question = "Which engineering team is managed by the person who called the rollback?"
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1, 3]
+    # the handbook sentence says nothing the first hop leaves unasked: the walk's sentence is the hop
+    context[0] = ContextItem(1, Evidence(span("handbook.md", "Sofia Almeida joined in 2019."), 0.33, 0.33, "passage"))
+    assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [2, 3]
+
+
 def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_leans_on() -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer
     from citegraph.models import ContextItem, Evidence, Span

@@ -371,11 +371,15 @@ class ExtractiveAnswerer(Answerer):
             return item.evidence.found_by == "bridge" and bool(item.evidence.route) and not named and not any(ch.isdigit() for ch in entity)
 
         def partner(item: ContextItem) -> ContextItem | None:
-            """``item``'s other hop by route: the link it was reached through, or the sentence reached through it."""
+            """``item``'s other hop by route: the link it was reached through, or the sentence reached
+            through it; of the sentences of other documents that name the same bridge entity, the one
+            holding most of the question's words ``item`` leaves unsaid (:func:`_unsaid_held`)."""
             if bridged(item):
                 found = by_span.get(item.evidence.route[-1].span)
             else:
                 found = next((c for c in context if bridged(c) and c.evidence.route[-1].span == item.span), None)
+                if found is not None:
+                    found = _unsaid_held(found, item, context, have, question)
             return found if found is not None and found.marker not in have else None
 
         def named_elsewhere(item: ContextItem) -> ContextItem | None:
@@ -563,6 +567,31 @@ class ExtractiveAnswerer(Answerer):
 
 #: a day a question asks about, said after "on": "on a Thursday", "on Sundays", "on the 3rd of March", "on 3 March"
 _ON_DAY = re.compile(r"\bon\s+(?:an?\s+|the\s+)?((?:\w+\s+){0,2}\w+)", re.IGNORECASE)
+
+
+def _unsaid_held(found: ContextItem, item: ContextItem, context: Sequence[ContextItem], have: set[int], question: str) -> ContextItem:
+    """The second hop from ``item`` (a first hop naming the bridge entity ``found`` was reached
+    through): among ``found`` and the other sentences of other documents naming that entity, the one
+    holding most of the question's content words that ``item`` does not. For "Which engineering team
+    is managed by the person who called the 4.12.1 rollback?", Sofia Almeida's "My call" line leaves
+    "engineering team managed" unsaid: "…is managed by Sofia Almeida, who works from Lisbon" holds it,
+    where the walk had reached "Sofia Almeida will lead the Gantt rewrite". ``found`` wins a tie."""
+    words = re.findall(r"\w+", (found.evidence.entity or "").casefold())  # a chat's mention "@sofia" names "Sofia"
+    unsaid = content_words(question) - content_words(item.span.text)
+    if not words or not unsaid:
+        return found
+    named = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)") for w in words]
+    others = [
+        c
+        for c in context
+        if c is not found
+        and c.marker not in have
+        and c.span.document != item.span.document
+        and all(n.search(c.span.text.casefold()) for n in named)
+    ]
+    held = len(unsaid & content_words(found.span.text))
+    best = max(others, key=lambda c: (len(unsaid & content_words(c.span.text)), c.evidence.score), default=None)
+    return best if best is not None and len(unsaid & content_words(best.span.text)) > held else found
 
 
 def _days(question: str) -> dict[str, set[str]]:
