@@ -610,15 +610,38 @@ def test_the_second_hop_is_the_sentence_naming_the_bridge_that_says_what_the_fir
     handbook = span("handbook.md", "The Platform team looks after the sync engine and is managed by Sofia Almeida.")
     route = (Hop("4.12.0", "mentions", "out", "@sofia", call),)
     context = [
-        ContextItem(1, Evidence(handbook, 0.33, 0.33, "passage")),
+        ContextItem(1, Evidence(handbook, 0.25, 0.25, "passage")),  # under half the best score: quoted as a hop only
         ContextItem(2, Evidence(walked, 0.23, 0.23, "bridge", "@sofia", 1, route)),
         ContextItem(3, Evidence(call, 0.61, 0.61, "passage")),
     ]
     question = "Which engineering team is managed by the person who called the rollback?"
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1, 3]
     # the handbook sentence says nothing the first hop leaves unasked: the walk's sentence is the hop
-    context[0] = ContextItem(1, Evidence(span("handbook.md", "Sofia Almeida joined in 2019."), 0.33, 0.33, "passage"))
+    context[0] = ContextItem(1, Evidence(span("handbook.md", "Sofia Almeida joined in 2019."), 0.25, 0.25, "passage"))
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [2, 3]
+
+
+def test_the_sentence_saying_most_of_the_questions_words_is_quoted_when_it_scores_half_the_best() -> None:
+    """Ranked by retrieval alone, the two lines about the request (0.66) were quoted and the one that
+    says what the customer got "straight away while" it was reviewed (0.39) was not; holding most of
+    the question's words, it ranks with the sentences holding what the question asks for. Under half
+    the best score, it does not."""
+    from citegraph.answer.extractive import ExtractiveAnswerer
+    from citegraph.models import ContextItem, Evidence, Span
+
+    def item(marker: int, text: str, score: float) -> ContextItem:
+        return ContextItem(
+            marker, Evidence(Span("support.txt", "v1", 100 * marker, 100 * marker + len(text), text), score, score, "passage")
+        )
+
+    asking = item(1, "2025-02-19 11:02 Grace Whitfield: Marrow & Finch are asking for three months' refund.", 0.66)
+    limit = item(2, "2025-02-19 11:15 Nadia Petrova: Two months is as far as I can go.", 0.66)
+    got = item(3, "2025-02-19 16:30 Nadia Petrova: Offered them a one-month credit straight away while the refund is reviewed.", 0.39)
+    question = "What did Marrow & Finch get straight away while their refund request was being reviewed?"
+    quoted = [c.marker for c in ExtractiveAnswerer(max_claims=2).select([asking, limit, got], question).quoted]
+    assert 3 in quoted
+    far = item(3, got.span.text, 0.2)
+    assert 3 not in [c.marker for c in ExtractiveAnswerer(max_claims=2).select([asking, limit, far], question).quoted]
 
 
 def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_leans_on() -> None:

@@ -264,13 +264,17 @@ class ExtractiveAnswerer(Answerer):
 
     name = "extractive"
 
-    def __init__(self, max_claims: int = 3, relative: float = 0.8, typed_relative: float = 0.6) -> None:
+    def __init__(self, max_claims: int = 3, relative: float = 0.8, typed_relative: float = 0.6, worded_relative: float = 0.5) -> None:
         self.max_claims = max_claims
         self.relative = relative
         #: a sentence holding what the question asks for ranks first when its score is within this share
         #: of the best one's (0.8 before; 0.6 and 0.5 gained one dev question of the corpora, 0.4 lost two:
         #: docs/results/2026-12-06/typed-answers-further/)
         self.typed_relative = typed_relative
+        #: the same for the sentence holding most of the question's words (:func:`most_worded`): 0.5 and 0.3
+        #: gave the same on the development corpora's and LiHua-World's dev questions (one and three more
+        #: right); docs/results/2026-12-07/most-worded/
+        self.worded_relative = worded_relative
 
     def select(self, context: Sequence[ContextItem], question: str = "", lead: int | None = None) -> Selection:
         """Best score first: skip instructions and questions, quote the rest while their score is within
@@ -297,6 +301,11 @@ class ExtractiveAnswerer(Answerer):
         days = _days(question) if question else {}
         dated = frozenset(c.marker for c in context if days and _names_day(days, c.span.text))
 
+        # the sentence saying most of the question's words (half of them or more) is about what it asks,
+        # within ``worded_relative`` of the best score: "Offered them a one-month credit straight away
+        # while…" for "What did Marrow & Finch get straight away while their refund request was being reviewed?"
+        worded = most_worded(question, context) if question else frozenset()
+
         def rank(c: ContextItem) -> tuple[int, float, int]:
             # within ``typed_relative`` of the best score, a sentence that holds what the question asks for
             # (a person for "who", a date for "when", a number for "how many") comes first, and a line
@@ -304,7 +313,10 @@ class ExtractiveAnswerer(Answerer):
             # one that is two of these, before one that is one
             near = c.evidence.score >= self.typed_relative * best
             return (
-                -(near and c.marker in typed) - (near and c.marker in spoken) - (near and c.marker in dated),
+                -(near and c.marker in typed)
+                - (near and c.marker in spoken)
+                - (near and c.marker in dated)
+                - (c.evidence.score >= self.worded_relative * best and c.marker in worded),
                 -c.evidence.score,
                 c.marker,
             )
@@ -567,6 +579,22 @@ class ExtractiveAnswerer(Answerer):
 
 #: a day a question asks about, said after "on": "on a Thursday", "on Sundays", "on the 3rd of March", "on 3 March"
 _ON_DAY = re.compile(r"\bon\s+(?:an?\s+|the\s+)?((?:\w+\s+){0,2}\w+)", re.IGNORECASE)
+
+
+def _stems(text: str) -> frozenset[str]:
+    """The first four letters of each content word of four letters or more: "reviewed" is "review"."""
+    return frozenset(w[:4] for w in content_words(text) if len(w) >= 4)
+
+
+def most_worded(question: str, context: Sequence[ContextItem]) -> frozenset[int]:
+    """The markers of the context sentences holding the largest share of the question's content
+    words (:func:`_stems`), where that share is half or more; empty otherwise."""
+    asked = _stems(question)
+    if not asked:
+        return frozenset()
+    share = {c.marker: len(asked & _stems(c.span.text)) / len(asked) for c in context}
+    top = max(share.values(), default=0.0)
+    return frozenset(m for m, v in share.items() if v == top) if top >= 0.5 else frozenset()
 
 
 def _unsaid_held(found: ContextItem, item: ContextItem, context: Sequence[ContextItem], have: set[int], question: str) -> ContextItem:
