@@ -7,7 +7,7 @@ the evidence is skipped, the next eligible sentence is taken in its place, and e
 as an answer warning (``instruction_skipped``, ``question_skipped`` or ``framed_skipped``, with its
 marker): nothing is dropped silently.
 
-Why this file is long (about 580 lines): what is quoted and what comes with a quote (a chat line's
+Why this file is long (about 640 lines): what is quoted and what comes with a quote (a chat line's
 reply and time, where its plan landed, a two-hop route's other sentence, a continuation, a pronoun's subject, a rule's
 exception) is one policy, each part bounded by the others' one extra claim; split, no file would say
 which wins.
