@@ -14,7 +14,7 @@ import pytest
 from citegraph.answer.llm_answerer import LLMAnswerer, is_abstention
 from citegraph.embed import HashingEmbedder
 from citegraph.llm import FakeChatModel
-from citegraph.models import AnswerStatus, ClaimStatus, ContextItem
+from citegraph.models import AnswerStatus, ClaimStatus, ContextItem, Span
 from citegraph.output import answer_json
 from citegraph.pipeline import CiteGraph
 from citegraph.sentences import SentenceSplitter
@@ -563,17 +563,19 @@ def test_a_day_the_question_names_in_numbers_is_named_by_the_time_of_the_convers
     assert "20260105" not in on_the_day.missing and "20260212" in another_day.missing
 
 
+def _whole(document: str, text: str) -> Span:
+    """A span that is the whole of its one-sentence document version."""
+    return Span(document, "v1", 0, len(text), text)
+
+
 # -- two hops ---------------------------------------------------------------------------------------------
 def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
     from citegraph.answer.extractive import ExtractiveAnswerer
-    from citegraph.models import ContextItem, Evidence, Hop, Span
+    from citegraph.models import ContextItem, Evidence, Hop
 
-    def span(doc: str, text: str) -> Span:
-        return Span(doc, "v1", 0, len(text), text)
-
-    link = span("products.md", "Loam was launched in 2018, which Daniel Reyes designed in 2016.")
-    answer = span("team.md", "Daniel Reyes is the chief technology officer.")
-    other = span("products.md", "Loam is sold in three countries.")
+    link = _whole("products.md", "Loam was launched in 2018, which Daniel Reyes designed in 2016.")
+    answer = _whole("team.md", "Daniel Reyes is the chief technology officer.")
+    other = _whole("products.md", "Loam is sold in three countries.")
     route = (Hop("loam", "mentions", "out", "daniel reyes", link),)
     context = [
         ContextItem(1, Evidence(link, 0.8, 0.8, "passage")),
@@ -590,7 +592,7 @@ def test_the_extractive_answer_quotes_both_hops_of_a_bridge() -> None:
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1, 3]
     # a bridge through a year ("the 2023 FAQ" -> everything dated 2023) is no second hop
     year = (Hop("faq", "mentions", "out", "2023", link),)
-    dated = span("faq.md", "Prices were checked on 1 May 2023.")
+    dated = _whole("faq.md", "Prices were checked on 1 May 2023.")
     context[2] = ContextItem(3, Evidence(dated, 0.3, 0.3, "bridge", "2023", 1, year))
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1]
 
@@ -600,14 +602,11 @@ def test_the_second_hop_is_the_sentence_naming_the_bridge_that_says_what_the_fir
     handbook's "…managed by Sofia Almeida" holds what the question asks beyond the first hop (the
     team, managed): that one is the other hop. With no better sentence the walk's stays."""
     from citegraph.answer.extractive import ExtractiveAnswerer
-    from citegraph.models import ContextItem, Evidence, Hop, Span
+    from citegraph.models import ContextItem, Evidence, Hop
 
-    def span(doc: str, text: str) -> Span:
-        return Span(doc, "v1", 0, len(text), text)
-
-    call = span("incidents.txt", "2025-03-04 10:31 Sofia Almeida: Roll back to 4.12.0 now. My call.")
-    walked = span("planning.md", "Sofia Almeida will lead the Gantt rewrite.")
-    handbook = span("handbook.md", "The Platform team looks after the sync engine and is managed by Sofia Almeida.")
+    call = _whole("incidents.txt", "2025-03-04 10:31 Sofia Almeida: Roll back to 4.12.0 now. My call.")
+    walked = _whole("planning.md", "Sofia Almeida will lead the Gantt rewrite.")
+    handbook = _whole("handbook.md", "The Platform team looks after the sync engine and is managed by Sofia Almeida.")
     route = (Hop("4.12.0", "mentions", "out", "@sofia", call),)
     context = [
         ContextItem(1, Evidence(handbook, 0.25, 0.25, "passage")),  # under half the best score: quoted as a hop only
@@ -617,7 +616,7 @@ def test_the_second_hop_is_the_sentence_naming_the_bridge_that_says_what_the_fir
     question = "Which engineering team is managed by the person who called the rollback?"
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [1, 3]
     # the handbook sentence says nothing the first hop leaves unasked: the walk's sentence is the hop
-    context[0] = ContextItem(1, Evidence(span("handbook.md", "Sofia Almeida joined in 2019."), 0.25, 0.25, "passage"))
+    context[0] = ContextItem(1, Evidence(_whole("handbook.md", "Sofia Almeida joined in 2019."), 0.25, 0.25, "passage"))
     assert [item.marker for item in ExtractiveAnswerer().select(context, question).quoted] == [2, 3]
 
 
@@ -951,19 +950,16 @@ def test_a_question_naming_something_by_a_clause_takes_the_readers_sentence_hop_
     not a chat line that a table row beside it reached through another name ("Sam Whitfield"), nor a
     line that shares only a month with a quote ("June" names no one)."""
     from citegraph.answer.extractive import ExtractiveAnswerer
-    from citegraph.models import ContextItem, Evidence, Hop, Span
+    from citegraph.models import ContextItem, Evidence, Hop
     from citegraph.question import Question
-
-    def span(document: str, text: str) -> Span:
-        return Span(document, "v1", 0, len(text), text)
 
     question = "Which branch is the person leading this year's Summer Reading Challenge based at?"
     assert Question.read(question).describes
     assert not Question.read("Which branch does Aisha Mensah work at?").describes
-    led = span("minutes.md", "This year Aisha Mensah will lead the Summer Reading Challenge, with school visits in June.")
-    row = span("minutes.md", "| Recruit 12 more Summer Reading Challenge volunteers | Sam Whitfield | 20 June 2025 |")
-    chat = span("slack.json", "2025-04-28 14:40 Sam Whitfield: Volunteers' Week is 2-8 June.")
-    link = span("handbook.md", "At Eastbank the Children's Services Coordinator is Aisha Mensah.")
+    led = _whole("minutes.md", "This year Aisha Mensah will lead the Summer Reading Challenge, with school visits in June.")
+    row = _whole("minutes.md", "| Recruit 12 more Summer Reading Challenge volunteers | Sam Whitfield | 20 June 2025 |")
+    chat = _whole("slack.json", "2025-04-28 14:40 Sam Whitfield: Volunteers' Week is 2-8 June.")
+    link = _whole("handbook.md", "At Eastbank the Children's Services Coordinator is Aisha Mensah.")
     context = [
         ContextItem(1, Evidence(led, 0.70, 0.70, "passage")),
         ContextItem(
@@ -977,7 +973,7 @@ def test_a_question_naming_something_by_a_clause_takes_the_readers_sentence_hop_
     # without the reader's sentence (or asked by name) the route partner is the hop, as before
     assert [c.marker for c in answerer.select(context, question).quoted] == [1, 2, 4]
     # a month links no hop: with the handbook's line gone, nothing of another document names Aisha Mensah
-    june = span("calendar.md", "Volunteers' Week runs in June.")
+    june = _whole("calendar.md", "Volunteers' Week runs in June.")
     context[2] = ContextItem(3, Evidence(june, 0.29, 0.29, "passage"))
     assert 3 not in [c.marker for c in answerer.select(context[:1] + context[2:], question, lead=1).quoted]
 
