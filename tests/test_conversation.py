@@ -55,6 +55,54 @@ def test_there_and_that_room_are_the_place_the_last_turn_gave() -> None:
     assert resolve("Who works there on Saturdays?", named).question == "Who works at Millbrook on Saturdays?"
 
 
+def test_it_after_a_question_for_a_thing_is_that_thing_as_the_question_describes_it() -> None:
+    # the answer may be wrong (the reader said "Eastbank"); the question that asked for the service is not
+    service = [Turn("What service does Ruth Adeyemi run?", "Eastbank. Ruth Adeyemi runs Books on Wheels from Eastbank.")]
+    assert resolve("How much was spent on it last year?", service).question == (
+        "How much was spent on the service that Ruth Adeyemi runs last year?"
+    )
+    group = [Turn("Which reading group does Dev Patel organise?", "Northgate. Reading Buddies at Northgate restarts.")]
+    assert (
+        resolve("What ages are the children in it?", group).question
+        == "What ages are the children in the reading group that Dev Patel organises?"
+    )
+    # a question that names another thing than the one it asks for: "it" is that thing, as before
+    bug = [Turn("Which Tidepool version fixed the SAML certificate rotation bug?", "4.12.0.")]
+    assert "the Tidepool version" not in resolve("Which customer was hit by it?", bug).question
+
+
+@pytest.mark.parametrize(
+    ("question", "noun", "described"),
+    [
+        ("What service does Ruth Adeyemi run?", "", "the service that Ruth Adeyemi runs"),
+        ("Which branch runs Lego Club?", "", "the branch that runs Lego Club"),
+        ("Where do the Riverside Writers meet?", "room", "the room where the Riverside Writers meet"),
+        ("Where is Tomasz Wierzbicki based?", "office", "the office where Tomasz Wierzbicki is based"),
+        ("Which room did the board meet in?", "", "the room that the board met in"),
+        ("What room is the book club held in?", "", "the room that the book club is held in"),
+        ("What is the home delivery service called?", "", ""),  # it asks for no thing by a noun
+        ("Who runs Books on Wheels?", "", ""),
+    ],
+)
+def test_a_question_describes_what_it_asks_for(question: str, noun: str, described: str) -> None:
+    from citegraph.conversation import _described
+
+    assert _described(question, noun) == described
+
+
+def test_that_room_after_a_where_question_is_the_room_the_answer_names_or_the_one_the_question_describes() -> None:
+    # the answer's first name is an organisation; the room it names is what "that room" means
+    where = [Turn("Where do the Riverside Writers meet?", "Friends of Riverside Libraries. Riverside Writers: Willow Room, Eastbank.")]
+    assert resolve("How many people fit in that room?", where).question == "How many people fit in Willow Room?"
+    unanswered = [Turn("Where do the Riverside Writers meet?", "")]
+    assert resolve("How many people fit in that room?", unanswered).question == (
+        "How many people fit in the room where the Riverside Writers meet?"
+    )
+    # asked when, not where: a branch the answer names in passing is not "that branch"
+    named = [Turn("When does Millbrook open on Mondays?", "Millbrook opens at 9:30; Eastbank Branch at 9:00.")]
+    assert resolve("How do I get into that branch?", named).question == "How do I get into the Millbrook branch?"
+
+
 @pytest.mark.parametrize(
     ("previous", "follow_up", "read_as"),
     [

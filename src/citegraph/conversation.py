@@ -13,11 +13,15 @@ checks and the person all read the same question:
   … "How many hours did they put in?"), else the last person;
 - "it", "its" stand for what the previous question was about (its phrase that is not the one
   asked for: "the SAML certificate rotation bug" of "Which version fixed the SAML certificate
-  rotation bug?");
+  rotation bug?"); when it asked for a thing and named no other, only people ("What service does
+  Ruth Adeyemi run?"), for that thing as the question describes it ("the service that Ruth Adeyemi
+  runs"), not as the answer named it: an answer can be wrong, and the follow-up would inherit it;
 - none of them when the follow-up itself brings in, before the pronoun, someone or something new
   ("a shift … to work it", "My mum can't leave the house. How many things can it bring her?");
 - "there", "that branch", "that room" stand for the place the previous answer gave when the previous
-  question asked where or which (a room, a branch), else the place the previous question named;
+  question asked where or which (a room, a branch): its name ending in the noun ("Willow Room")
+  first, and with no name at all the place the question describes ("the room where the Riverside
+  Writers meet"); else the place the previous question named;
 - an elided follow-up with no verb ("And in Toronto?", "What about the Lisbon team?", "And for a
   team manager?") is the previous question with the new words put in place of those of the same
   kind (a place for a place, a name for a name, a phrase with the same preposition for its like),
@@ -183,7 +187,7 @@ def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
         elif word in _GROUP_WORDS:
             by, tail = _group(history), _GROUP_WORDS[word]
         elif word in _THING_WORDS:
-            by, tail = _about(previous), _THING_WORDS[word]
+            by, tail = _asked_thing(previous) or _about(previous), _THING_WORDS[word]
         if by:
             seen.add(word)
             tail = "'s" if token.tag_ == "PRP$" or tail else ""  # "her role": a possessive, as the tagger reads it
@@ -196,13 +200,13 @@ def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
     there = _THERE.search(out)
     if there is not None and re.search(r"\b(?:is|are|was|were) there\b|\bthere(?:'s| is| are| was| were| be)\b", out, re.IGNORECASE):
         there = None  # "Is there parking?": no place is meant
-    place = _place(previous, history) if demonstrative or there else ""
+    place = _place(previous, history, demonstrative.group(1) if demonstrative else "") if demonstrative or there else ""
     if not place and (m := demonstrative or there) is not None:
         unread.append(m.group(0))
     if place:
         if (m := demonstrative) is not None:
             noun = m.group(1)
-            by = place if noun.casefold() in place.casefold() else f"the {place} {noun}"
+            by = place if noun.casefold() in place.casefold() or place.startswith("the ") else f"the {place} {noun}"
             out = out[: m.start()] + by + out[m.end() :]
             readings.append((m.group(0), by))
         elif (m := there) is not None:
@@ -459,15 +463,134 @@ def _named_before(doc: Any, i: int, *, people: bool) -> bool:
     return any(c.end <= i and c[0].lower_ in opens and c.root.i not in times for c in doc.noun_chunks)
 
 
-def _place(previous: Turn, history: Sequence[Turn]) -> str:
-    """The place "there" or "that room" stands for: the previous answer's, when the previous question
-    asked where or which (a room, a branch); else the last place a question named."""
+def _place(previous: Turn, history: Sequence[Turn], noun: str = "") -> str:
+    """The place "there" or "that room" (``noun``: "room") stands for: when the previous question
+    asked where or which (a room, a branch), the previous answer's name that ends in the noun ("Willow
+    Room") or else its first place, or with none the place that question describes ("the room where
+    the Riverside Writers meet"); else the last place a question named."""
     q = previous.question.casefold()
     if re.match(rf"^(?:where|which (?:{_PLACE_NOUNS})|what (?:{_PLACE_NOUNS}))\b", q):
-        found = _entities(previous.answer, PLACES | {"ORG"}) or _capitalised(previous.answer)
+        ending = [n for n in _capitalised(previous.answer) if noun and n.casefold().split()[-1] in (noun.casefold(), noun.casefold() + "s")]
+        found = ending or _entities(previous.answer, PLACES | {"ORG"}) or _capitalised(previous.answer)
         if found:
             return found[0]
+        described = _described(previous.question, noun or "place")
+        if described:
+            return described
     return _last(history, PLACES | {"ORG"}, answer_first=False)
+
+
+def _asked_thing(previous: Turn) -> str:
+    """What "it" stands for when the previous question asked for a thing ("What service does Ruth
+    Adeyemi run?", "Which reading group does Dev Patel organise?") and named no other thing, only
+    people: that thing, described by the question ("the service that Ruth Adeyemi runs"), since an
+    answer can be wrong and the question cannot. "" otherwise ("Which version fixed the SAML bug?":
+    "it" is the bug, :func:`_about`)."""
+    doc = _doc(previous.question)
+    if doc is None or not doc or doc[0].lower_ not in ("what", "which"):
+        return ""
+    asked = _asked_phrase(doc)
+    if asked is None:
+        return ""
+    people = {t.i for e in doc.ents if e.label_ in PEOPLE for t in e}
+    rest = [t for t in doc[asked.end :] if not t.is_punct]
+    inverted = _inverted(rest)
+    if inverted is not None:  # "does Dev Patel organise": the word after the subject is the verb, whatever its tag
+        auxiliary, subject, after = inverted
+        rest = [*subject, *(after[1:] if auxiliary in ("do", "does", "did") else after)]
+    others = [t for t in rest if t.pos_ in ("NOUN", "PROPN") and t.i not in people]
+    return "" if others else _described(previous.question)
+
+
+#: irregular past tenses a described question may need ("Which room did they meet in?": "that they met in")
+_PAST = dict(
+    pair.split(":")
+    for pair in (
+        "be:was bring:brought build:built buy:bought choose:chose come:came do:did find:found get:got give:gave go:went "
+        "have:had hold:held keep:kept know:knew lead:led leave:left lose:lost make:made meet:met pay:paid put:put "
+        "run:ran say:said see:saw sell:sold send:sent set:set speak:spoke spend:spent take:took teach:taught tell:told "
+        "think:thought win:won write:wrote"
+    ).split()
+)
+_AUXILIARIES = frozenset("do does did is are was were has have had can could will would should may might must".split())
+
+
+def _asked_phrase(doc: Any) -> Any:
+    """The phrase a "what"/"which" question asks for, without the question word ("service" of "What
+    service does …", "reading group" of "Which reading group …"): the words after it up to the
+    first verb or auxiliary; None when there are none (a bare "What is …?")."""
+    end = 1
+    while end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN", "ADJ") and doc[end].lower_ not in _AUXILIARIES:
+        end += 1
+    return doc[1:end] if end > 1 and doc[end - 1].pos_ in ("NOUN", "PROPN") else None
+
+
+def _inflected(verb: str, auxiliary: str) -> str:
+    """``verb`` (its base form) as a statement says it after do-support is dropped: "does … run" ->
+    "runs", "did … meet" -> "met", "do … meet" -> "meet"."""
+    low = verb.casefold()
+    if auxiliary == "does":
+        if low in ("have", "do", "go"):
+            return {"have": "has", "do": "does", "go": "goes"}[low]
+        if re.search(r"[^aeiou]y$", low):
+            return verb[:-1] + "ies"
+        return verb + ("es" if re.search(r"(?:s|sh|ch|x|z)$", low) else "s")
+    if auxiliary == "did":
+        if low in _PAST:
+            return _PAST[low]
+        return verb + ("d" if low.endswith("e") else "ed")
+    return verb
+
+
+def _described(question: str, noun: str = "") -> str:
+    """The thing a question asks for, described by the question: "What service does Ruth Adeyemi
+    run?" -> "the service that Ruth Adeyemi runs"; "Which branch runs Lego Club?" -> "the branch that
+    runs Lego Club"; "Where do the Riverside Writers meet?" (``noun`` "room") -> "the room where the
+    Riverside Writers meet". "" for a question of another shape."""
+    doc = _doc(question)
+    if doc is None or not doc:
+        return ""
+    first = doc[0].lower_
+    if first == "where":
+        head, rest = f"the {noun or 'place'} where", doc[1:]
+    elif first in ("what", "which") and (asked := _asked_phrase(doc)) is not None:
+        head, rest = f"the {asked.text} that", doc[asked.end :]
+    else:
+        return ""
+    words = [t for t in rest if not t.is_punct]
+    if not words:
+        return ""
+    inverted = _inverted(words)
+    if inverted is None:
+        if first == "where":
+            return ""  # "Where is open late?": no statement to make of it
+        return f"{head} {' '.join(t.text for t in words)}"  # the asked phrase is the subject: "that runs Lego Club"
+    auxiliary, subject, after = inverted
+    said = [t.text for t in after]
+    if auxiliary in ("do", "does", "did"):
+        if not said:
+            return ""
+        said[0] = _inflected(said[0], auxiliary)
+    else:
+        said.insert(0, words[0].text)
+    return " ".join([head, *(t.text for t in subject), *said])
+
+
+def _inverted(words: Sequence[Any]) -> tuple[str, list[Any], list[Any]] | None:
+    """A question's words after its question phrase, in inverted order ("does Dev Patel organise",
+    "is the book club held in"): the auxiliary, the subject (a name, or "the …" up to the verb) and
+    the words after it; None when they are in a statement's order ("runs Lego Club")."""
+    if len(words) < 2 or words[0].lower_ not in _AUXILIARIES or words[1].pos_ not in ("DET", "PROPN", "PRON", "NOUN", "NUM", "ADJ"):
+        return None
+    end = 1
+    opened = words[1].pos_ == "DET"
+    while end < len(words) and (
+        words[end].pos_ in ("DET", "PROPN", "PRON", "NUM")
+        or words[end].text[:1].isupper()
+        or (opened and words[end].pos_ in ("NOUN", "ADJ"))
+    ):
+        end += 1
+    return None if end == 1 else (words[0].lower_, list(words[1:end]), list(words[end:]))
 
 
 def _substitute(previous: str, rest: str) -> tuple[str, bool] | None:
