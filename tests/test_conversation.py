@@ -81,6 +81,10 @@ def test_it_after_a_question_for_a_thing_is_that_thing_as_the_question_describes
         ("Which room did the board meet in?", "", "the room that the board met in"),
         ("What room is the book club held in?", "", "the room that the book club is held in"),
         ("What is the home delivery service called?", "", ""),  # it asks for no thing by a noun
+        # written as the question wrote them: hyphens, ranges and possessives kept whole
+        ("Which rota does the on-call engineer use?", "", "the rota that the on-call engineer uses"),
+        ("Where is Ruth's office based?", "", "the place where Ruth's office is based"),
+        ("Which team covered the 8-9 March weekend?", "", "the team that covered the 8-9 March weekend"),
         ("Who runs Books on Wheels?", "", ""),
     ],
 )

@@ -557,23 +557,29 @@ def _described(question: str, noun: str = "") -> str:
         head, rest = f"the {asked.text} that", doc[asked.end :]
     else:
         return ""
-    words = [t for t in rest if not t.is_punct]
+    words = list(rest)
+    while words and words[-1].is_punct:  # the question mark; "on-call", "8-9" keep theirs
+        words.pop()
     if not words:
         return ""
     inverted = _inverted(words)
     if inverted is None:
         if first == "where":
             return ""  # "Where is open late?": no statement to make of it
-        return f"{head} {' '.join(t.text for t in words)}"  # the asked phrase is the subject: "that runs Lego Club"
+        return f"{head} {_written(words)}"  # the asked phrase is the subject: "that runs Lego Club"
     auxiliary, subject, after = inverted
-    said = [t.text for t in after]
     if auxiliary in ("do", "does", "did"):
-        if not said:
+        if not after:
             return ""
-        said[0] = _inflected(said[0], auxiliary)
+        said = f"{_inflected(after[0].text, auxiliary)}{after[0].whitespace_}{_written(after[1:])}"
     else:
-        said.insert(0, words[0].text)
-    return " ".join([head, *(t.text for t in subject), *said])
+        said = f"{words[0].text} {_written(after)}"
+    return f"{head} {_written(subject)} {said.strip()}".strip()
+
+
+def _written(tokens: Sequence[Any]) -> str:
+    """Tokens as the question wrote them ("on-call", "8-9 March", "Ruth's" stay whole)."""
+    return "".join(t.text_with_ws for t in tokens).strip()
 
 
 def _inverted(words: Sequence[Any]) -> tuple[str, list[Any], list[Any]] | None:
@@ -584,12 +590,20 @@ def _inverted(words: Sequence[Any]) -> tuple[str, list[Any], list[Any]] | None:
         return None
     end = 1
     opened = words[1].pos_ == "DET"
-    while end < len(words) and (
-        words[end].pos_ in ("DET", "PROPN", "PRON", "NUM")
-        or words[end].text[:1].isupper()
-        or (opened and words[end].pos_ in ("NOUN", "ADJ"))
+    while (
+        end < len(words)
+        and (
+            words[end].pos_ in ("DET", "PROPN", "PRON", "NUM")
+            or (words[end].text in ("-", "'s", "’s") and not words[end - 1].whitespace_)  # "home-delivery", "Ruth's"
+            or (not words[end].whitespace_ and end + 1 < len(words) and words[end + 1].text == "-")  # "on" of "on-call"
+            or (words[end - 1].text in ("'s", "’s") and words[end].pos_ in ("NOUN", "ADJ"))  # "Ruth's office"
+            or words[end].text[:1].isupper()
+            or (opened and words[end].pos_ in ("NOUN", "ADJ"))
+        )
     ):
         end += 1
+    if end == len(words) and end > 2 and words[0].lower_ in ("do", "does", "did"):
+        end -= 1  # "does the on-call engineer use": the last word is the verb, whatever its tag
     return None if end == 1 else (words[0].lower_, list(words[1:end]), list(words[end:]))
 
 
