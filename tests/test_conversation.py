@@ -71,6 +71,18 @@ def test_it_after_a_question_for_a_thing_is_that_thing_as_the_question_describes
     assert "the Tidepool version" not in resolve("Which customer was hit by it?", bug).question
 
 
+def test_a_thanks_before_a_follow_up_is_no_part_of_it() -> None:
+    leave = [Turn("How many vacation days do employees get?", "25 days. Full-time employees get 25 days of paid vacation per year.")]
+    read = resolve("Thanks! And sick days?", leave)
+    # the noun after the question words is put in place: "How many vacation days" -> "How many sick days"
+    assert read.question == "How many sick days do employees get?" and read.asked == "Thanks! And sick days?"
+    assert resolve("Great, thanks. Who approves them?", leave).question == "Who approves vacation days?"
+    assert resolve("OK. And part-time employees?", leave).question == "How many vacation days do part-time employees get?"
+    # a thanks alone, or before a question that needs nothing, is left as written
+    assert resolve("Thanks!", leave).question == "Thanks!"
+    assert resolve("Thanks! How many sick days are there?", leave).question == "Thanks! How many sick days are there?"
+
+
 @pytest.mark.parametrize(
     ("question", "noun", "described"),
     [

@@ -24,8 +24,11 @@ checks and the person all read the same question:
   Writers meet"); else the place the previous question named;
 - an elided follow-up with no verb ("And in Toronto?", "What about the Lisbon team?", "And for a
   team manager?") is the previous question with the new words put in place of those of the same
-  kind (a place for a place, a name for a name, a phrase with the same preposition for its like),
-  or added at its end.
+  kind (a place for a place, a name for a name, a phrase with the same preposition for its like,
+  a phrase with the same noun after the question words: "And sick days?" after "How many vacation
+  days …"), or added at its end;
+- a thanks or an acknowledgement before the follow-up ("Thanks! And in Toronto?", "Great, thanks.
+  Who approves them?") is no part of it: dropped where the rest is written out.
 
 A word the rules see pointing back but cannot read ("it" with nothing before it to stand for, "that"
 alone, "that day", an elided follow-up with no words of its kind to replace) is left as written, or,
@@ -157,7 +160,27 @@ def resolve(question: str, history: Sequence[Turn], *, model: ChatModel | None =
 
 
 def _resolve(asked: str, history: Sequence[Turn]) -> Resolved:
-    """``asked`` written out from ``history``, whose questions are already as understood."""
+    """``asked`` written out from ``history``, whose questions are already as understood; a thanks or
+    an "OK." before it ("Thanks! And in Toronto?") is no part of what it asks, and is dropped where
+    the rest is written out."""
+    bare = _ACKNOWLEDGED.sub("", asked, count=1)
+    if bare and bare != asked:
+        ruled = _written_out(bare, history)
+        if ruled.changed:
+            return dataclasses.replace(ruled, asked=asked)
+    return _written_out(asked, history)
+
+
+#: a thanks or an acknowledgement that opens a follow-up, with its punctuation ("Thanks!", "Great, thanks.", "OK.")
+_ACKNOWLEDGED = re.compile(
+    r"^(?:(?:thanks(?: a lot| so much)?|thank you(?: so much)?|thx|cheers|great|cool|nice|perfect|awesome|brilliant|lovely"
+    r"|ok(?:ay)?|got it|understood|i see)\s*[,.!;:]+\s*)+",
+    re.IGNORECASE,
+)
+
+
+def _written_out(asked: str, history: Sequence[Turn]) -> Resolved:
+    """``asked``, as it is, written out from ``history`` (see :func:`_resolve`)."""
     previous = history[-1]
     parsed = parse([asked])
     doc = None if parsed is None else parsed[0]
@@ -629,8 +652,12 @@ def _substitute(previous: str, rest: str) -> tuple[str, bool] | None:
         new_chunks = list(new_doc.noun_chunks)
         if first not in _PREPOSITIONS and len(new_chunks) == 1 and new_chunks[0].root.pos_ == "NOUN":
             for chunk in old_doc.noun_chunks:
-                if chunk.root.lemma_ == new_chunks[0].root.lemma_ and chunk[0].lower_ not in _WH:
-                    return put(chunk.start_char, chunk.end_char, rest)
+                if chunk.root.lemma_ != new_chunks[0].root.lemma_:
+                    continue
+                # "How many vacation days" takes "sick days" after its question words: "How many sick days"
+                tail = next((t for t in chunk if t.lower_ not in _WH and t.lower_ not in ("many", "much")), None)
+                if tail is not None:
+                    return put(tail.idx, chunk.end_char, rest)
         for new in new_doc.ents:
             for old in old_doc.ents:
                 if old.label_ == new.label_ and old.label_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
