@@ -628,3 +628,27 @@ def test_an_older_slack_export_names_its_users_from_users_json(tmp_path: Path) -
     ]
     alone, _meta = read_chat_json(str(tmp_path / "2025-03-04.json"), json.dumps(day).encode())
     assert alone.splitlines()[0] == "2025-03-04 10:12 U1: Who takes the pager after Tomas?"
+
+
+@pytest.mark.parametrize(
+    ("opening", "dated"),
+    [
+        ("# Employee guide\n\nLast updated: 2 September 2025\n\nCore hours are 10:00 to 15:00.", "2025-09-02"),
+        ("# Tidepool 5.0 planning\n\n**Date:** 10 March 2025\n**Attendees:** Rhys", "2025-03-10"),
+        ("# Travel policy\n\nEffective 1 July 2025.\n\nBook trains through TravelDesk.", "2025-07-01"),
+        ("Policy\nRevised on Thursday, 6 March 2025\nLast reviewed 2025-04-01\n", "2025-04-01"),  # the latest it states
+        ("Updated March 2024\n\nText.", "2024-03-01"),  # a month: its first day
+        ("The policy is effective 1 July 2025 for all staff.", None),  # said in a sentence, not stated as the document's date
+        ("Signature: ______  Date: __________", None),
+        ("Effective from 31 February 2025", None),  # no such day
+        ("# Notes\n" + "Line of text.\n" * 12 + "Last updated: 2 September 2025\n", None),  # past the opening
+    ],
+)
+def test_a_document_states_its_date_in_its_opening_lines(opening: str, dated: str | None) -> None:
+    from citegraph.ingest.loaders import read_html, read_text
+
+    assert read_text("notes.md", opening.encode())[1].dated == dated
+    html = "".join(f"<p>{line}</p>" for line in opening.splitlines() if line.strip()).encode()
+    assert read_html("notes.html", html)[1].dated == dated
+    # a date the file gives in its front matter comes first
+    assert read_text("notes.md", f"---\ndate: 2020-01-01\n---\n{opening}".encode())[1].dated == "2020-01-01"

@@ -300,6 +300,20 @@ def test_front_matter_gives_the_date_and_is_never_a_sentence(dated: CiteGraph) -
     assert not any("date:" in s or "---" in s for s in spans)
 
 
+def test_a_policy_dated_only_in_its_opening_lines_makes_the_faq_it_contradicts_stale(
+    splitter: SentenceSplitter, write: Callable[[str, str], Path]
+) -> None:
+    # no front matter: the policy says when it took effect in its first lines, as policies are written
+    write("faq-2023.md", OLD_FAQ_MD)
+    folder = write("retention-policy.md", f"# Data retention policy\n\n**Effective:** 1 June 2025\n\n{POLICY}\n").parent
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([folder])
+    policy = g.store.get_document("retention-policy.md")
+    assert policy is not None and policy.dated == "2025-06-01"
+    (stale,) = [w for w in g.ask("How long do exports stay available after cancellation?").warnings if w.code == "stale"]
+    assert dict(stale.data)["document"] == "faq-2023.md" and "dated 2025-06-01" in dict(stale.data)["reason"]
+
+
 def test_the_older_of_two_disagreeing_sources_is_stale(dated: CiteGraph) -> None:
     answer = dated.ask("How long do exports stay available after cancellation?")
     assert answer.status == AnswerStatus.CONFLICTING

@@ -7,7 +7,8 @@ A sentence is from a stale source when its document
   context when the caller asked for it (``--include-superseded``);
 * or **disagrees** with a sentence of another document (a ``conflict`` warning, between claims or
   between sources) and is the **older** of the two by the dates the documents give themselves
-  (front matter ``date:``/``updated:``, an HTML meta date, a PDF's date, ``ingest --date``). Two
+  (front matter ``date:``/``updated:``, an HTML meta date, a PDF's date, a line of the opening that
+  states it, "Last updated: 2 September 2025", ``ingest --date``). Two
   undated documents, or two of the same date, are a disagreement only: nothing says which is current.
 
 Each stale item gets one ``stale`` warning naming it, why, and the claims that rely on it; the

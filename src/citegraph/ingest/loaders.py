@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import datetime as dt
 import io
 import logging
@@ -24,6 +25,7 @@ __all__ = [
     "read_html",
     "read_pdf",
     "read_text",
+    "stated_date",
     "table_rows",
 ]
 
@@ -159,7 +161,8 @@ def read_html(path: str, data: bytes) -> tuple[str, Metadata]:
     for line in lines:
         if line or (out and out[-1]):
             out.append(line)
-    return "\n".join(out).strip() + "\n", meta
+    text = "\n".join(out).strip() + "\n"
+    return text, meta if meta.dated else Metadata(stated_date(text))
 
 
 def load_pdf(path: str, data: bytes) -> str:
@@ -397,7 +400,54 @@ def _pdf_date(reader: Any) -> str | None:
 
 def read_text(path: str, data: bytes) -> tuple[str, Metadata]:
     """:func:`load_text`'s text, and what its front matter (``date:``/``updated:``, ``supersedes:``)
-    or, without a date there, its first line ``Time:``/``Date:`` (a chat log's) says of it."""
+    or, without a date there, its first line ``Time:``/``Date:`` (a chat log's), or a line of its
+    opening that states its date (:func:`stated_date`) says of it."""
     text = load_text(path, data)
     meta = _front_matter(path, text)
-    return text, meta if meta.dated else Metadata(_header_date(text), meta.supersedes)
+    return text, meta if meta.dated else Metadata(_header_date(text) or stated_date(text), meta.supersedes)
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_WEEKDAY = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|sat|sun),?\s+"
+_DAYS_WRITTEN = (
+    re.compile(r"(?P<year>\d{4})-(?P<mon>\d{2})-(?P<day>\d{2})\b"),  # 2025-07-01
+    re.compile(rf"(?:{_WEEKDAY})?(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(?P<year>\d{{4}})\b", re.IGNORECASE),
+    re.compile(rf"(?:{_WEEKDAY})?{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.IGNORECASE),
+    re.compile(rf"{_MONTH},?\s+(?P<year>\d{{4}})\b", re.IGNORECASE),  # "March 2024": its first day
+)
+#: a line of a document's opening that says when it was written, revised or took effect
+_STATES_DATE = re.compile(
+    r"^(?:last\s+)?(?:updated|revised|reviewed|modified|effective(?:\s+(?:from|date|as\s+of))?|valid\s+from|in\s+force\s+from"
+    r"|published|dated?|as\s+of)\b(?:\s+on)?\s*[:\-–—]?\s*(?P<when>.+)$",
+    re.IGNORECASE,
+)
+OPENING_LINES = 12  #: the lines of a document's opening where it may state its date
+
+
+def stated_date(text: str) -> str | None:
+    """The date a document states of itself in its opening (its first :data:`OPENING_LINES` lines
+    with words, past any front matter): a line that opens with "Last updated", "Revised",
+    "Effective", "Published", "Date" and the like followed by a day ("Last updated: 2 September
+    2025", "**Date:** 10 March 2025", "Effective 1 July 2025.", "Updated March 2024": the month's
+    first day); the latest, where it states several. None where it states none. A policy that gives
+    its date only so (no front matter, no HTML meta date) is then dated, so that a dated FAQ that
+    disagrees with it is named the older side (:mod:`citegraph.answer.currency`)."""
+    start = front_matter_end(text) or 0
+    lines = [line for line in (raw.strip() for raw in text[start:].splitlines()) if re.search(r"\w", line)][:OPENING_LINES]
+    found = []
+    for line in lines:
+        plain = re.sub(r"[*_`]+", "", line).lstrip("#>-•· \t")
+        stated = _STATES_DATE.match(plain)
+        if stated is None:
+            continue
+        for pattern in _DAYS_WRITTEN:
+            day = pattern.match(stated.group("when").strip())
+            if day is None:
+                continue
+            fields = day.groupdict()
+            month = int(fields["mon"]) if fields.get("mon") else _MONTHS.index(fields["month"][:3].casefold()) + 1
+            with contextlib.suppress(ValueError):  # "31 February": no day, no date
+                found.append(dt.date(int(fields["year"]), month, int(fields.get("day") or 1)).isoformat())
+            break
+    return max(found) if found else None
