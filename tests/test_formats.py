@@ -317,7 +317,7 @@ def test_a_word_document_is_read_in_order_with_its_headings_tables_and_date(spli
 
     _word_document(tmp_path / "handbook.docx")
     loaded = load_file(tmp_path / "handbook.docx")
-    assert loaded.dated == "2025-03-04"
+    assert loaded.dated == "2025-03-04"  # saved on the 4th, in the month its table states ("Reviewed: March 2025")
     text = loaded.text
     order = [
         "Staff handbook",
@@ -638,6 +638,8 @@ def test_an_older_slack_export_names_its_users_from_users_json(tmp_path: Path) -
         ("# Travel policy\n\nEffective 1 July 2025.\n\nBook trains through TravelDesk.", "2025-07-01"),
         ("Policy\nRevised on Thursday, 6 March 2025\nLast reviewed 2025-04-01\n", "2025-04-01"),  # the latest it states
         ("Updated March 2024\n\nText.", "2024-03-01"),  # a month: its first day
+        ("Travel and Expenses Guide\nVersion 2.3, effective 1 March 2025\nOwner: Finance", "2025-03-01"),  # after a comma
+        ("Office and Facilities Guide\nLeeds, Lisbon and Toronto. Updated 7 April 2025.", "2025-04-07"),  # after a full stop
         ("The policy is effective 1 July 2025 for all staff.", None),  # said in a sentence, not stated as the document's date
         ("Signature: ______  Date: __________", None),
         ("Effective from 31 February 2025", None),  # no such day
@@ -652,3 +654,19 @@ def test_a_document_states_its_date_in_its_opening_lines(opening: str, dated: st
     assert read_html("notes.html", html)[1].dated == dated
     # a date the file gives in its front matter comes first
     assert read_text("notes.md", f"---\ndate: 2020-01-01\n---\n{opening}".encode())[1].dated == "2020-01-01"
+
+
+def test_a_date_an_office_file_states_comes_before_the_day_it_was_saved(tmp_path: Path) -> None:
+    import datetime as dt
+
+    import docx
+
+    from citegraph.ingest.base import load_file
+
+    document = docx.Document()
+    document.add_heading("Travel policy", level=0)
+    document.add_paragraph("Version 2.3, effective 1 March 2023")
+    document.add_paragraph("Hotels are capped at £150 per night.")
+    document.core_properties.modified = dt.datetime(2025, 11, 20, 9, 30)  # exported long after it took effect
+    document.save(str(tmp_path / "travel.docx"))
+    assert load_file(tmp_path / "travel.docx").dated == "2023-03-01"

@@ -104,6 +104,9 @@ _LOADERS = {
     ".srt": ("text/plain", messages.read_transcript),
 }
 SUPPORTED_SUFFIXES = tuple(sorted(_LOADERS))
+#: files dated by the day they were saved (their metadata), often the day they were exported: a date
+#: the text states in its opening ("Version 2.3, effective 1 March 2025", :func:`loaders.stated_date`) comes first
+_SAVED_DATES = frozenset({".pdf", ".docx", ".xlsx", ".pptx"})
 
 
 def _stat_size(path: Path) -> int:
@@ -156,6 +159,11 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
             str(path), f"the file grew past the {max_mb:g} MB limit while being read", "ingest it again once it is written"
         )
     text, meta = loader(str(path), data)
+    stated = loaders.stated_date(text) if suffix in _SAVED_DATES else None
+    # what a PDF or an Office file states of its date comes before the day it was saved, unless that
+    # day falls in the month it states ("Reviewed: March 2025", saved on 4 March: the 4th)
+    if stated and not (meta.dated and meta.dated[:7] == stated[:7] and stated.endswith("-01")):
+        meta = meta._replace(dated=stated)
     return LoadedText(text, media_type, meta.dated, meta.supersedes)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import contextlib
 import datetime as dt
 import io
 import logging
@@ -416,10 +415,13 @@ _DAYS_WRITTEN = (
     re.compile(rf"(?:{_WEEKDAY})?{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.IGNORECASE),
     re.compile(rf"{_MONTH},?\s+(?P<year>\d{{4}})\b", re.IGNORECASE),  # "March 2024": its first day
 )
-#: a line of a document's opening that says when it was written, revised or took effect
+#: a line of a document's opening, or a part of one after a full stop, a comma or a "·" ("Version
+#: 2.3, effective 1 March 2025", "Leeds and Lisbon. Updated 7 April 2025."), that says when the
+#: document was written, revised or took effect; not the same words inside a sentence ("The policy is
+#: effective 1 July 2025 for all staff.")
 _STATES_DATE = re.compile(
-    r"^(?:last\s+)?(?:updated|revised|reviewed|modified|effective(?:\s+(?:from|date|as\s+of))?|valid\s+from|in\s+force\s+from"
-    r"|published|dated?|as\s+of)\b(?:\s+on)?\s*[:\-–—]?\s*(?P<when>.+)$",
+    r"(?:^|[.,;·|]\s+)(?:last\s+)?(?:updated|revised|reviewed|modified|effective(?:\s+(?:from|date|as\s+of))?|valid\s+from"
+    r"|in\s+force\s+from|published|dated?|as\s+of)\b(?:\s+on)?\s*[:\-–—]?\s*(?P<when>.+)$",
     re.IGNORECASE,
 )
 OPENING_LINES = 12  #: the lines of a document's opening where it may state its date
@@ -438,16 +440,24 @@ def stated_date(text: str) -> str | None:
     found = []
     for line in lines:
         plain = re.sub(r"[*_`]+", "", line).lstrip("#>-•· \t")
-        stated = _STATES_DATE.match(plain)
-        if stated is None:
-            continue
-        for pattern in _DAYS_WRITTEN:
-            day = pattern.match(stated.group("when").strip())
-            if day is None:
-                continue
-            fields = day.groupdict()
-            month = int(fields["mon"]) if fields.get("mon") else _MONTHS.index(fields["month"][:3].casefold()) + 1
-            with contextlib.suppress(ValueError):  # "31 February": no day, no date
-                found.append(dt.date(int(fields["year"]), month, int(fields.get("day") or 1)).isoformat())
-            break
+        for stated in _STATES_DATE.finditer(plain):
+            day = _day_written(stated.group("when").strip())
+            if day is not None:
+                found.append(day)
     return max(found) if found else None
+
+
+def _day_written(text: str) -> str | None:
+    """The day ``text`` opens with (ISO, "2 September 2025", "September 2, 2025", a weekday before
+    either, or "March 2024" as its first day), as an ISO 8601 day; None without one."""
+    for pattern in _DAYS_WRITTEN:
+        day = pattern.match(text)
+        if day is None:
+            continue
+        fields = day.groupdict()
+        month = int(fields["mon"]) if fields.get("mon") else _MONTHS.index(fields["month"][:3].casefold()) + 1
+        try:
+            return dt.date(int(fields["year"]), month, int(fields.get("day") or 1)).isoformat()
+        except ValueError:  # "31 February": no day, no date
+            return None
+    return None
