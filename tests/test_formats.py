@@ -670,3 +670,17 @@ def test_a_date_an_office_file_states_comes_before_the_day_it_was_saved(tmp_path
     document.core_properties.modified = dt.datetime(2025, 11, 20, 9, 30)  # exported long after it took effect
     document.save(str(tmp_path / "travel.docx"))
     assert load_file(tmp_path / "travel.docx").dated == "2023-03-01"
+
+
+def test_an_undated_file_named_by_its_day_is_dated_by_it(tmp_path: Path) -> None:
+    from citegraph.ingest.base import load_file, named_day
+
+    assert named_day("2025-03-10-tidepool-5-planning.md") == "2025-03-10"
+    assert named_day("standup_20250602.vtt") == "2025-06-02"
+    # a year alone, a range of years or no such day: no date
+    assert named_day("faq-2023.md") is None and named_day("annual-report-2024-25.pdf") is None and named_day("v20251399.txt") is None
+    (tmp_path / "2025-03-10-notes.md").write_text("# Planning\n\nThe release is on 19 May.\n", encoding="utf-8")
+    assert load_file(tmp_path / "2025-03-10-notes.md").dated == "2025-03-10"
+    # the date the file gives itself comes first
+    (tmp_path / "2025-03-10-minutes.md").write_text("---\ndate: 2025-03-17\n---\n# Minutes\n\nApproved.\n", encoding="utf-8")
+    assert load_file(tmp_path / "2025-03-10-minutes.md").dated == "2025-03-17"

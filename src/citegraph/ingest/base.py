@@ -6,8 +6,10 @@ citegraph is concerned: offsets are into it, never into the raw bytes of the fil
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -164,7 +166,25 @@ def load_file(path: Path, max_mb: float = DEFAULT_MAX_FILE_MB) -> LoadedText:
     # day falls in the month it states ("Reviewed: March 2025", saved on 4 March: the 4th)
     if stated and not (meta.dated and meta.dated[:7] == stated[:7] and stated.endswith("-01")):
         meta = meta._replace(dated=stated)
+    if meta.dated is None:  # a file named by its day, as meeting notes are ("2025-03-10-planning.md"): that day
+        meta = meta._replace(dated=named_day(path.name))
     return LoadedText(text, media_type, meta.dated, meta.supersedes)
+
+
+_NAMED_DAY = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)")
+
+
+def named_day(name: str) -> str | None:
+    """The day a file name gives ("2025-03-10-planning.md", "standup_20250602.vtt"), as an ISO 8601
+    day; None without one (a year alone, "faq-2023.md", says too little: the year it was written, or
+    the one it is about)."""
+    found = _NAMED_DAY.search(name)
+    if found is None:
+        return None
+    try:
+        return dt.date(int(found.group(1)), int(found.group(2)), int(found.group(3))).isoformat()
+    except ValueError:
+        return None
 
 
 #: the report's reason for a hidden file or folder under an ingested folder
