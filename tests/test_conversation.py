@@ -71,6 +71,26 @@ def test_it_after_a_question_for_a_thing_is_that_thing_as_the_question_describes
     assert "the Tidepool version" not in resolve("Which customer was hit by it?", bug).question
 
 
+def test_she_is_the_name_the_answer_opened_with_even_where_the_tagger_calls_it_an_organisation() -> None:
+    # the small tagger reads "Amara Okoye" as ORG and "Jonas Weber", named later, as PERSON
+    payroll = [
+        Turn(
+            "Who handles payroll questions?",
+            "Amara Okoye. Payroll questions go to Amara Okoye. IT problems go to the #it-help channel, which Jonas Weber answers.",
+        )
+    ]
+    assert resolve("Which office does she work from?", payroll).question == "Which office does Amara Okoye work from?"
+
+
+def test_an_elided_follow_up_replaces_what_a_what_is_question_asked_about() -> None:
+    hotel = [Turn("What is the hotel cap in London?", "£220. Hotels are capped at £150 per night, or £220 per night in London.")]
+    assert resolve("Thanks! And the meal allowance abroad?", hotel).question == "What is the meal allowance abroad?"
+    assert resolve("And in Manchester?", hotel).question == "What is the hotel cap in Manchester?"  # a place for a place, as before
+    # what it asked about holds a clause: no guess, added at the end and told
+    most = [Turn("What's the most I can pay for a hotel night in London?", "£220.")]
+    assert resolve("And meals?", most).unread == ("And meals?",)
+
+
 def test_a_thanks_before_a_follow_up_is_no_part_of_it() -> None:
     leave = [Turn("How many vacation days do employees get?", "25 days. Full-time employees get 25 days of paid vacation per year.")]
     read = resolve("Thanks! And sick days?", leave)

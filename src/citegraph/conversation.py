@@ -6,8 +6,9 @@ from the earlier turns by rules (no language model) and says what it did, so tha
 checks and the person all read the same question:
 
 - "he", "she", "his", "her"… stand for the last person the conversation named: the one the previous
-  answer gave (the reader's answer to a "who" question, :meth:`Turn.of`; a full name before a
-  one-word one; a chat line's speaker), else the previous question's: "Reading 'she' as 'Priya Nair'.";
+  answer gave (the reader's answer to a "who" question, :meth:`Turn.of`, even where the tagger
+  takes it for an organisation; a full name before a one-word one; a chat line's speaker), else the
+  previous question's: "Reading 'she' as 'Priya Nair'.";
 - "they", "their" stand for the people or the organisation the previous question named ("What did
   Marrow & Finch ask for?" … "What did they get?"), else what it counted ("How many volunteers…"
   … "How many hours did they put in?"), else the last person;
@@ -28,7 +29,10 @@ checks and the person all read the same question:
   a phrase with the same noun after the question words: "And sick days?" after "How many vacation
   days …"), or added at its end;
 - a thanks or an acknowledgement before the follow-up ("Thanks! And in Toronto?", "Great, thanks.
-  Who approves them?") is no part of it: dropped where the rest is written out.
+  Who approves them?") is no part of it: dropped where the rest is written out;
+- after a question asking what something is ("What is the hotel cap in London?"), an elided noun
+  phrase with nothing of its kind to replace takes the place of what it asked about ("And the meal
+  allowance abroad?" -> "What is the meal allowance abroad?"), where neither holds a verb.
 
 A word the rules see pointing back but cannot read ("it" with nothing before it to stand for, "that"
 alone, "that day", an elided follow-up with no words of its kind to replace) is left as written, or,
@@ -428,12 +432,29 @@ def _last(history: Sequence[Turn], labels: frozenset[str], *, answer_first: bool
             if labels == PEOPLE:  # a full name first: a one-word "person" is often a product ("Gantt")
                 names = _capitalised(text, joins=False)
                 full = [n for n in found if " " in n] + _SPEAKER.findall(text) + [n for n in names if " " in n]
-                found = full + found + names
+                found = _answered_name(text) + full + found + names
             elif not found and text:
                 found = _capitalised(text)
             if found:
                 return found[0]
     return ""
+
+
+#: an answer's first sentence that is a name alone, the reader's answer :meth:`Turn.of` puts first ("Amara Okoye. …")
+_NAME_ALONE = re.compile(r"^\s*([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){1,3})\.(?:\s|$)")
+
+
+def _answered_name(text: str) -> list[str]:
+    """The full name an answer opens with, alone (the reader's answer to a "who" question: "Amara
+    Okoye." before the claims), where the tagger takes it for no place or time: a name it reads as an
+    organisation ("Amara Okoye" as ORG) is still the person the answer gave; [] otherwise."""
+    found = _NAME_ALONE.match(text)
+    if found is None:
+        return []
+    name = found.group(1)
+    if _entities(name, PLACES | {"DATE", "TIME"}) or any(w in _CALENDAR for w in name.casefold().split()):
+        return []
+    return [name]
 
 
 def _group(history: Sequence[Turn]) -> str:
@@ -630,6 +651,13 @@ def _inverted(words: Sequence[Any]) -> tuple[str, list[Any], list[Any]] | None:
     return None if end == 1 else (words[0].lower_, list(words[1:end]), list(words[end:]))
 
 
+#: a question asking what something is ("What is the hotel cap in London", "How much is a replacement card", "Who's the
+#: fire warden at Leeds"): what it asks about, after the copula
+_ASKED_ABOUT = re.compile(
+    r"^(?:what|who|when|where|how\s+(?:much|many|long|late|early|often))(?:'s|’s|\s+(?:is|are|was|were))\s+(?P<about>\S.*)$", re.IGNORECASE
+)
+
+
 def _substitute(previous: str, rest: str) -> tuple[str, bool] | None:
     """The previous question with ``rest`` ("in Toronto", "the Lisbon team", "for a team manager",
     "Northgate") put in place of its words of the same kind, or at its end; None without one; with
@@ -675,4 +703,10 @@ def _substitute(previous: str, rest: str) -> tuple[str, bool] | None:
     if names and old_names and " ".join(names) == rest.removeprefix("the ").strip():
         at = body.find(old_names[0])
         return put(at, at + len(old_names[0]), rest)
+    # "What is the hotel cap in London?" … "And the meal allowance abroad?": what it asked about, replaced
+    asked = _ASKED_ABOUT.match(body)
+    if asked is not None and new_doc is not None and old_doc is not None and first not in _PREPOSITIONS:
+        about = [t for t in old_doc if t.idx >= asked.start("about")]
+        if any(t.pos_ in ("NOUN", "PROPN") for t in new_doc) and not any(t.pos_ in ("VERB", "AUX") for t in (*about, *new_doc)):
+            return put(asked.start("about"), len(body), rest)
     return f"{body} {rest}?", False
