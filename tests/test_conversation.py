@@ -80,6 +80,9 @@ def test_she_is_the_name_the_answer_opened_with_even_where_the_tagger_calls_it_a
         )
     ]
     assert resolve("Which office does she work from?", payroll).question == "Which office does Amara Okoye work from?"
+    # to a "where" question the reader's answer is a place: "she" is still the person the question named
+    where = [Turn("Where does Ruth Adeyemi work?", "Central Library. Ruth Adeyemi works at Central Library.")]
+    assert resolve("What does she do there?", where).question.startswith("What does Ruth Adeyemi do")
 
 
 def test_an_elided_follow_up_replaces_what_a_what_is_question_asked_about() -> None:

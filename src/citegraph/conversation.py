@@ -432,7 +432,9 @@ def _last(history: Sequence[Turn], labels: frozenset[str], *, answer_first: bool
             if labels == PEOPLE:  # a full name first: a one-word "person" is often a product ("Gantt")
                 names = _capitalised(text, joins=False)
                 full = [n for n in found if " " in n] + _SPEAKER.findall(text) + [n for n in names if " " in n]
-                found = _answered_name(text) + full + found + names
+                # the reader's answer to a "who" question first (to a "where" question it is a place)
+                answered = _answered_name(text) if text is turn.answer and re.match(r"\W*who\b", turn.question, re.IGNORECASE) else []
+                found = answered + full + found + names
             elif not found and text:
                 found = _capitalised(text)
             if found:
