@@ -208,6 +208,25 @@ def test_sources_of_one_document_are_not_compared_and_only_pairs_in_scope_are() 
     assert find_conflicts(texts, CheckingVerifier(), sources=["a.md", "b.md"], among=[False, False]).conflicts == ()
 
 
+def test_two_quotes_of_one_document_are_its_cases_not_a_conflict(splitter: SentenceSplitter, tmp_path: Path) -> None:
+    bands = "Analysts earn £38,000 to £46,000. Senior analysts earn £50,000 to £62,000."
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "salaries.md").write_text(f"# Salary bands\n\n{bands}\n", encoding="utf-8")
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([one])
+    answer = g.ask("How much do analysts earn?")
+    assert len(answer.claims) >= 2 and not [w for w in answer.warnings if w.code == "conflict"]
+    # the same two sentences from two documents: sources that disagree, as before
+    two = tmp_path / "two"
+    two.mkdir()
+    (two / "bands-2024.md").write_text("# Bands\n\nAnalysts earn £38,000 to £46,000.\n", encoding="utf-8")
+    (two / "bands-2025.md").write_text("# Bands\n\nAnalysts earn £40,000 to £48,000.\n", encoding="utf-8")
+    g = CiteGraph(SQLiteStore(":memory:"), HashingEmbedder(), splitter=splitter, verifier=CheckingVerifier())
+    g.ingest([two])
+    assert [w for w in g.ask("How much do analysts earn?").warnings if w.code == "conflict"]
+
+
 # -- the answer: sources that disagree, whatever the generator cites ----------------------------------
 @pytest.fixture
 def handbook(splitter: SentenceSplitter, write: Callable[[str, str], Path]) -> Callable[..., CiteGraph]:

@@ -195,6 +195,12 @@ def _words(text: str) -> list[str]:
 _STANDING = frozenset({ClaimStatus.SUPPORTED, ClaimStatus.UNVERIFIED})
 
 
+def _one_source(claim: Claim) -> tuple[str, str] | None:
+    """The one document version every citation of ``claim`` is in, when it is one."""
+    versions = {(c.span.document, c.span.version) for c in claim.citations}
+    return next(iter(versions)) if len(versions) == 1 else None
+
+
 def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier: Verifier) -> list[AnswerWarning]:
     # a question quoted as asked states no value: "How about 3 pm?" against the "4 pm" agreed after it is no conflict
     stating = [k for k, c in enumerate(claims) if c.status != ClaimStatus.ASKED]
@@ -202,6 +208,15 @@ def _conflict_warnings(claims: Sequence[Claim], indices: Sequence[int], verifier
     check = replace(found, conflicts=tuple(replace(c, first=stating[c.first], second=stating[c.second]) for c in found.conflicts))
     warnings = []
     for conflict in check.conflicts:
+        # two quotes of one version of one document are its own cases ("Analysts earn £38,000 to £46,000." /
+        # "Senior analysts earn £50,000 to £62,000."), not sources that disagree
+        one = _one_source(claims[conflict.first])
+        if (
+            one is not None
+            and one == _one_source(claims[conflict.second])
+            and all(c.support.stage == Stage.QUOTE for k in (conflict.first, conflict.second) for c in claims[k].citations)
+        ):
+            continue
         first, second = indices[conflict.first], indices[conflict.second]
         warnings.append(
             AnswerWarning(
