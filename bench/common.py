@@ -6,12 +6,14 @@ import json
 import os
 import platform
 import statistics
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 __all__ = [
+    "corpus_graphs",
     "corpus_store",
     "environment",
     "latency_figures",
@@ -49,6 +51,21 @@ def corpus_store(db: Path, corpus: Path, err: Console) -> None:
             graph.ingest([corpus / "docs"])
     finally:
         graph.close()
+
+
+def corpus_graphs(folders: list[Path], stores: Path) -> Iterator[tuple[Path, Any, Any]]:
+    """Each development corpus (``corpora/NAME``) with its store ``stores/answers-NAME.db``, open: one an
+    ``eval answers --out STORES`` run made is reused, a missing one is ingested with the default settings
+    (``eval answers``' own grouping by access labels). Yields the folder, the loaded corpus and the graph."""
+    from citegraph.eval.corpus import load_corpus, prepare
+    from citegraph.pipeline import CiteGraph
+
+    stores.mkdir(parents=True, exist_ok=True)
+    for folder in folders:
+        corpus = load_corpus(folder)
+        with CiteGraph.open(stores / f"answers-{folder.name}.db", "minilm") as graph:
+            prepare(graph, corpus)
+            yield folder, corpus, graph
 
 
 def environment() -> str:

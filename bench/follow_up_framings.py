@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.conversation import Turn
-from citegraph.eval.corpus import judge, load_corpus, prepare
-from citegraph.pipeline import CiteGraph
+from citegraph.eval.corpus import judge
+from common import corpus_graphs
 
 OPENINGS = {"as written": "", "after 'Thanks!'": "Thanks! ", "after 'Great, thanks.'": "Great, thanks. ", "after 'OK.'": "OK. "}
 
@@ -37,34 +37,30 @@ def main() -> None:
     parser.add_argument("--stores", required=True, type=Path, help="folder of the stores, answers-NAME.db")
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
-    args.stores.mkdir(parents=True, exist_ok=True)
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
-    for folder in args.data:
-        corpus = load_corpus(folder)
+    for folder, corpus, graph in corpus_graphs(args.data, args.stores):
         by_id = {q.id: q for q in corpus.questions}
-        with CiteGraph.open(args.stores / f"answers-{folder.name}.db", "minilm") as graph:
-            prepare(graph, corpus)
-            for conversation in corpus.conversations:
-                q = by_id[conversation.standalone]
-                history: list[Turn] = []
-                for text in conversation.turns[:-1]:
-                    history.append(Turn.of(graph.ask(text, labels=q.caller, conversation=tuple(history))))
-                last = conversation.turns[-1]
-                for name, opening in OPENINGS.items():
-                    answer = graph.ask(opening + last, labels=q.caller, conversation=tuple(history))
-                    rows.append(
-                        {
-                            "corpus": folder.name,
-                            "id": conversation.id,
-                            "split": q.split,
-                            "framing": name,
-                            "asked": opening + last,
-                            "read_as": answer.question,
-                            **{k: v for k, v in judge(q, answer).items() if k not in ("id", "split")},
-                        }
-                    )
+        for conversation in corpus.conversations:
+            q = by_id[conversation.standalone]
+            history: list[Turn] = []
+            for text in conversation.turns[:-1]:
+                history.append(Turn.of(graph.ask(text, labels=q.caller, conversation=tuple(history))))
+            last = conversation.turns[-1]
+            for name, opening in OPENINGS.items():
+                answer = graph.ask(opening + last, labels=q.caller, conversation=tuple(history))
+                rows.append(
+                    {
+                        "corpus": folder.name,
+                        "id": conversation.id,
+                        "split": q.split,
+                        "framing": name,
+                        "asked": opening + last,
+                        "read_as": answer.question,
+                        **{k: v for k, v in judge(q, answer).items() if k not in ("id", "split")},
+                    }
+                )
     seconds = time.perf_counter() - started
     bare = {(r["corpus"], r["id"]): r for r in rows if r["framing"] == "as written"}
     lines = [

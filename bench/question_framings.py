@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citegraph.eval.corpus import judge, load_corpus, prepare
-from citegraph.pipeline import CiteGraph
+from citegraph.eval.corpus import judge
+from common import corpus_graphs
 
 PREAMBLE = "Quick question from a new starter."
 
@@ -85,22 +85,18 @@ def main() -> None:
     parser.add_argument("--framings", action="append", default=[], help="run only this framing (repeatable; 'as written' always runs)")
     args = parser.parse_args()
     chosen = set(args.framings) | {"as written"} if args.framings else None
-    args.stores.mkdir(parents=True, exist_ok=True)
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
-    for folder in args.data:
-        corpus = load_corpus(folder)
-        with CiteGraph.open(args.stores / f"answers-{folder.name}.db", "minilm") as graph:
-            prepare(graph, corpus)
-            for q in corpus.questions:
-                if q.split != args.split or q.kind == "summary":
+    for folder, corpus, graph in corpus_graphs(args.data, args.stores):
+        for q in corpus.questions:
+            if q.split != args.split or q.kind == "summary":
+                continue
+            for name, text in framings(q.question).items():
+                if chosen is not None and name not in chosen:
                     continue
-                for name, text in framings(q.question).items():
-                    if chosen is not None and name not in chosen:
-                        continue
-                    verdict = judge(q, graph.ask(text, labels=q.caller))
-                    rows.append({"corpus": folder.name, "id": q.id, "kind": q.kind, "framing": name, "asked": text, **verdict})
+                verdict = judge(q, graph.ask(text, labels=q.caller))
+                rows.append({"corpus": folder.name, "id": q.id, "kind": q.kind, "framing": name, "asked": text, **verdict})
     seconds = time.perf_counter() - started
     names = [n for n in framings("?") if chosen is None or n in chosen]
     written = {r["id"]: r["right"] for r in rows if r["framing"] == names[0]}

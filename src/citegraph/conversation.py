@@ -516,8 +516,9 @@ def _place(previous: Turn, history: Sequence[Turn], noun: str = "") -> str:
     the Riverside Writers meet"); else the last place a question named."""
     q = previous.question.casefold()
     if re.match(rf"^(?:where|which (?:{_PLACE_NOUNS})|what (?:{_PLACE_NOUNS}))\b", q):
-        ending = [n for n in _capitalised(previous.answer) if noun and n.casefold().split()[-1] in (noun.casefold(), noun.casefold() + "s")]
-        found = ending or _entities(previous.answer, PLACES | {"ORG"}) or _capitalised(previous.answer)
+        names = _capitalised(previous.answer)
+        ending = [n for n in names if noun and n.casefold().split()[-1] in (noun.casefold(), noun.casefold() + "s")]
+        found = ending or _entities(previous.answer, PLACES | {"ORG"}) or names
         if found:
             return found[0]
         described = _described(previous.question, noun or "place")

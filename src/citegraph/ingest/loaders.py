@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from citegraph.errors import InputFileError
 from citegraph.sentences import front_matter_end
+from citegraph.verify.text import MONTHS
 
 __all__ = [
     "Metadata",
@@ -406,7 +407,6 @@ def read_text(path: str, data: bytes) -> tuple[str, Metadata]:
     return text, meta if meta.dated else Metadata(_header_date(text) or stated_date(text), meta.supersedes)
 
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _WEEKDAY = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|sat|sun),?\s+"
 _DAYS_WRITTEN = (
@@ -455,7 +455,7 @@ def _day_written(text: str) -> str | None:
         if day is None:
             continue
         fields = day.groupdict()
-        month = int(fields["mon"]) if fields.get("mon") else _MONTHS.index(fields["month"][:3].casefold()) + 1
+        month = int(fields["mon"]) if fields.get("mon") else [m[:3] for m in MONTHS].index(fields["month"][:3].casefold()) + 1
         try:
             return dt.date(int(fields["year"]), month, int(fields.get("day") or 1)).isoformat()
         except ValueError:  # "31 February": no day, no date
